@@ -1,0 +1,14 @@
+// Package cgo is zestall's only door to C: it interposes zeInit, creates the
+// Level-Zero loader tracer, runs the callback trampolines (in C, on the
+// application's threads) and calls Level Zero on behalf of the pure-Go
+// collector. Everything that crosses the boundary is copied into Go memory
+// before Go keeps it, and every exported entry point recovers from panics:
+// the application must never crash because of zestall.
+//
+// Pipeline position:
+//
+//	app ─> L0 loader + tracing layer ─> cgo (trampolines, L0 calls) ─> collector ─> proto
+//
+// The package needs cgo and links libze_loader (so that zestall's exit-time
+// flush runs while the loader is still alive, reference P10).
+package cgo

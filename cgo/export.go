@@ -1,0 +1,173 @@
+package cgo
+
+/*
+#cgo CFLAGS: -O2 -Wall -Werror -D_GNU_SOURCE
+#cgo LDFLAGS: -lze_loader -ldl
+#include <stdlib.h>
+#include "layer.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/zestall/zestall/collector"
+)
+
+// cStates pairs the C side's ZESTALL_STATE_* values with collector's
+// LayerState constants; a test checks they agree.
+func cStates() [][2]int {
+	return [][2]int{
+		{int(C.ZESTALL_STATE_IDLE), int(collector.StateIdle)},
+		{int(C.ZESTALL_STATE_ACTIVE), int(collector.StateActive)},
+		{int(C.ZESTALL_STATE_NO_TRACING), int(collector.StateNoTracing)},
+		{int(C.ZESTALL_STATE_INIT_FAILED), int(collector.StateInitFailed)},
+		{int(C.ZESTALL_STATE_SHUTDOWN), int(collector.StateShutdown)},
+		{int(C.ZESTALL_STATE_ERROR), int(collector.StateError)},
+	}
+}
+
+// Handler receives the layer's events (implemented by *collector.Session).
+// Its methods run on application threads inside Level-Zero callbacks (or in
+// the exit-time destructor): they must not block on I/O and must not call
+// Level Zero.
+type Handler interface {
+	Status(st collector.LayerState, code uint32)
+	ModuleCreated(m *collector.Module)
+	ModuleDestroyed(handle uintptr)
+	KernelCreated(k *collector.Kernel)
+	KernelDestroyed(handle uintptr)
+	Shutdown(launchesSeen uint64)
+}
+
+var handler atomic.Pointer[Handler]
+
+// SetHandler installs h; events before that are dropped.
+func SetHandler(h Handler) { handler.Store(&h) }
+
+func current() Handler {
+	if p := handler.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// recoverTo keeps a Go panic from killing the host application.
+func recoverTo(where string) {
+	if r := recover(); r != nil {
+		fmt.Fprintf(os.Stderr, "zestall: internal error in %s: %v (ignored; the application continues)\n", where, r)
+	}
+}
+
+// LayerState reports the C side's state.
+func LayerState() collector.LayerState { return collector.LayerState(C.zestall_state()) }
+
+// Result is a Level-Zero result code that implements error.
+type Result uint32
+
+func (r Result) Error() string { return fmt.Sprintf("Level-Zero result 0x%x", uint32(r)) }
+
+func zeErr(r C.ze_result_t) error {
+	if r == C.ZE_RESULT_SUCCESS {
+		return nil
+	}
+	return Result(r)
+}
+
+// query runs a size-query-then-fill Level-Zero call into Go memory.
+func query(call func(buf unsafe.Pointer, size *C.size_t) C.ze_result_t) ([]byte, error) {
+	var n C.size_t
+	if err := zeErr(call(nil, &n)); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return []byte{}, nil
+	}
+	buf := C.malloc(n)
+	if buf == nil {
+		return nil, fmt.Errorf("out of memory for %d bytes", n)
+	}
+	defer C.free(buf)
+	if err := zeErr(call(buf, &n)); err != nil {
+		return nil, err
+	}
+	return C.GoBytes(buf, C.int(n)), nil
+}
+
+//export zestallReport
+func zestallReport(state C.int, code C.uint32_t) {
+	defer recoverTo("status")
+	if h := current(); h != nil {
+		h.Status(collector.LayerState(state), uint32(code))
+	}
+}
+
+//export zestallModuleCreated
+func zestallModuleCreated(m C.ze_module_handle_t, dev C.ze_device_handle_t) {
+	defer recoverTo("zeModuleCreate epilogue")
+	h := current()
+	if h == nil {
+		return
+	}
+	mod := &collector.Module{Handle: uintptr(unsafe.Pointer(m)), Device: uintptr(unsafe.Pointer(dev))}
+	mod.Native, mod.NativeErr = query(func(b unsafe.Pointer, n *C.size_t) C.ze_result_t {
+		return C.zestall_module_native_binary(m, b, n)
+	})
+	mod.Debug, mod.DebugErr = query(func(b unsafe.Pointer, n *C.size_t) C.ze_result_t {
+		return C.zestall_module_debug_info(m, b, n)
+	})
+	h.ModuleCreated(mod)
+}
+
+//export zestallModuleDestroyed
+func zestallModuleDestroyed(m C.ze_module_handle_t) {
+	defer recoverTo("zeModuleDestroy epilogue")
+	if h := current(); h != nil {
+		h.ModuleDestroyed(uintptr(unsafe.Pointer(m)))
+	}
+}
+
+//export zestallKernelCreated
+func zestallKernelCreated(k C.ze_kernel_handle_t, m C.ze_module_handle_t) {
+	defer recoverTo("zeKernelCreate epilogue")
+	h := current()
+	if h == nil {
+		return
+	}
+	kern := &collector.Kernel{Handle: uintptr(unsafe.Pointer(k)), Module: uintptr(unsafe.Pointer(m))}
+	name, err := query(func(b unsafe.Pointer, n *C.size_t) C.ze_result_t {
+		return C.zestall_kernel_name(k, (*C.char)(b), n)
+	})
+	if err == nil {
+		for len(name) > 0 && name[len(name)-1] == 0 {
+			name = name[:len(name)-1]
+		}
+		kern.Name = string(name)
+	}
+	var base C.uint64_t
+	kern.BaseErr = zeErr(C.zestall_kernel_base_address(k, &base))
+	kern.Base = uint64(base)
+	kern.ISA, kern.ISAErr = query(func(b unsafe.Pointer, n *C.size_t) C.ze_result_t {
+		return C.zestall_kernel_binary(k, b, n)
+	})
+	h.KernelCreated(kern)
+}
+
+//export zestallKernelDestroyed
+func zestallKernelDestroyed(k C.ze_kernel_handle_t) {
+	defer recoverTo("zeKernelDestroy epilogue")
+	if h := current(); h != nil {
+		h.KernelDestroyed(uintptr(unsafe.Pointer(k)))
+	}
+}
+
+//export zestallShutdown
+func zestallShutdown(launches C.uint64_t) {
+	defer recoverTo("exit")
+	if h := current(); h != nil {
+		h.Shutdown(uint64(launches))
+	}
+}

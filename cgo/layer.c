@@ -1,0 +1,226 @@
+/*
+ * layer.c — zestall's C glue to the Level-Zero loader (1.8.12) and its
+ * tracing layer.
+ *
+ * Activation (reference: level-zero-loader.md §5, §7, P2, P3, P16):
+ *   - zestall never calls zeInit itself: a constructor-time zeInit would
+ *     freeze the application's ZE_* configuration before main (P3).
+ *   - It interposes zeInit: the application's own call reaches the loader
+ *     first; only after it *succeeded* is the tracer created. After a failed
+ *     zeInit no Level-Zero call is made at all (P2).
+ *   - Without ZE_ENABLE_TRACING_LAYER=1, zelTracerCreate fails; zestall
+ *     says so once on stderr and stays out of the way (P16).
+ *
+ * Trampolines stay in C; Go is called only for rare events (module and
+ * kernel creation). A forked child never enters Go (P8), and nothing
+ * here ever exits or aborts the process.
+ */
+#include "layer.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <level_zero/zet_api.h>
+#include <level_zero/layers/zel_tracing_api.h>
+#include <level_zero/layers/zel_tracing_register_cb.h>
+#include <level_zero/loader/ze_loader.h>
+
+#include "_cgo_export.h"
+
+static atomic_int layer_state = ZESTALL_STATE_IDLE;
+static atomic_bool in_fork_child = false;
+static atomic_bool init_seen = false;
+static zel_tracer_handle_t tracer;
+static atomic_uint_fast64_t launches_seen;
+
+typedef ze_result_t (*zex_kernel_get_base_address_t)(ze_kernel_handle_t, uint64_t *);
+typedef ze_result_t (*ze_intel_kernel_get_binary_t)(ze_kernel_handle_t, size_t *, char *);
+static zex_kernel_get_base_address_t pfn_base_address;
+static ze_intel_kernel_get_binary_t pfn_kernel_binary;
+
+int zestall_state(void) { return atomic_load(&layer_state); }
+uint64_t zestall_launches_seen(void) { return atomic_load(&launches_seen); }
+
+static int go_allowed(void) {
+    return !atomic_load_explicit(&in_fork_child, memory_order_relaxed) &&
+           atomic_load_explicit(&layer_state, memory_order_relaxed) == ZESTALL_STATE_ACTIVE;
+}
+
+/* ---- trampolines -------------------------------------------------------- */
+
+static void ZE_APICALL on_module_create(ze_module_create_params_t *p, ze_result_t r,
+                                        void *user, void **inst) {
+    (void)user;
+    (void)inst;
+    if (r != ZE_RESULT_SUCCESS || !go_allowed() || p->pphModule == NULL || *p->pphModule == NULL) return;
+    zestallModuleCreated(**p->pphModule, *p->phDevice);
+}
+
+static void ZE_APICALL on_module_destroy(ze_module_destroy_params_t *p, ze_result_t r,
+                                         void *user, void **inst) {
+    (void)user;
+    (void)inst;
+    if (r != ZE_RESULT_SUCCESS || !go_allowed()) return;
+    zestallModuleDestroyed(*p->phModule);
+}
+
+static void ZE_APICALL on_kernel_create(ze_kernel_create_params_t *p, ze_result_t r,
+                                        void *user, void **inst) {
+    (void)user;
+    (void)inst;
+    if (r != ZE_RESULT_SUCCESS || !go_allowed() || p->pphKernel == NULL || *p->pphKernel == NULL) return;
+    zestallKernelCreated(**p->pphKernel, *p->phModule);
+}
+
+static void ZE_APICALL on_kernel_destroy(ze_kernel_destroy_params_t *p, ze_result_t r,
+                                         void *user, void **inst) {
+    (void)user;
+    (void)inst;
+    if (r != ZE_RESULT_SUCCESS || !go_allowed()) return;
+    zestallKernelDestroyed(*p->phKernel);
+}
+
+/* Launch prologues: count only (C, no Go call on the app thread). */
+#define COUNT_LAUNCH(NAME, PARAMS)                                                            \
+    static void ZE_APICALL NAME(PARAMS *p, ze_result_t r, void *user, void **inst) {         \
+        (void)p;                                                                              \
+        (void)r;                                                                              \
+        (void)user;                                                                           \
+        (void)inst;                                                                           \
+        atomic_fetch_add_explicit(&launches_seen, 1, memory_order_relaxed);                  \
+    }
+COUNT_LAUNCH(on_launch, ze_command_list_append_launch_kernel_params_t)
+COUNT_LAUNCH(on_launch_coop, ze_command_list_append_launch_cooperative_kernel_params_t)
+COUNT_LAUNCH(on_launch_indirect, ze_command_list_append_launch_kernel_indirect_params_t)
+COUNT_LAUNCH(on_launch_multi, ze_command_list_append_launch_multiple_kernels_indirect_params_t)
+
+/* ---- activation --------------------------------------------------------- */
+
+static void resolve_extensions(void) {
+    uint32_t n = 0;
+    if (zeDriverGet(&n, NULL) != ZE_RESULT_SUCCESS || n == 0) return;
+    ze_driver_handle_t drivers[8];
+    if (n > 8) n = 8;
+    if (zeDriverGet(&n, drivers) != ZE_RESULT_SUCCESS) return;
+    /* One lookup per process for now: the first driver that has it. */
+    for (uint32_t i = 0; i < n && pfn_base_address == NULL; i++) {
+        void *f = NULL;
+        if (zeDriverGetExtensionFunctionAddress(drivers[i], "zexKernelGetBaseAddress", &f) == ZE_RESULT_SUCCESS)
+            pfn_base_address = (zex_kernel_get_base_address_t)f;
+        f = NULL;
+        if (zeDriverGetExtensionFunctionAddress(drivers[i], "zeIntelKernelGetBinaryExp", &f) == ZE_RESULT_SUCCESS)
+            pfn_kernel_binary = (ze_intel_kernel_get_binary_t)f;
+    }
+}
+
+static void create_tracer(void) {
+    zel_tracer_desc_t desc = {ZEL_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, NULL};
+    ze_result_t r = zelTracerCreate(&desc, &tracer);
+    if (r != ZE_RESULT_SUCCESS) {
+        atomic_store(&layer_state, r == ZE_RESULT_ERROR_UNINITIALIZED ? ZESTALL_STATE_NO_TRACING
+                                                                      : ZESTALL_STATE_ERROR);
+        zestallReport(atomic_load(&layer_state), (uint32_t)r);
+        return;
+    }
+    /* Per-API registration only (P6: the table setters would erase it). */
+    zelTracerModuleCreateRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_module_create);
+    zelTracerModuleDestroyRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_module_destroy);
+    zelTracerKernelCreateRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_kernel_create);
+    zelTracerKernelDestroyRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_kernel_destroy);
+    zelTracerCommandListAppendLaunchKernelRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_launch);
+    zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_launch_coop);
+    zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_launch_indirect);
+    zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE,
+                                                                            on_launch_multi);
+    resolve_extensions();
+    atomic_store(&layer_state, ZESTALL_STATE_ACTIVE);
+    r = zelTracerSetEnabled(tracer, 1);
+    if (r != ZE_RESULT_SUCCESS) {
+        atomic_store(&layer_state, ZESTALL_STATE_ERROR);
+        zestallReport(ZESTALL_STATE_ERROR, (uint32_t)r);
+        return;
+    }
+    zestallReport(ZESTALL_STATE_ACTIVE, 0);
+}
+
+/* The interposer. Applications that link libze_loader resolve zeInit here
+ * first because libzestall.so is preloaded. */
+ZE_APIEXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
+    typedef ze_result_t(ZE_APICALL * init_fn_t)(ze_init_flags_t);
+    static _Atomic(init_fn_t) real_init;
+    if (real_init == NULL) real_init = (init_fn_t)dlsym(RTLD_NEXT, "zeInit");
+    if (real_init == NULL) return ZE_RESULT_ERROR_UNINITIALIZED;
+    ze_result_t r = real_init(flags);
+    if (atomic_load(&in_fork_child)) return r;
+    if (r != ZE_RESULT_SUCCESS) {
+        /* A failed zeInit is cached by the loader forever: never touch L0. */
+        int expected = ZESTALL_STATE_IDLE;
+        if (atomic_compare_exchange_strong(&layer_state, &expected, ZESTALL_STATE_INIT_FAILED))
+            zestallReport(ZESTALL_STATE_INIT_FAILED, (uint32_t)r);
+        return r;
+    }
+    bool first = false;
+    if (atomic_compare_exchange_strong(&init_seen, &first, true)) {
+        if (atomic_load(&layer_state) == ZESTALL_STATE_IDLE) create_tracer();
+    }
+    return r;
+}
+
+/* ---- helpers called from Go --------------------------------------------- */
+
+ze_result_t zestall_module_native_binary(ze_module_handle_t m, void *buf, size_t *size) {
+    return zeModuleGetNativeBinary(m, size, (uint8_t *)buf);
+}
+
+ze_result_t zestall_module_debug_info(ze_module_handle_t m, void *buf, size_t *size) {
+    return zetModuleGetDebugInfo((zet_module_handle_t)m, ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF, size,
+                                 (uint8_t *)buf);
+}
+
+ze_result_t zestall_kernel_base_address(ze_kernel_handle_t k, uint64_t *base) {
+    if (pfn_base_address == NULL) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    /* Extension entry points get raw driver handles (intercept mode, §6). */
+    void *drv = k;
+    if (zelLoaderTranslateHandle(ZEL_HANDLE_KERNEL, k, &drv) != ZE_RESULT_SUCCESS) drv = k;
+    return pfn_base_address((ze_kernel_handle_t)drv, base);
+}
+
+ze_result_t zestall_kernel_binary(ze_kernel_handle_t k, void *buf, size_t *size) {
+    if (pfn_kernel_binary == NULL) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    void *drv = k;
+    if (zelLoaderTranslateHandle(ZEL_HANDLE_KERNEL, k, &drv) != ZE_RESULT_SUCCESS) drv = k;
+    return pfn_kernel_binary((ze_kernel_handle_t)drv, size, (char *)buf);
+}
+
+ze_result_t zestall_kernel_name(ze_kernel_handle_t k, char *buf, size_t *size) {
+    return zeKernelGetName(k, size, buf);
+}
+
+/* ---- process lifetime ---------------------------------------------------- */
+
+static void atfork_child(void) {
+    /* The child has one thread; Go code that allocates would hang (P8). */
+    atomic_store(&in_fork_child, true);
+}
+
+__attribute__((constructor)) static void zestall_ctor(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
+}
+
+__attribute__((destructor)) static void zestall_dtor(void) {
+    if (atomic_load(&in_fork_child)) return;
+    int st = atomic_exchange(&layer_state, ZESTALL_STATE_SHUTDOWN);
+    if (st == ZESTALL_STATE_ACTIVE) {
+        /* The loader is still alive here (P10: we link it, so our
+         * destructor runs first). Calls made now are not traced (P7). */
+        zelTracerSetEnabled(tracer, 0);
+        zestallShutdown(zestall_launches_seen());
+        zelTracerDestroy(tracer);
+    }
+}

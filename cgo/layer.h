@@ -1,0 +1,36 @@
+/*
+ * layer.h — C side of zestall's Level-Zero glue: the zeInit interposer,
+ * the tracer, and the callback trampolines that hand events to Go.
+ * Declarations only; definitions are in layer.c (cgo rule: a file with
+ * //export may only carry declarations in its preamble).
+ */
+#ifndef ZESTALL_CGO_LAYER_H
+#define ZESTALL_CGO_LAYER_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <level_zero/ze_api.h>
+
+/* Layer state, read by Go for status and by the trampolines. */
+enum {
+    ZESTALL_STATE_IDLE = 0,       /* no zeInit seen yet */
+    ZESTALL_STATE_ACTIVE = 1,     /* tracer enabled */
+    ZESTALL_STATE_NO_TRACING = 2, /* zeInit ok, tracing layer not enabled */
+    ZESTALL_STATE_INIT_FAILED = 3,/* zeInit failed: make no L0 call ever */
+    ZESTALL_STATE_SHUTDOWN = 4,   /* exit in progress / done */
+    ZESTALL_STATE_ERROR = 5,      /* tracer could not be created */
+};
+int zestall_state(void);
+
+/* Launch counters (per launch entry point), bumped in C on the app thread. */
+uint64_t zestall_launches_seen(void);
+
+/* Small L0 helpers used from Go (never traced: they run inside callbacks
+ * or from the collector goroutine through the re-entrancy guard). */
+ze_result_t zestall_module_native_binary(ze_module_handle_t m, void *buf, size_t *size);
+ze_result_t zestall_module_debug_info(ze_module_handle_t m, void *buf, size_t *size);
+ze_result_t zestall_kernel_base_address(ze_kernel_handle_t k, uint64_t *base);
+ze_result_t zestall_kernel_binary(ze_kernel_handle_t k, void *buf, size_t *size);
+ze_result_t zestall_kernel_name(ze_kernel_handle_t k, char *buf, size_t *size);
+
+#endif

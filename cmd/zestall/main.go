@@ -1,0 +1,75 @@
+// Command zestall reads the files libzestall.so writes.
+//
+//	zestall dump FILE      every record as one JSON object per line
+//	zestall report FILE    a run summary and the kernels seen
+//
+// Exit codes follow pprof: 0 success, 1 a file could not be read completely
+// (everything readable was still printed), 2 usage error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage: zestall <command> [arguments]
+
+commands:
+  dump FILE     print every record of FILE as one JSON object per line
+  report FILE   print a run summary and the kernels seen
+  version       print the version
+  help          print this help
+
+Run "zestall <command> --help" for a command's options.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "dump":
+		err = cmdDump(rest, stdout, stderr)
+	case "report":
+		err = cmdReport(rest, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "zestall", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "zestall: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "zestall:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "zestall:", err)
+		return 1
+	}
+}
+
+const version = "0.1.0-dev"
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+var errHelp = errors.New("help shown")

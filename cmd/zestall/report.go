@@ -1,0 +1,144 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// run is the in-memory model of one file that the views read.
+type runModel struct {
+	header   *pb.Header
+	modules  map[uint64]*pb.Module
+	kernels  []*pb.Kernel
+	ended    map[uint64]uint64 // kernel id -> valid until
+	launches map[uint64]int    // kernel id -> launch records
+	counters *pb.Counters
+	records  int
+	readErr  error
+}
+
+func loadRun(path string) (*runModel, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := &runModel{modules: map[uint64]*pb.Module{}, ended: map[uint64]uint64{}, launches: map[uint64]int{}}
+	r := stream.NewReader(f)
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return m, nil
+		}
+		if err != nil {
+			// Keep everything complete; the caller reports the error.
+			m.readErr = fmt.Errorf("%s: %w", path, err)
+			return m, nil
+		}
+		m.records++
+		switch k := rec.Kind.(type) {
+		case *pb.Record_Header:
+			m.header = k.Header
+		case *pb.Record_Module:
+			m.modules[k.Module.Id] = k.Module
+		case *pb.Record_Kernel:
+			m.kernels = append(m.kernels, k.Kernel)
+		case *pb.Record_KernelDestroyed:
+			m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
+		case *pb.Record_Launch:
+			m.launches[k.Launch.KernelId]++
+		case *pb.Record_Counters:
+			m.counters = k.Counters
+		}
+	}
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: zestall report FILE
+
+Prints the run summary (process, configuration, counters, anything lost)
+and every kernel the application created: name, GPU base address, ISA size
+and lifetime. A truncated file is reported up to its last complete record.`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return errHelp
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usageError{"report takes exactly one FILE"}
+	}
+	m, err := loadRun(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	writeReport(stdout, m)
+	return m.readErr
+}
+
+func writeReport(w io.Writer, m *runModel) {
+	if h := m.header; h != nil {
+		fmt.Fprintf(w, "zestall %s: pid %d on %s, started %s\n", h.ToolVersion, h.Pid, h.HostName,
+			time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
+		fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
+	} else {
+		fmt.Fprintln(w, "no header: the file holds no complete frame")
+	}
+	fmt.Fprintf(w, "records: %d, modules: %d, kernels: %d\n", m.records, len(m.modules), len(m.kernels))
+	if c := m.counters; c != nil {
+		fmt.Fprintf(w, "kernel launches seen: %d\n", c.LaunchesSeen)
+		for _, l := range c.Lost {
+			fmt.Fprintf(w, "LOST: %d %s\n", l.Count, l.What)
+		}
+		if !c.Final {
+			fmt.Fprintln(w, "the run ended abnormally: counters are from the last flush")
+		}
+	} else {
+		fmt.Fprintln(w, "the run ended abnormally: no counters were written")
+	}
+	if len(m.kernels) == 0 {
+		return
+	}
+	ks := append([]*pb.Kernel(nil), m.kernels...)
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].Id < ks[j].Id })
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKERNEL\tMODULE\tBASE ADDRESS\tISA BYTES\tDEBUG INFO\tLIFETIME")
+	for _, k := range ks {
+		name := k.Name
+		if k.DemangledName != "" {
+			name = k.DemangledName
+		}
+		dbg := "no"
+		if mod := m.modules[k.ModuleId]; mod != nil {
+			src := mod
+			if mod.ContentModuleId != 0 {
+				src = m.modules[mod.ContentModuleId]
+			}
+			if src != nil && len(src.DebugInfo) > 0 {
+				dbg = "yes"
+			}
+		}
+		life := "until exit"
+		if until, ok := m.ended[k.Id]; ok {
+			life = fmt.Sprintf("%.3f ms", float64(until-k.ValidFromHostNs)/1e6)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%#016x\t%d\t%s\t%s\n", k.Id, name, k.ModuleId, k.BaseAddress, k.IsaSize, dbg, life)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,125 @@
+package collector
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is zestall's run-time configuration, read from ZESTALL_*
+// environment variables. Every variable is documented in README.md with its
+// default; an invalid value is named on stderr and the default is used.
+type Config struct {
+	// Output is the output path template (ZESTALL_OUTPUT). %p expands to
+	// the process id, %h to the host name, %r to the MPI rank when known
+	// (else "norank"), %% to a percent sign.
+	Output string
+	// FlushInterval bounds how much data a killed run can lose
+	// (ZESTALL_FLUSH_INTERVAL, a Go duration such as "1s").
+	FlushInterval time.Duration
+	// Quiet suppresses the one-line start and end notices (ZESTALL_QUIET=1);
+	// warnings are always printed.
+	Quiet bool
+}
+
+// Defaults.
+const (
+	DefaultOutput        = "zestall.%h.%p.zst"
+	DefaultFlushInterval = time.Second
+)
+
+// ConfigFromEnv reads the configuration with getenv and reports invalid
+// values on w (normally os.Stderr), once each.
+func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
+	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval}
+	if v := getenv("ZESTALL_OUTPUT"); v != "" {
+		c.Output = v
+	}
+	if v := getenv("ZESTALL_FLUSH_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > time.Hour {
+			fmt.Fprintf(w, "zestall: ZESTALL_FLUSH_INTERVAL=%q is not a duration between 0 and 1h; using the default %s\n", v, DefaultFlushInterval)
+		} else {
+			c.FlushInterval = d
+		}
+	}
+	switch v := getenv("ZESTALL_QUIET"); v {
+	case "", "0":
+	case "1":
+		c.Quiet = true
+	default:
+		fmt.Fprintf(w, "zestall: ZESTALL_QUIET=%q is not 0 or 1; using the default 0\n", v)
+	}
+	return c
+}
+
+// Rank returns the MPI rank from the variables common launchers set, or
+// -1 when none is set.
+func Rank(getenv func(string) string) int {
+	for _, name := range []string{"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID", "PALS_RANKID", "SLURM_PROCID"} {
+		v := getenv(name)
+		if v == "" {
+			continue
+		}
+		var r int
+		if _, err := fmt.Sscanf(v, "%d", &r); err == nil && r >= 0 {
+			return r
+		}
+	}
+	return -1
+}
+
+// ExpandOutput expands the %p, %h, %r and %% verbs of an output template.
+// Unknown verbs are kept literally.
+func ExpandOutput(tmpl string, pid int, host string, rank int) string {
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		c := tmpl[i]
+		if c != '%' || i+1 == len(tmpl) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch tmpl[i] {
+		case 'p':
+			fmt.Fprintf(&b, "%d", pid)
+		case 'h':
+			b.WriteString(sanitizeHost(host))
+		case 'r':
+			if rank >= 0 {
+				fmt.Fprintf(&b, "%d", rank)
+			} else {
+				b.WriteString("norank")
+			}
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(tmpl[i])
+		}
+	}
+	return b.String()
+}
+
+// sanitizeHost keeps a host name from introducing path separators.
+func sanitizeHost(h string) string {
+	if h == "" {
+		return "localhost"
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == 0 {
+			return '_'
+		}
+		return r
+	}, h)
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "localhost"
+	}
+	return h
+}

@@ -1,0 +1,70 @@
+package collector
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestExpandOutput(t *testing.T) {
+	tests := []struct {
+		tmpl string
+		pid  int
+		host string
+		rank int
+		want string
+	}{
+		{DefaultOutput, 42, "node1", -1, "zestall.node1.42.zst"},
+		{"out/%r-%p.zst", 7, "h", 3, "out/3-7.zst"},
+		{"%r.zst", 7, "h", -1, "norank.zst"},
+		{"100%%-%x-%", 1, "h", -1, "100%-%x-%"},
+		{"%h", 1, "a/b", -1, "a_b"},
+		{"%h", 1, "", -1, "localhost"},
+	}
+	for _, tt := range tests {
+		if got := ExpandOutput(tt.tmpl, tt.pid, tt.host, tt.rank); got != tt.want {
+			t.Errorf("ExpandOutput(%q) = %q, want %q", tt.tmpl, got, tt.want)
+		}
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	tests := []struct {
+		env      map[string]string
+		want     Config
+		warnings []string
+	}{
+		{nil, Config{Output: DefaultOutput, FlushInterval: time.Second}, nil},
+		{map[string]string{"ZESTALL_OUTPUT": "x.zst", "ZESTALL_FLUSH_INTERVAL": "250ms", "ZESTALL_QUIET": "1"},
+			Config{Output: "x.zst", FlushInterval: 250 * time.Millisecond, Quiet: true}, nil},
+		{map[string]string{"ZESTALL_FLUSH_INTERVAL": "soon", "ZESTALL_QUIET": "yes"},
+			Config{Output: DefaultOutput, FlushInterval: time.Second},
+			[]string{"ZESTALL_FLUSH_INTERVAL=\"soon\"", "ZESTALL_QUIET=\"yes\""}},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		got := ConfigFromEnv(func(k string) string { return tt.env[k] }, &w)
+		if got != tt.want {
+			t.Errorf("ConfigFromEnv(%v) = %+v, want %+v", tt.env, got, tt.want)
+		}
+		out := w.String()
+		if len(tt.warnings) == 0 && out != "" {
+			t.Errorf("unexpected warnings %q", out)
+		}
+		for _, wmsg := range tt.warnings {
+			if !strings.Contains(out, wmsg) || !strings.Contains(out, "default") {
+				t.Errorf("warnings %q lack %q and the default", out, wmsg)
+			}
+		}
+	}
+}
+
+func TestRank(t *testing.T) {
+	env := map[string]string{"PMI_RANK": "x", "OMPI_COMM_WORLD_RANK": "5"}
+	if got := Rank(func(k string) string { return env[k] }); got != 5 {
+		t.Errorf("Rank = %d, want 5", got)
+	}
+	if got := Rank(func(string) string { return "" }); got != -1 {
+		t.Errorf("Rank = %d, want -1", got)
+	}
+}

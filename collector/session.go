@@ -1,0 +1,341 @@
+package collector
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ianlancetaylor/demangle"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/proto/stream"
+)
+
+// LayerState is the activation state of the C layer (package cgo mirrors
+// these values in C).
+type LayerState int
+
+const (
+	StateIdle       LayerState = 0 // no zeInit seen yet
+	StateActive     LayerState = 1 // tracer enabled
+	StateNoTracing  LayerState = 2 // zeInit succeeded, tracing layer not enabled
+	StateInitFailed LayerState = 3 // zeInit failed: no Level-Zero call is made
+	StateShutdown   LayerState = 4 // exit in progress or done
+	StateError      LayerState = 5 // the tracer could not be created or enabled
+)
+
+// Module is a module the application created, its binaries copied into Go
+// memory by package cgo.
+type Module struct {
+	Handle    uintptr
+	Device    uintptr
+	Native    []byte // zeModuleGetNativeBinary: the zebin
+	Debug     []byte // zetModuleGetDebugInfo: the debug zebin
+	NativeErr error
+	DebugErr  error
+}
+
+// Kernel is a kernel the application created.
+type Kernel struct {
+	Handle  uintptr
+	Module  uintptr
+	Name    string // raw (possibly mangled) name
+	Base    uint64 // zexKernelGetBaseAddress: full GPU virtual address
+	ISA     []byte // raw ISA incl. padding (zeIntelKernelGetBinaryExp), nil if unavailable
+	BaseErr error
+	ISAErr  error
+}
+
+// Version is the tool version written into every file.
+const Version = "0.1.0-dev"
+
+// Session is one profiling run inside the application process. Its event
+// methods are called on application threads; they only update the registry
+// under a mutex and queue records for the writer goroutine.
+type Session struct {
+	cfg    Config
+	stderr io.Writer
+	now    func() uint64 // host ns, CLOCK_MONOTONIC_RAW
+
+	mu        sync.Mutex
+	started   bool
+	reported  map[LayerState]bool
+	out       chan *pb.Record
+	done      chan struct{}
+	path      string
+	nextMod   uint64
+	nextKern  uint64
+	modules   map[uintptr]uint64            // live module handle -> id
+	contents  map[[sha256.Size]byte]uint64  // content hash -> first module id
+	kernels   map[uintptr]uint64            // live kernel handle -> id
+	modSecs   map[uint64]map[string]uint64  // module id -> kernel name -> .text section size
+	lost      uint64
+	closeOnce sync.Once
+}
+
+// NewSession returns a session that reports on stderr. Nothing is opened
+// until the layer becomes active.
+func NewSession(cfg Config, stderr io.Writer) *Session {
+	return &Session{
+		cfg:      cfg,
+		stderr:   stderr,
+		now:      monotonicRawNs,
+		reported: map[LayerState]bool{},
+		modules:  map[uintptr]uint64{},
+		contents: map[[sha256.Size]byte]uint64{},
+		kernels:  map[uintptr]uint64{},
+		modSecs:  map[uint64]map[string]uint64{},
+	}
+}
+
+// Status is called when the layer's state changes. Each problem is
+// reported once, naming the setting to change and its default.
+func (s *Session) Status(st LayerState, code uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reported[st] {
+		return
+	}
+	s.reported[st] = true
+	switch st {
+	case StateNoTracing:
+		fmt.Fprintln(s.stderr, "zestall: profiling is off: the Level-Zero tracing layer is not enabled; set ZE_ENABLE_TRACING_LAYER=1 (default: unset). The application runs untouched.")
+	case StateInitFailed:
+		fmt.Fprintf(s.stderr, "zestall: profiling is off: zeInit failed with %s; zestall makes no Level-Zero call. Check the GPU driver installation and ZE_ENABLE_ALT_DRIVERS (default: unset).\n", ResultName(code))
+	case StateError:
+		fmt.Fprintf(s.stderr, "zestall: profiling is off: the Level-Zero tracer could not be set up (%s). The application runs untouched.\n", ResultName(code))
+	case StateActive:
+		s.startLocked()
+	}
+}
+
+// startLocked opens the output file and starts the writer goroutine.
+func (s *Session) startLocked() {
+	if s.started {
+		return
+	}
+	s.started = true
+	host := hostname()
+	rank := Rank(os.Getenv)
+	s.path = ExpandOutput(s.cfg.Output, os.Getpid(), host, rank)
+	f, err := stream.CreateExclusive(s.path)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "zestall: cannot create the output file %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", s.path, err, DefaultOutput)
+		return
+	}
+	w, err := stream.NewWriter(f, nil)
+	if err != nil {
+		f.Close()
+		fmt.Fprintf(s.stderr, "zestall: cannot write %s: %v. Profiling output is off.\n", s.path, err)
+		return
+	}
+	hdr := &pb.Header{
+		FormatVersion: 1,
+		ToolVersion:   Version,
+		Pid:           uint32(os.Getpid()),
+		HostName:      host,
+		Argv:          os.Args,
+		StartHostNs:   s.now(),
+		StartUnixNs:   time.Now().UnixNano(),
+		Config: []*pb.ConfigEntry{
+			{Key: "ZESTALL_OUTPUT", Value: s.cfg.Output, FromEnvironment: os.Getenv("ZESTALL_OUTPUT") != ""},
+			{Key: "ZESTALL_FLUSH_INTERVAL", Value: s.cfg.FlushInterval.String(), FromEnvironment: os.Getenv("ZESTALL_FLUSH_INTERVAL") != ""},
+		},
+	}
+	if rank >= 0 {
+		r := uint32(rank)
+		hdr.MpiRank = &r
+	}
+	s.out = make(chan *pb.Record, 4096)
+	s.done = make(chan struct{})
+	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
+	go s.writeLoop(s.out, f, w)
+	if !s.cfg.Quiet {
+		fmt.Fprintf(s.stderr, "zestall: profiling to %s\n", s.path)
+	}
+}
+
+// emitLocked queues a record without blocking the application thread; a
+// full queue is counted as a loss and reported in the trailer.
+func (s *Session) emitLocked(r *pb.Record) {
+	if s.out == nil {
+		return
+	}
+	select {
+	case s.out <- r:
+	default:
+		s.lost++
+	}
+}
+
+// writeLoop owns the writer: it appends queued records and flushes at
+// least every FlushInterval, so a killed run stays readable.
+func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) {
+	defer close(s.done)
+	tick := time.NewTicker(s.cfg.FlushInterval)
+	defer tick.Stop()
+	failed := false
+	write := func(r *pb.Record) {
+		if failed {
+			return
+		}
+		if err := w.Write(r); err != nil {
+			failed = true
+			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
+		}
+	}
+	flush := func() {
+		if failed {
+			return
+		}
+		if err := w.Flush(); err != nil {
+			failed = true
+			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
+		}
+	}
+	for {
+		select {
+		case r, ok := <-in:
+			if !ok {
+				flush()
+				if err := w.Close(); err != nil && !failed {
+					fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
+				}
+				f.Close()
+				return
+			}
+			write(r)
+		case <-tick.C:
+			flush()
+		}
+	}
+}
+
+// ModuleCreated registers a module and queues its record; the binaries
+// are stored once per content hash.
+func (s *Session) ModuleCreated(m *Module) {
+	now := s.now()
+	h := sha256.New()
+	h.Write(m.Native)
+	h.Write(m.Debug)
+	var sum [sha256.Size]byte
+	copy(sum[:], h.Sum(nil))
+
+	secs, _ := textSectionSizes(m.Native)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextMod++
+	id := s.nextMod
+	s.modules[m.Handle] = id
+	s.modSecs[id] = secs
+	rec := &pb.Module{Id: id, ContentHash: sum[:], CreatedHostNs: now}
+	if first, ok := s.contents[sum]; ok {
+		rec.ContentModuleId = first
+	} else {
+		s.contents[sum] = id
+		rec.NativeBinary = m.Native
+		rec.DebugInfo = m.Debug
+		var missing []string
+		if m.NativeErr != nil {
+			missing = append(missing, "zeModuleGetNativeBinary: "+m.NativeErr.Error())
+		}
+		if m.DebugErr != nil {
+			missing = append(missing, "zetModuleGetDebugInfo: "+m.DebugErr.Error())
+		}
+		rec.MissingDetail = strings.Join(missing, "; ")
+	}
+	s.emitLocked(&pb.Record{Kind: &pb.Record_Module{Module: rec}})
+}
+
+// ModuleDestroyed ends a module's life.
+func (s *Session) ModuleDestroyed(handle uintptr) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.modules[handle]
+	if !ok {
+		return
+	}
+	delete(s.modules, handle)
+	s.emitLocked(&pb.Record{Kind: &pb.Record_ModuleDestroyed{ModuleDestroyed: &pb.ModuleDestroyed{Id: id, HostNs: now}}})
+}
+
+// KernelCreated registers a kernel: names (raw and demangled), base
+// address and exact ISA size.
+func (s *Session) KernelCreated(k *Kernel) {
+	now := s.now()
+	dem := ""
+	if d, err := demangle.ToString(k.Name, demangle.NoClones); err == nil && d != k.Name {
+		dem = d
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextKern++
+	id := s.nextKern
+	s.kernels[k.Handle] = id
+	mod := s.modules[k.Module]
+	size := uint64(len(k.ISA))
+	if size == 0 {
+		size = s.modSecs[mod][k.Name]
+	}
+	rec := &pb.Kernel{
+		Id: id, ModuleId: mod, Name: k.Name, DemangledName: dem,
+		BaseAddress: k.Base, IsaSize: size, ValidFromHostNs: now,
+	}
+	s.emitLocked(&pb.Record{Kind: &pb.Record_Kernel{Kernel: rec}})
+}
+
+// KernelDestroyed ends a kernel's life: its address range may be reused.
+func (s *Session) KernelDestroyed(handle uintptr) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.kernels[handle]
+	if !ok {
+		return
+	}
+	delete(s.kernels, handle)
+	s.emitLocked(&pb.Record{Kind: &pb.Record_KernelDestroyed{KernelDestroyed: &pb.KernelDestroyed{Id: id, ValidUntilHostNs: now}}})
+}
+
+// Shutdown writes the final counters and closes the file. It runs from the
+// library destructor at exit and waits for the writer (bounded).
+func (s *Session) Shutdown(launchesSeen uint64) {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		if s.out == nil {
+			s.mu.Unlock()
+			return
+		}
+		c := &pb.Counters{Final: true, HostNs: s.now(), LaunchesSeen: launchesSeen}
+		if s.lost > 0 {
+			c.Lost = append(c.Lost, &pb.Loss{What: "record queue full", Count: s.lost})
+		}
+		// The trailer must not be dropped: block on the queue here (exit).
+		out := s.out
+		s.out = nil
+		s.mu.Unlock()
+		out <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
+		close(out)
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			fmt.Fprintf(s.stderr, "zestall: timed out writing %s at exit; the file holds what was flushed.\n", s.path)
+			if os.Getenv("ZESTALL_DEBUG_STACKS") == "1" {
+				buf := make([]byte, 1<<20)
+				n := runtime.Stack(buf, true)
+				s.stderr.Write(buf[:n])
+			}
+			return
+		}
+		if !s.cfg.Quiet {
+			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches seen)\n", s.path, launchesSeen)
+		}
+	})
+}

@@ -1,0 +1,23 @@
+// Command layer is built with -buildmode=c-shared into libzestall.so, the
+// library users inject into any Level-Zero application:
+//
+//	ZE_ENABLE_TRACING_LAYER=1 LD_PRELOAD=libzestall.so ./app
+//
+// It holds only the wiring: the C entry points live in package cgo, the
+// logic in package collector.
+package main
+
+import (
+	"os"
+
+	"github.com/zestall/zestall/cgo"
+	"github.com/zestall/zestall/collector"
+)
+
+func init() {
+	cfg := collector.ConfigFromEnv(os.Getenv, os.Stderr)
+	cgo.SetHandler(collector.NewSession(cfg, os.Stderr))
+}
+
+// main is required by -buildmode=c-shared and never runs.
+func main() {}

@@ -1,0 +1,62 @@
+package proto
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// protocVersionLine is the one line of generated code that names the protoc
+// version. protoc does not otherwise change protoc-gen-go's output, so the
+// comparison ignores it and any protoc ≥ 3.21 will do.
+var protocVersionLine = regexp.MustCompile(`(?m)^// \tprotoc +v.*\n`)
+
+// TestGeneratedUpToDate regenerates zestallpb from zestall.proto, with
+// protoc from PATH and protoc-gen-go built from the version go.mod pins, and
+// fails when the checked-in code differs.
+func TestGeneratedUpToDate(t *testing.T) {
+	protoc, err := exec.LookPath("protoc")
+	if err != nil {
+		msg := "protoc not in PATH (Debian: apt-get install protobuf-compiler): cannot check that zestallpb matches zestall.proto"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI must install it")
+		}
+		t.Skip(msg)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not in PATH: cannot build protoc-gen-go to check zestallpb")
+	}
+	tmp := t.TempDir()
+	plugin := filepath.Join(tmp, "protoc-gen-go")
+	build := exec.Command(goTool, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building protoc-gen-go at go.mod's version: %v\n%s", err, out)
+	}
+	gen := exec.Command(protoc,
+		"--plugin=protoc-gen-go="+plugin,
+		"--proto_path=.",
+		"--go_out="+tmp,
+		"--go_opt=module=github.com/zestall/zestall/proto",
+		"zestall.proto")
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", gen, err, out)
+	}
+	want, err := os.ReadFile(filepath.Join(tmp, "zestallpb", "zestall.pb.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join("zestallpb", "zestall.pb.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = protocVersionLine.ReplaceAll(want, nil)
+	got = protocVersionLine.ReplaceAll(got, nil)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("proto/zestallpb/zestall.pb.go is stale or was edited by hand: run `go generate ./proto` " +
+			"(see proto/README.md) and commit the result")
+	}
+}

@@ -1,0 +1,56 @@
+package stream
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// The synthetic run of synth_test.go: 1e5 launches of 50 kernels, and stall
+// rows for 50 kernels × 200 offsets × 10 counters. Besides time, each
+// benchmark reports the compressed size per launch record or stall row
+// (framing included), and launches or rows per second. A write includes
+// creating the Writer (its Zstandard encoder), once per file in real use.
+
+func benchWrite(b *testing.B, recs []*pb.Record, every int, unit, units string, n float64) {
+	var size int
+	for b.Loop() {
+		size = len(encode(b, recs, every, nil))
+	}
+	b.ReportMetric(float64(size)/n, "B/"+unit)
+	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), units+"/s")
+}
+
+func benchRead(b *testing.B, recs []*pb.Record, every int, unit, units string, n float64) {
+	file := encode(b, recs, every, nil)
+	for b.Loop() {
+		rd := NewReader(bytes.NewReader(file))
+		for {
+			if _, err := rd.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(file))/n, "B/"+unit)
+	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), units+"/s")
+}
+
+func BenchmarkWriteLaunches(b *testing.B) {
+	benchWrite(b, synthLaunchRecords(), synthLaunches/synthFlushes, "launch", "launches", synthLaunches)
+}
+
+func BenchmarkReadLaunches(b *testing.B) {
+	benchRead(b, synthLaunchRecords(), synthLaunches/synthFlushes, "launch", "launches", synthLaunches)
+}
+
+func BenchmarkWriteStallRows(b *testing.B) {
+	benchWrite(b, synthStallRecords(), 0, "row", "rows", synthKernels*synthOffsets)
+}
+
+func BenchmarkReadStallRows(b *testing.B) {
+	benchRead(b, synthStallRecords(), 0, "row", "rows", synthKernels*synthOffsets)
+}

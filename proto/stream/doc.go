@@ -1,0 +1,55 @@
+// Package stream writes and reads zestall files: the framing described in
+// proto/zestall.proto around the records of package zestallpb.
+//
+// A file is an 8-byte prefix ("ZESTALL" and a framing-version byte) followed
+// by independent Zstandard frames, each holding length-delimited Record
+// messages. The writer ends a frame at every [Writer.Flush], so a run that is
+// killed leaves a file that is readable up to its last flush.
+//
+// # Writing
+//
+// [NewWriter] wraps an io.Writer; [CreateExclusive] opens the output file
+// the way the profiler must (never overwriting a file, never following a
+// symbolic link). [Writer.Write] only encodes into memory; [Writer.Flush]
+// compresses the pending records into one frame and writes it. A Writer is
+// owned by one goroutine: it is not safe for concurrent use.
+//
+// The Writer gives producers the absolute form of every record and takes
+// care of the wire's compact forms itself: it writes Launch records in the
+// compact form of zestall.proto (ids and times relative to earlier Launch
+// records of the same frame), stores module content
+// once per content hash, and fills Counters.records_written and
+// Counters.bytes_written.
+//
+// # Reading
+//
+// [NewReader] streams records one at a time with [Reader.Next]; [ReadAll]
+// collects them. The Reader undoes the compact forms again: every Launch it
+// returns is in absolute form. Module records that share content keep
+// content_module_id; resolving it is left to the caller.
+//
+// A file that ends inside a frame, or whose frame does not decode, yields
+// every record of the frames before the damaged one, then a [*FormatError]
+// that gives the byte offset of the damaged frame and wraps [ErrTruncated] or
+// [ErrCorrupt], so that errors.Is tells the two apart. A file cut exactly at
+// a frame boundary cannot be told from a complete one by its framing; the
+// absence of a final Counters record says that the run did not end cleanly.
+//
+// # Security
+//
+// The Reader is meant to read files from anywhere, including hostile ones.
+// It does not panic on malformed input, and it bounds its memory: a record
+// is at most [MaxRecordSize] bytes, a frame decompresses to at most
+// [MaxFrameSize] bytes, and a frame's Zstandard window is at most
+// [MaxWindowSize] bytes; anything larger is reported as corrupt before it is
+// allocated. A Reader therefore holds at most about MaxFrameSize +
+// MaxWindowSize bytes plus the compressed frame, however large the file.
+// Decompression costs CPU in proportion to the decompressed size, so a small
+// hostile file can still cost up to MaxFrameSize bytes of work per frame.
+//
+// The Reader checks the framing, the Zstandard checksum of each frame, the
+// protobuf encoding, and the column shapes of StallRows and Unattributed
+// records. It does not check what records mean: ids that refer to no
+// record, offsets outside a kernel, times out of order or inconsistent
+// counters all reach the caller, who must treat them as untrusted.
+package stream

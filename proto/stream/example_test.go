@@ -1,0 +1,81 @@
+package stream_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// Reading a zestall file record by record, keeping what a damaged file
+// still holds.
+func ExampleReader() {
+	file := exampleFile() // e.g. os.Open("zestall.node7.4242.zst")
+
+	rd := stream.NewReader(file)
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, stream.ErrTruncated) {
+			fmt.Println("file ends early (run killed?):", err)
+			break
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch k := rec.Kind.(type) {
+		case *pb.Record_Header:
+			fmt.Println("pid", k.Header.Pid, "on", k.Header.HostName)
+		case *pb.Record_Launch:
+			l := k.Launch
+			fmt.Printf("launch %d of kernel %d: %d ns on the device\n",
+				l.Id, l.KernelId, l.DeviceEndNs-l.DeviceStartNs)
+		default:
+			// Other kinds, and kinds newer than this program (Kind == nil).
+		}
+	}
+	// Output:
+	// pid 4242 on node7
+	// launch 1 of kernel 7: 750 ns on the device
+	// launch 2 of kernel 7: 800 ns on the device
+}
+
+// Writing: the profiler's writer goroutine does this.
+func ExampleWriter() {
+	var buf bytes.Buffer // e.g. stream.CreateExclusive(path)
+	w, err := stream.NewWriter(&buf, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w.Write(&pb.Record{Kind: &pb.Record_Header{Header: &pb.Header{FormatVersion: 1, Pid: 4242}}})
+	w.Write(&pb.Record{Kind: &pb.Record_Launch{Launch: &pb.Launch{
+		Id: 1, KernelId: 7, HostAppendNs: 1000, DeviceStartNs: 1100, DeviceEndNs: 1850}}})
+	if err := w.Flush(); err != nil { // at least every second, and at exit
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	recs, err := stream.ReadAll(&buf)
+	fmt.Println(len(recs), err)
+	// Output:
+	// 2 <nil>
+}
+
+func exampleFile() io.Reader {
+	var buf bytes.Buffer
+	w, _ := stream.NewWriter(&buf, nil)
+	w.Write(&pb.Record{Kind: &pb.Record_Header{Header: &pb.Header{FormatVersion: 1, Pid: 4242, HostName: "node7"}}})
+	w.Write(&pb.Record{Kind: &pb.Record_Launch{Launch: &pb.Launch{
+		Id: 1, KernelId: 7, HostAppendNs: 1000, DeviceStartNs: 1100, DeviceEndNs: 1850}}})
+	w.Write(&pb.Record{Kind: &pb.Record_Launch{Launch: &pb.Launch{
+		Id: 2, KernelId: 7, HostAppendNs: 1010, DeviceStartNs: 1900, DeviceEndNs: 2700}}})
+	w.Close()
+	return &buf
+}

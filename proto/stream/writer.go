@@ -1,0 +1,306 @@
+package stream
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// DefaultFrameSize is the default for [WriterOptions.FrameSize].
+const DefaultFrameSize = 4 << 20
+
+// writerWindow is the Zstandard window of the frames the Writer makes.
+const writerWindow = 8 << 20
+
+// ErrClosed is returned by a Writer used after Close.
+var ErrClosed = errors.New("zestall stream: writer closed")
+
+// WriterOptions configure a [Writer]. The zero value is ready to use.
+type WriterOptions struct {
+	// FrameSize is a soft limit, in uncompressed bytes, on one frame. When
+	// the records pending since the last frame reach it, Write compresses
+	// them into a frame kept in memory; the next Flush writes it. Frames
+	// are thus at most FrameSize plus one record. 0 means
+	// DefaultFrameSize; values above 64 MiB are treated as 64 MiB.
+	FrameSize int
+	// Level is the Zstandard compression level, 1 (fastest) to 4 (best)
+	// as in klauspost/compress/zstd's EncoderLevel. 0 means 2, the
+	// library's default, which is about zstd -3.
+	Level int
+
+	// absoluteLaunches makes the Writer keep Launch records in absolute
+	// form. For tests and benchmarks only: it shows what the compact
+	// form saves.
+	absoluteLaunches bool
+}
+
+// A Writer writes records to a zestall file. Write encodes into memory and
+// never does I/O; Flush writes everything pending as one or more frames.
+// The caller decides when to flush (the profiler flushes at least every
+// second and at exit); a file stays readable up to its last flush.
+//
+// A Writer is not safe for concurrent use: one goroutine owns it and the
+// records it is given. After an error from the underlying writer every
+// method returns that error.
+type Writer struct {
+	w         io.Writer
+	enc       *zstd.Encoder
+	frameSize int
+	absolute  bool
+
+	buf     []byte // records of the open frame, length-delimited
+	out     []byte // sealed, compressed frames not yet written
+	prefix  bool   // the prefix has been written (or is in out)
+	written int64  // bytes handed to w successfully
+	records uint64 // records encoded so far
+	err     error
+	closed  bool
+
+	// Compact Launch state of the open frame (see launchState).
+	launches launchState
+	delta    int64 // storage for Launch.HostAppendDeltaNs while encoding
+
+	// Module content already stored: content hash → module id.
+	content map[string]uint64
+}
+
+// NewWriter returns a Writer that writes a zestall file to w. Nothing is
+// written to w before the first Flush. opts may be nil.
+func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
+	var o WriterOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.FrameSize <= 0 {
+		o.FrameSize = DefaultFrameSize
+	}
+	o.FrameSize = min(o.FrameSize, 64<<20)
+	level := zstd.SpeedDefault
+	if o.Level != 0 {
+		if o.Level < int(zstd.SpeedFastest) || o.Level > int(zstd.SpeedBestCompression) {
+			return nil, fmt.Errorf("zestall stream: compression level %d out of range 1..4", o.Level)
+		}
+		level = zstd.EncoderLevel(o.Level)
+	}
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(level),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(writerWindow),
+		zstd.WithEncoderCRC(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("zestall stream: %w", err)
+	}
+	return &Writer{
+		w:         w,
+		enc:       enc,
+		frameSize: o.FrameSize,
+		absolute:  o.absoluteLaunches,
+		content:   make(map[string]uint64),
+	}, nil
+}
+
+// Write encodes rec into the open frame. It does no I/O, does not keep rec,
+// and leaves rec as it was given (it changes fields while encoding and
+// restores them). Give Launch records in absolute form; Write returns an
+// error for a Launch in compact form, for a record without a kind (or whose
+// kind's message is nil) and for a record larger than MaxRecordSize, and
+// writes nothing then.
+func (w *Writer) Write(rec *pb.Record) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	if !hasKind(rec) {
+		return errors.New("zestall stream: record has no kind")
+	}
+	if len(w.buf) >= w.frameSize {
+		w.seal()
+	}
+	switch k := rec.Kind.(type) {
+	case *pb.Record_Launch:
+		return w.writeLaunch(rec, k.Launch)
+	case *pb.Record_Module:
+		return w.writeModule(rec, k.Module)
+	case *pb.Record_Counters:
+		c := k.Counters
+		rw, bw := c.RecordsWritten, c.BytesWritten
+		c.RecordsWritten = w.records
+		c.BytesWritten = uint64(w.written) + uint64(len(w.out))
+		if !w.prefix {
+			c.BytesWritten += PrefixSize
+		}
+		err := w.append(rec)
+		c.RecordsWritten, c.BytesWritten = rw, bw
+		return err
+	}
+	return w.append(rec)
+}
+
+var kindOneof = (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
+
+// hasKind reports whether rec has a kind with a non-nil message.
+func hasKind(rec *pb.Record) bool {
+	if rec == nil {
+		return false
+	}
+	m := rec.ProtoReflect()
+	fd := m.WhichOneof(kindOneof)
+	return fd != nil && m.Get(fd).Message().IsValid()
+}
+
+func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
+	if l.HostAppendDeltaNs != nil {
+		return errors.New("zestall stream: Launch given in compact form; give absolute times")
+	}
+	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
+	if w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0)) {
+		// Absolute form, for tests, or because the compact form
+		// cannot carry device times of a launch flagged as having none.
+		if err := w.append(rec); err != nil {
+			return err
+		}
+		w.launches.update(l, timed)
+		return nil
+	}
+	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
+	// Wrapping arithmetic: the reader's inverse is exact for all values.
+	w.delta = int64(app - w.launches.prevAppend)
+	l.HostAppendDeltaNs = &w.delta
+	l.IdDelta = int64(id - w.launches.prevID - 1)
+	l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs = 0, 0, 0, 0
+	if timed {
+		l.DeviceStartDelayNs = int64(start - w.launches.startRef(l, app))
+		l.DeviceDurationNs = end - start
+	}
+	err := w.append(rec)
+	l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs = id, app, start, end
+	l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
+	if err == nil {
+		w.launches.update(l, timed)
+	}
+	return err
+}
+
+func (w *Writer) writeModule(rec *pb.Record, m *pb.Module) error {
+	if m.ContentModuleId != 0 || len(m.ContentHash) == 0 {
+		return w.append(rec)
+	}
+	if first, ok := w.content[string(m.ContentHash)]; ok && first != m.Id {
+		native, debug := m.NativeBinary, m.DebugInfo
+		m.ContentModuleId, m.NativeBinary, m.DebugInfo = first, nil, nil
+		err := w.append(rec)
+		m.ContentModuleId, m.NativeBinary, m.DebugInfo = 0, native, debug
+		return err
+	}
+	if err := w.append(rec); err != nil {
+		return err
+	}
+	if len(m.NativeBinary) > 0 || len(m.DebugInfo) > 0 {
+		w.content[string(m.ContentHash)] = m.Id
+	}
+	return nil
+}
+
+// append encodes rec, length-delimited, at the end of the open frame.
+func (w *Writer) append(rec *pb.Record) error {
+	size := proto.Size(rec)
+	if size > MaxRecordSize {
+		return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
+	}
+	n := len(w.buf)
+	w.buf = binary.AppendUvarint(w.buf, uint64(size))
+	var err error
+	w.buf, err = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(w.buf, rec)
+	if err != nil {
+		w.buf = w.buf[:n]
+		return fmt.Errorf("zestall stream: %w", err)
+	}
+	w.records++
+	return nil
+}
+
+// seal compresses the open frame into w.out.
+func (w *Writer) seal() {
+	w.launches.reset()
+	if len(w.buf) == 0 {
+		return
+	}
+	if !w.prefix {
+		w.out = append(w.out, Magic...)
+		w.out = append(w.out, Version)
+		w.prefix = true
+	}
+	w.out = w.enc.EncodeAll(w.buf, w.out)
+	if cap(w.buf) > 4*w.frameSize {
+		w.buf = nil // do not keep a huge buffer for one huge record
+	} else {
+		w.buf = w.buf[:0]
+	}
+}
+
+// Flush ends the open frame and writes every pending frame to the
+// underlying writer. The first Flush also writes the file prefix, even when
+// no record is pending, so a flushed file is always a valid (maybe empty)
+// zestall file.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	w.seal()
+	if !w.prefix {
+		w.out = append(w.out, Magic...)
+		w.out = append(w.out, Version)
+		w.prefix = true
+	}
+	if len(w.out) == 0 {
+		return nil
+	}
+	n, err := w.w.Write(w.out)
+	w.written += int64(n)
+	if err == nil && n < len(w.out) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		// The file now ends inside a frame; anything written after it
+		// would be unreadable, so stop here.
+		w.err = fmt.Errorf("zestall stream: %w", err)
+		return w.err
+	}
+	if cap(w.out) > 4*w.frameSize {
+		w.out = nil
+	} else {
+		w.out = w.out[:0]
+	}
+	return nil
+}
+
+// Close flushes and releases the compressor. It does not close the
+// underlying writer. Close is idempotent.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	err := w.Flush()
+	w.closed = true
+	w.enc.Close()
+	w.buf, w.out = nil, nil
+	return err
+}
+
+// Written returns the number of bytes written to the underlying writer so
+// far and the number of records given to Write so far.
+func (w *Writer) Written() (bytes int64, records uint64) {
+	return w.written, w.records
+}

@@ -1,0 +1,2879 @@
+// The zestall output format: what libzestall.so writes and what offline
+// tools read. This file is a public contract. It is written for people who
+// read zestall files without zestall's own Go reader, so it states every rule
+// a reader needs; the Go reader (package github.com/zestall/zestall/proto/stream)
+// implements exactly these rules.
+//
+// # Framing
+//
+// A zestall file is:
+//
+//   1. An 8-byte prefix: the seven ASCII bytes "ZESTALL" followed by one byte,
+//      the framing version, currently 1.
+//   2. Zero or more Zstandard frames (RFC 8878), concatenated, each with a
+//      content checksum. The writer ends the current frame at every flush:
+//      at least once per second while the application runs, and at exit. A
+//      run that is killed therefore leaves a file whose complete frames are
+//      all readable; only the frame being written when it died is lost.
+//      Zstandard skippable frames (magic 0x184D2A50 to 0x184D2A5F) may appear
+//      between frames and must be ignored. No dictionaries are used.
+//   3. Each frame decompresses to a sequence of records. A record is an
+//      unsigned LEB128 varint holding a byte count n, followed by n bytes: one
+//      serialized Record message (the "length-delimited" encoding of Java's
+//      writeDelimitedTo and Go's encoding/protodelim). A record never spans
+//      two frames, and a frame never ends inside a record.
+//   4. Frames decode independently: the only encoding with state, the
+//      compact form of Launch, starts afresh in every frame. (Ids in a
+//      record may still name records of earlier frames.)
+//
+// Limits a reader may enforce (the Go reader does): a record is at most
+// 256 MiB; a frame decompresses to at most 512 MiB; a frame's window is at
+// most 64 MiB. zestall never writes anything larger.
+//
+// # Order of records
+//
+//   - Header is the first record of the file and occurs exactly once.
+//   - A record that refers to an id comes after the record that defines it:
+//     Kernel after its Module, Launch after its Kernel, StallRows after the
+//     Kernel and the Launches it names. ModuleDestroyed and KernelDestroyed
+//     come after the record they end.
+//   - Launch records appear in the order the writer learned their device
+//     times, not in append order.
+//   - Counters may appear many times (zestall writes them periodically, so
+//     that a killed run keeps recent totals); each holds running totals since
+//     the start of the run, so the last one read is the most recent. The one written at a clean exit has
+//     final = true; a file without it ended abnormally.
+//
+// # Units
+//
+//   - "host ns": nanoseconds of the host clock CLOCK_MONOTONIC_RAW, the clock
+//     in which zeDeviceGetGlobalTimestamps reports host time on Linux. Device
+//     timestamps are converted to host ns by the writer, counter wraps
+//     (kernelTimestampValidBits) already undone, so all times in a file are
+//     comparable. Header.start_unix_ns relates host ns to wall-clock time.
+//   - Durations and periods: nanoseconds. Sizes: bytes. Frequencies: Hz.
+//   - Addresses: byte addresses in the GPU virtual address space.
+//   - Stall counters: numbers of EU stall samples, as the driver's
+//     calculation (zetMetricGroupCalculateMultipleMetricValuesExp) reports
+//     them ("Events").
+//
+// # Ids
+//
+// Device, module, kernel, launch, queue and command-list ids are small
+// integers assigned by the writer. Each is unique among ids of its kind in
+// one file and never reused in that file, even when the Level-Zero handle it
+// stands for is destroyed and its value reused. Id 0 is never assigned: a
+// field holding 0 means "none" or "unknown". Ids are not Level-Zero handles
+// and mean nothing outside their file (a merge tool renumbers them).
+//
+// # Zero values
+//
+// In proto3 a scalar field holding 0, false or "" is absent on the wire and
+// reads back as that zero value. Each field's comment says what its zero
+// means. Fields declared `optional` have presence: for them "absent" and
+// "zero" differ.
+//
+// # Compatibility and versioning
+//
+//   - Fields are only ever added. A field number is never reused, renumbered
+//     or given another type or meaning; the number and name of a removed
+//     field are `reserved`.
+//   - New kinds of record are added as new members of Record.kind. A reader
+//     skips records whose kind it does not know (in Go: Record.Kind is nil)
+//     and ignores fields it does not know.
+//   - Header.format_version counts schema revisions: it grows by one with
+//     every change to this file that adds fields, record kinds or enum
+//     values. A reader never needs it to parse a file, but may use it to
+//     tell "not written by this writer's version" from "zero".
+//   - The framing version in the prefix changes only if the framing above
+//     changes incompatibly. A reader refuses framing versions it does not know.
+
+// Code generated by protoc-gen-go. DO NOT EDIT.
+// versions:
+// 	protoc-gen-go v1.36.12
+// 	protoc        v3.21.12
+// source: zestall.proto
+
+package zestallpb
+
+import (
+	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
+	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	reflect "reflect"
+	sync "sync"
+	unsafe "unsafe"
+)
+
+const (
+	// Verify that this generated code is sufficiently up-to-date.
+	_ = protoimpl.EnforceVersion(20 - protoimpl.MinVersion)
+	// Verify that runtime/protoimpl is sufficiently up-to-date.
+	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
+)
+
+// Why EU stall sampling is off on a device.
+type StallSamplingOff int32
+
+const (
+	// Sampling is on, or the reason is not known.
+	StallSamplingOff_STALL_SAMPLING_OFF_UNSPECIFIED StallSamplingOff = 0
+	// Disabled by zestall's configuration (see Header.config).
+	StallSamplingOff_STALL_SAMPLING_OFF_DISABLED StallSamplingOff = 1
+	// The driver exposes no metrics (ZET_ENABLE_METRICS is not 1).
+	StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED StallSamplingOff = 2
+	// The device has no "EuStallSampling" metric group (e.g. DG2, or the
+	// kernel driver refused access: see perf_stream_paranoid /
+	// observation_paranoid).
+	StallSamplingOff_STALL_SAMPLING_OFF_NO_GROUP StallSamplingOff = 3
+	// Activating the group or opening the streamer failed.
+	StallSamplingOff_STALL_SAMPLING_OFF_OPEN_FAILED StallSamplingOff = 4
+	// Sampling was set up on the root device; this sub-device's data is in
+	// the root device's records.
+	StallSamplingOff_STALL_SAMPLING_OFF_VIA_ROOT StallSamplingOff = 5
+)
+
+// Enum value maps for StallSamplingOff.
+var (
+	StallSamplingOff_name = map[int32]string{
+		0: "STALL_SAMPLING_OFF_UNSPECIFIED",
+		1: "STALL_SAMPLING_OFF_DISABLED",
+		2: "STALL_SAMPLING_OFF_METRICS_NOT_ENABLED",
+		3: "STALL_SAMPLING_OFF_NO_GROUP",
+		4: "STALL_SAMPLING_OFF_OPEN_FAILED",
+		5: "STALL_SAMPLING_OFF_VIA_ROOT",
+	}
+	StallSamplingOff_value = map[string]int32{
+		"STALL_SAMPLING_OFF_UNSPECIFIED":         0,
+		"STALL_SAMPLING_OFF_DISABLED":            1,
+		"STALL_SAMPLING_OFF_METRICS_NOT_ENABLED": 2,
+		"STALL_SAMPLING_OFF_NO_GROUP":            3,
+		"STALL_SAMPLING_OFF_OPEN_FAILED":         4,
+		"STALL_SAMPLING_OFF_VIA_ROOT":            5,
+	}
+)
+
+func (x StallSamplingOff) Enum() *StallSamplingOff {
+	p := new(StallSamplingOff)
+	*p = x
+	return p
+}
+
+func (x StallSamplingOff) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StallSamplingOff) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[0].Descriptor()
+}
+
+func (StallSamplingOff) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[0]
+}
+
+func (x StallSamplingOff) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StallSamplingOff.Descriptor instead.
+func (StallSamplingOff) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{0}
+}
+
+// The append function of a launch.
+type LaunchKind int32
+
+const (
+	// zeCommandListAppendLaunchKernel (also the zero value).
+	LaunchKind_LAUNCH_KIND_KERNEL LaunchKind = 0
+	// zeCommandListAppendLaunchCooperativeKernel.
+	LaunchKind_LAUNCH_KIND_COOPERATIVE LaunchKind = 1
+	// zeCommandListAppendLaunchKernelIndirect: group counts are read by the
+	// device, so group_count_* are 0.
+	LaunchKind_LAUNCH_KIND_INDIRECT LaunchKind = 2
+	// One kernel of zeCommandListAppendLaunchMultipleKernelsIndirect.
+	LaunchKind_LAUNCH_KIND_MULTIPLE_INDIRECT LaunchKind = 3
+)
+
+// Enum value maps for LaunchKind.
+var (
+	LaunchKind_name = map[int32]string{
+		0: "LAUNCH_KIND_KERNEL",
+		1: "LAUNCH_KIND_COOPERATIVE",
+		2: "LAUNCH_KIND_INDIRECT",
+		3: "LAUNCH_KIND_MULTIPLE_INDIRECT",
+	}
+	LaunchKind_value = map[string]int32{
+		"LAUNCH_KIND_KERNEL":            0,
+		"LAUNCH_KIND_COOPERATIVE":       1,
+		"LAUNCH_KIND_INDIRECT":          2,
+		"LAUNCH_KIND_MULTIPLE_INDIRECT": 3,
+	}
+)
+
+func (x LaunchKind) Enum() *LaunchKind {
+	p := new(LaunchKind)
+	*p = x
+	return p
+}
+
+func (x LaunchKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LaunchKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[1].Descriptor()
+}
+
+func (LaunchKind) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[1]
+}
+
+func (x LaunchKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LaunchKind.Descriptor instead.
+func (LaunchKind) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{1}
+}
+
+// Bits of Launch.flags.
+type LaunchFlag int32
+
+const (
+	LaunchFlag_LAUNCH_FLAG_NONE LaunchFlag = 0
+	// The application passed no signal event, or one without kernel-timestamp
+	// capability; zestall substituted an event of its own and signalled the
+	// application's event after it.
+	LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED LaunchFlag = 1
+	// The launch has no device times; see Launch.no_timestamp_reason.
+	LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP LaunchFlag = 2
+	// The device times came from the application's own kernel-timestamp
+	// event, read without changing it.
+	LaunchFlag_LAUNCH_FLAG_APP_EVENT LaunchFlag = 4
+	// The kernel timestamp counter wrapped during the kernel; the writer
+	// corrected device_end_ns for it.
+	LaunchFlag_LAUNCH_FLAG_WRAPPED LaunchFlag = 8
+	// The launch ran while ZESTALL_SERIALIZE=1 made it run alone: its stall
+	// samples are attributed exactly.
+	LaunchFlag_LAUNCH_FLAG_SERIALIZED LaunchFlag = 16
+	// The kernel was appended to an immediate command list (it ran without a
+	// zeCommandQueueExecuteCommandLists). Clear for a regular command list.
+	LaunchFlag_LAUNCH_FLAG_IMMEDIATE LaunchFlag = 32
+)
+
+// Enum value maps for LaunchFlag.
+var (
+	LaunchFlag_name = map[int32]string{
+		0:  "LAUNCH_FLAG_NONE",
+		1:  "LAUNCH_FLAG_TIMESTAMP_SWAPPED",
+		2:  "LAUNCH_FLAG_NO_TIMESTAMP",
+		4:  "LAUNCH_FLAG_APP_EVENT",
+		8:  "LAUNCH_FLAG_WRAPPED",
+		16: "LAUNCH_FLAG_SERIALIZED",
+		32: "LAUNCH_FLAG_IMMEDIATE",
+	}
+	LaunchFlag_value = map[string]int32{
+		"LAUNCH_FLAG_NONE":              0,
+		"LAUNCH_FLAG_TIMESTAMP_SWAPPED": 1,
+		"LAUNCH_FLAG_NO_TIMESTAMP":      2,
+		"LAUNCH_FLAG_APP_EVENT":         4,
+		"LAUNCH_FLAG_WRAPPED":           8,
+		"LAUNCH_FLAG_SERIALIZED":        16,
+		"LAUNCH_FLAG_IMMEDIATE":         32,
+	}
+)
+
+func (x LaunchFlag) Enum() *LaunchFlag {
+	p := new(LaunchFlag)
+	*p = x
+	return p
+}
+
+func (x LaunchFlag) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LaunchFlag) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[2].Descriptor()
+}
+
+func (LaunchFlag) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[2]
+}
+
+func (x LaunchFlag) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LaunchFlag.Descriptor instead.
+func (LaunchFlag) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{2}
+}
+
+// Why a launch has no device times.
+type NoTimestampReason int32
+
+const (
+	NoTimestampReason_NO_TIMESTAMP_REASON_UNSPECIFIED NoTimestampReason = 0
+	// zestall's event pool was exhausted and could not grow.
+	NoTimestampReason_NO_TIMESTAMP_REASON_POOL_EXHAUSTED NoTimestampReason = 1
+	// Creating or appending zestall's event failed (Level-Zero error).
+	NoTimestampReason_NO_TIMESTAMP_REASON_EVENT_ERROR NoTimestampReason = 2
+	// The event never signalled before the command list was reset or
+	// destroyed, or before exit.
+	NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED NoTimestampReason = 3
+	// The process ended (or zestall stopped collecting) before the timestamp
+	// could be read.
+	NoTimestampReason_NO_TIMESTAMP_REASON_EXIT NoTimestampReason = 4
+	// Timestamp injection is disabled by configuration.
+	NoTimestampReason_NO_TIMESTAMP_REASON_DISABLED NoTimestampReason = 5
+	// The launch kind or command-list type cannot carry an injected event.
+	NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED NoTimestampReason = 6
+	// Reading the timestamp failed (Level-Zero error, device lost).
+	NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED NoTimestampReason = 7
+)
+
+// Enum value maps for NoTimestampReason.
+var (
+	NoTimestampReason_name = map[int32]string{
+		0: "NO_TIMESTAMP_REASON_UNSPECIFIED",
+		1: "NO_TIMESTAMP_REASON_POOL_EXHAUSTED",
+		2: "NO_TIMESTAMP_REASON_EVENT_ERROR",
+		3: "NO_TIMESTAMP_REASON_NOT_COMPLETED",
+		4: "NO_TIMESTAMP_REASON_EXIT",
+		5: "NO_TIMESTAMP_REASON_DISABLED",
+		6: "NO_TIMESTAMP_REASON_UNSUPPORTED",
+		7: "NO_TIMESTAMP_REASON_QUERY_FAILED",
+	}
+	NoTimestampReason_value = map[string]int32{
+		"NO_TIMESTAMP_REASON_UNSPECIFIED":    0,
+		"NO_TIMESTAMP_REASON_POOL_EXHAUSTED": 1,
+		"NO_TIMESTAMP_REASON_EVENT_ERROR":    2,
+		"NO_TIMESTAMP_REASON_NOT_COMPLETED":  3,
+		"NO_TIMESTAMP_REASON_EXIT":           4,
+		"NO_TIMESTAMP_REASON_DISABLED":       5,
+		"NO_TIMESTAMP_REASON_UNSUPPORTED":    6,
+		"NO_TIMESTAMP_REASON_QUERY_FAILED":   7,
+	}
+)
+
+func (x NoTimestampReason) Enum() *NoTimestampReason {
+	p := new(NoTimestampReason)
+	*p = x
+	return p
+}
+
+func (x NoTimestampReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (NoTimestampReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[3].Descriptor()
+}
+
+func (NoTimestampReason) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[3]
+}
+
+func (x NoTimestampReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use NoTimestampReason.Descriptor instead.
+func (NoTimestampReason) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{3}
+}
+
+// How stall samples are attributed to launches.
+type StallAttribution int32
+
+const (
+	// Attributed to the kernel only: no launch could be named (no launch
+	// with times overlaps the window), or per-launch attribution is off.
+	StallAttribution_STALL_ATTRIBUTION_KERNEL StallAttribution = 0
+	// Attributed to exactly one launch, launch_id.
+	StallAttribution_STALL_ATTRIBUTION_LAUNCH StallAttribution = 1
+	// Shared by the launches in candidate_launch_ids, which overlap.
+	StallAttribution_STALL_ATTRIBUTION_SHARED StallAttribution = 2
+)
+
+// Enum value maps for StallAttribution.
+var (
+	StallAttribution_name = map[int32]string{
+		0: "STALL_ATTRIBUTION_KERNEL",
+		1: "STALL_ATTRIBUTION_LAUNCH",
+		2: "STALL_ATTRIBUTION_SHARED",
+	}
+	StallAttribution_value = map[string]int32{
+		"STALL_ATTRIBUTION_KERNEL": 0,
+		"STALL_ATTRIBUTION_LAUNCH": 1,
+		"STALL_ATTRIBUTION_SHARED": 2,
+	}
+)
+
+func (x StallAttribution) Enum() *StallAttribution {
+	p := new(StallAttribution)
+	*p = x
+	return p
+}
+
+func (x StallAttribution) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StallAttribution) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[4].Descriptor()
+}
+
+func (StallAttribution) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[4]
+}
+
+func (x StallAttribution) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StallAttribution.Descriptor instead.
+func (StallAttribution) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{4}
+}
+
+type WindowEdge int32
+
+const (
+	WindowEdge_WINDOW_EDGE_UNSPECIFIED WindowEdge = 0
+	WindowEdge_WINDOW_EDGE_START       WindowEdge = 1
+	WindowEdge_WINDOW_EDGE_STOP        WindowEdge = 2
+)
+
+// Enum value maps for WindowEdge.
+var (
+	WindowEdge_name = map[int32]string{
+		0: "WINDOW_EDGE_UNSPECIFIED",
+		1: "WINDOW_EDGE_START",
+		2: "WINDOW_EDGE_STOP",
+	}
+	WindowEdge_value = map[string]int32{
+		"WINDOW_EDGE_UNSPECIFIED": 0,
+		"WINDOW_EDGE_START":       1,
+		"WINDOW_EDGE_STOP":        2,
+	}
+)
+
+func (x WindowEdge) Enum() *WindowEdge {
+	p := new(WindowEdge)
+	*p = x
+	return p
+}
+
+func (x WindowEdge) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WindowEdge) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[5].Descriptor()
+}
+
+func (WindowEdge) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[5]
+}
+
+func (x WindowEdge) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WindowEdge.Descriptor instead.
+func (WindowEdge) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{5}
+}
+
+type WindowCause int32
+
+const (
+	WindowCause_WINDOW_CAUSE_UNSPECIFIED WindowCause = 0
+	// Collection began after a successful zeInit.
+	WindowCause_WINDOW_CAUSE_INIT WindowCause = 1
+	// The process is exiting.
+	WindowCause_WINDOW_CAUSE_EXIT WindowCause = 2
+	// Requested by the user (signal or control API).
+	WindowCause_WINDOW_CAUSE_USER WindowCause = 3
+	// A streamer error or device loss ended sampling on a device.
+	WindowCause_WINDOW_CAUSE_ERROR WindowCause = 4
+	// A forked child stopped collecting (it writes nothing further).
+	WindowCause_WINDOW_CAUSE_FORK WindowCause = 5
+)
+
+// Enum value maps for WindowCause.
+var (
+	WindowCause_name = map[int32]string{
+		0: "WINDOW_CAUSE_UNSPECIFIED",
+		1: "WINDOW_CAUSE_INIT",
+		2: "WINDOW_CAUSE_EXIT",
+		3: "WINDOW_CAUSE_USER",
+		4: "WINDOW_CAUSE_ERROR",
+		5: "WINDOW_CAUSE_FORK",
+	}
+	WindowCause_value = map[string]int32{
+		"WINDOW_CAUSE_UNSPECIFIED": 0,
+		"WINDOW_CAUSE_INIT":        1,
+		"WINDOW_CAUSE_EXIT":        2,
+		"WINDOW_CAUSE_USER":        3,
+		"WINDOW_CAUSE_ERROR":       4,
+		"WINDOW_CAUSE_FORK":        5,
+	}
+)
+
+func (x WindowCause) Enum() *WindowCause {
+	p := new(WindowCause)
+	*p = x
+	return p
+}
+
+func (x WindowCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WindowCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[6].Descriptor()
+}
+
+func (WindowCause) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[6]
+}
+
+func (x WindowCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WindowCause.Descriptor instead.
+func (WindowCause) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{6}
+}
+
+// Record is the unit of the stream: exactly one member of kind is set.
+type Record struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*Record_Header
+	//	*Record_Module
+	//	*Record_ModuleDestroyed
+	//	*Record_Kernel
+	//	*Record_KernelDestroyed
+	//	*Record_Launch
+	//	*Record_StallRows
+	//	*Record_Unattributed
+	//	*Record_Window
+	//	*Record_Counters
+	Kind          isRecord_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Record) Reset() {
+	*x = Record{}
+	mi := &file_zestall_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Record) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Record) ProtoMessage() {}
+
+func (x *Record) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Record.ProtoReflect.Descriptor instead.
+func (*Record) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Record) GetKind() isRecord_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *Record) GetHeader() *Header {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_Header); ok {
+			return x.Header
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetModule() *Module {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_Module); ok {
+			return x.Module
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetModuleDestroyed() *ModuleDestroyed {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_ModuleDestroyed); ok {
+			return x.ModuleDestroyed
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetKernel() *Kernel {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_Kernel); ok {
+			return x.Kernel
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetKernelDestroyed() *KernelDestroyed {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_KernelDestroyed); ok {
+			return x.KernelDestroyed
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetLaunch() *Launch {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_Launch); ok {
+			return x.Launch
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetStallRows() *StallRows {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_StallRows); ok {
+			return x.StallRows
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetUnattributed() *Unattributed {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_Unattributed); ok {
+			return x.Unattributed
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetWindow() *Window {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_Window); ok {
+			return x.Window
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetCounters() *Counters {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_Counters); ok {
+			return x.Counters
+		}
+	}
+	return nil
+}
+
+type isRecord_Kind interface {
+	isRecord_Kind()
+}
+
+type Record_Header struct {
+	Header *Header `protobuf:"bytes,1,opt,name=header,proto3,oneof"`
+}
+
+type Record_Module struct {
+	Module *Module `protobuf:"bytes,2,opt,name=module,proto3,oneof"`
+}
+
+type Record_ModuleDestroyed struct {
+	ModuleDestroyed *ModuleDestroyed `protobuf:"bytes,3,opt,name=module_destroyed,json=moduleDestroyed,proto3,oneof"`
+}
+
+type Record_Kernel struct {
+	Kernel *Kernel `protobuf:"bytes,4,opt,name=kernel,proto3,oneof"`
+}
+
+type Record_KernelDestroyed struct {
+	KernelDestroyed *KernelDestroyed `protobuf:"bytes,5,opt,name=kernel_destroyed,json=kernelDestroyed,proto3,oneof"`
+}
+
+type Record_Launch struct {
+	Launch *Launch `protobuf:"bytes,6,opt,name=launch,proto3,oneof"`
+}
+
+type Record_StallRows struct {
+	StallRows *StallRows `protobuf:"bytes,7,opt,name=stall_rows,json=stallRows,proto3,oneof"`
+}
+
+type Record_Unattributed struct {
+	Unattributed *Unattributed `protobuf:"bytes,8,opt,name=unattributed,proto3,oneof"`
+}
+
+type Record_Window struct {
+	Window *Window `protobuf:"bytes,9,opt,name=window,proto3,oneof"`
+}
+
+type Record_Counters struct {
+	Counters *Counters `protobuf:"bytes,10,opt,name=counters,proto3,oneof"`
+}
+
+func (*Record_Header) isRecord_Kind() {}
+
+func (*Record_Module) isRecord_Kind() {}
+
+func (*Record_ModuleDestroyed) isRecord_Kind() {}
+
+func (*Record_Kernel) isRecord_Kind() {}
+
+func (*Record_KernelDestroyed) isRecord_Kind() {}
+
+func (*Record_Launch) isRecord_Kind() {}
+
+func (*Record_StallRows) isRecord_Kind() {}
+
+func (*Record_Unattributed) isRecord_Kind() {}
+
+func (*Record_Window) isRecord_Kind() {}
+
+func (*Record_Counters) isRecord_Kind() {}
+
+// Header describes the run. It is the first record of every file.
+type Header struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Schema revision of this file the writer was built with (see
+	// "Compatibility and versioning" above). This revision is 1.
+	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
+	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
+	// "git describe" string. Free text.
+	ToolVersion string `protobuf:"bytes,2,opt,name=tool_version,json=toolVersion,proto3" json:"tool_version,omitempty"`
+	// Process id of the profiled application.
+	Pid uint32 `protobuf:"varint,3,opt,name=pid,proto3" json:"pid,omitempty"`
+	// MPI rank of the process (from PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK,
+	// MPI_LOCALRANKID or similar). Absent when the process is not an MPI rank.
+	MpiRank *uint32 `protobuf:"varint,4,opt,name=mpi_rank,json=mpiRank,proto3,oneof" json:"mpi_rank,omitempty"`
+	// Host name (uname nodename).
+	HostName string `protobuf:"bytes,5,opt,name=host_name,json=hostName,proto3" json:"host_name,omitempty"`
+	// Command line of the process, argv[0] first.
+	Argv []string `protobuf:"bytes,6,rep,name=argv,proto3" json:"argv,omitempty"`
+	// Host ns at which zestall started collecting (CLOCK_MONOTONIC_RAW).
+	StartHostNs uint64 `protobuf:"varint,7,opt,name=start_host_ns,json=startHostNs,proto3" json:"start_host_ns,omitempty"`
+	// The same instant as start_host_ns in wall-clock time: nanoseconds since
+	// the Unix epoch (CLOCK_REALTIME). For display only; never used to order
+	// events.
+	StartUnixNs int64 `protobuf:"varint,8,opt,name=start_unix_ns,json=startUnixNs,proto3" json:"start_unix_ns,omitempty"`
+	// Effective configuration: every ZESTALL_* setting with the value in use
+	// (after defaults were applied), in the order the writer lists them.
+	Config []*ConfigEntry `protobuf:"bytes,9,rep,name=config,proto3" json:"config,omitempty"`
+	// Devices the profiled process can use, roots and sub-devices alike.
+	Devices       []*Device `protobuf:"bytes,10,rep,name=devices,proto3" json:"devices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Header) Reset() {
+	*x = Header{}
+	mi := &file_zestall_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Header) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Header) ProtoMessage() {}
+
+func (x *Header) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Header.ProtoReflect.Descriptor instead.
+func (*Header) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Header) GetFormatVersion() uint32 {
+	if x != nil {
+		return x.FormatVersion
+	}
+	return 0
+}
+
+func (x *Header) GetToolVersion() string {
+	if x != nil {
+		return x.ToolVersion
+	}
+	return ""
+}
+
+func (x *Header) GetPid() uint32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *Header) GetMpiRank() uint32 {
+	if x != nil && x.MpiRank != nil {
+		return *x.MpiRank
+	}
+	return 0
+}
+
+func (x *Header) GetHostName() string {
+	if x != nil {
+		return x.HostName
+	}
+	return ""
+}
+
+func (x *Header) GetArgv() []string {
+	if x != nil {
+		return x.Argv
+	}
+	return nil
+}
+
+func (x *Header) GetStartHostNs() uint64 {
+	if x != nil {
+		return x.StartHostNs
+	}
+	return 0
+}
+
+func (x *Header) GetStartUnixNs() int64 {
+	if x != nil {
+		return x.StartUnixNs
+	}
+	return 0
+}
+
+func (x *Header) GetConfig() []*ConfigEntry {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *Header) GetDevices() []*Device {
+	if x != nil {
+		return x.Devices
+	}
+	return nil
+}
+
+// ConfigEntry is one configuration setting.
+type ConfigEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Setting name, e.g. "ZESTALL_SAMPLING_PERIOD_NS".
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// Value in use, as text.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// True when the value came from the environment, false for a default
+	// (including a default used because the given value was invalid).
+	FromEnvironment bool `protobuf:"varint,3,opt,name=from_environment,json=fromEnvironment,proto3" json:"from_environment,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ConfigEntry) Reset() {
+	*x = ConfigEntry{}
+	mi := &file_zestall_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfigEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfigEntry) ProtoMessage() {}
+
+func (x *ConfigEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfigEntry.ProtoReflect.Descriptor instead.
+func (*ConfigEntry) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ConfigEntry) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ConfigEntry) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *ConfigEntry) GetFromEnvironment() bool {
+	if x != nil {
+		return x.FromEnvironment
+	}
+	return false
+}
+
+// Device is one Level-Zero device (a root device or a sub-device).
+type Device struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Device id (non-zero, unique in the file).
+	Id uint32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Id of the root device this sub-device belongs to; 0 for a root device.
+	ParentId uint32 `protobuf:"varint,2,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	// Device name (ze_device_properties_t.name), e.g.
+	// "Intel(R) Data Center GPU Max 1550".
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// PCI device id (ze_device_properties_t.deviceId), e.g. 0x0BD5.
+	PciDeviceId uint32 `protobuf:"varint,4,opt,name=pci_device_id,json=pciDeviceId,proto3" json:"pci_device_id,omitempty"`
+	// Platform short name as zestall knows it, e.g. "PVC", "BMG", "LNL";
+	// empty when unknown.
+	Platform string `protobuf:"bytes,5,opt,name=platform,proto3" json:"platform,omitempty"`
+	// IP version (ze_device_ip_version_ext_t.ipVersion); 0 when the driver
+	// does not report it. Tools use it to choose a disassembler platform.
+	IpVersion uint32 `protobuf:"varint,6,opt,name=ip_version,json=ipVersion,proto3" json:"ip_version,omitempty"`
+	// Sub-device index (ze_device_properties_t.subdeviceId) for a sub-device.
+	// Absent for a root device.
+	SubDeviceIndex *uint32 `protobuf:"varint,7,opt,name=sub_device_index,json=subDeviceIndex,proto3,oneof" json:"sub_device_index,omitempty"`
+	// Number of Xe-cores: numSlices * numSubslicesPerSlice.
+	XeCoreCount uint32 `protobuf:"varint,8,opt,name=xe_core_count,json=xeCoreCount,proto3" json:"xe_core_count,omitempty"`
+	// Frequency of the device timestamp counter, Hz
+	// (ze_device_properties_t.timerResolution in cycles per second).
+	TimerFrequencyHz uint64 `protobuf:"varint,9,opt,name=timer_frequency_hz,json=timerFrequencyHz,proto3" json:"timer_frequency_hz,omitempty"`
+	// Valid bits of global device timestamps
+	// (ze_device_properties_t.timestampValidBits).
+	TimestampValidBits uint32 `protobuf:"varint,10,opt,name=timestamp_valid_bits,json=timestampValidBits,proto3" json:"timestamp_valid_bits,omitempty"`
+	// Valid bits of kernel timestamps
+	// (ze_device_properties_t.kernelTimestampValidBits).
+	KernelTimestampValidBits uint32 `protobuf:"varint,11,opt,name=kernel_timestamp_valid_bits,json=kernelTimestampValidBits,proto3" json:"kernel_timestamp_valid_bits,omitempty"`
+	// Device UUID (ze_device_properties_t.uuid), 16 bytes.
+	Uuid []byte `protobuf:"bytes,12,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	// EU stall sampling on this device: how it was set up, or why it is off.
+	StallSampling *StallSampling `protobuf:"bytes,13,opt,name=stall_sampling,json=stallSampling,proto3" json:"stall_sampling,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Device) Reset() {
+	*x = Device{}
+	mi := &file_zestall_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Device) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Device) ProtoMessage() {}
+
+func (x *Device) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Device.ProtoReflect.Descriptor instead.
+func (*Device) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Device) GetId() uint32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Device) GetParentId() uint32 {
+	if x != nil {
+		return x.ParentId
+	}
+	return 0
+}
+
+func (x *Device) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Device) GetPciDeviceId() uint32 {
+	if x != nil {
+		return x.PciDeviceId
+	}
+	return 0
+}
+
+func (x *Device) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
+func (x *Device) GetIpVersion() uint32 {
+	if x != nil {
+		return x.IpVersion
+	}
+	return 0
+}
+
+func (x *Device) GetSubDeviceIndex() uint32 {
+	if x != nil && x.SubDeviceIndex != nil {
+		return *x.SubDeviceIndex
+	}
+	return 0
+}
+
+func (x *Device) GetXeCoreCount() uint32 {
+	if x != nil {
+		return x.XeCoreCount
+	}
+	return 0
+}
+
+func (x *Device) GetTimerFrequencyHz() uint64 {
+	if x != nil {
+		return x.TimerFrequencyHz
+	}
+	return 0
+}
+
+func (x *Device) GetTimestampValidBits() uint32 {
+	if x != nil {
+		return x.TimestampValidBits
+	}
+	return 0
+}
+
+func (x *Device) GetKernelTimestampValidBits() uint32 {
+	if x != nil {
+		return x.KernelTimestampValidBits
+	}
+	return 0
+}
+
+func (x *Device) GetUuid() []byte {
+	if x != nil {
+		return x.Uuid
+	}
+	return nil
+}
+
+func (x *Device) GetStallSampling() *StallSampling {
+	if x != nil {
+		return x.StallSampling
+	}
+	return nil
+}
+
+// StallSampling describes the EU stall sampling set-up of one device.
+type StallSampling struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when a metric streamer was opened on this device and samples from
+	// it may appear in StallRows and Unattributed records.
+	Enabled bool `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// Why sampling is off, when enabled is false.
+	OffReason StallSamplingOff `protobuf:"varint,2,opt,name=off_reason,json=offReason,proto3,enum=zestall.v1.StallSamplingOff" json:"off_reason,omitempty"`
+	// Human-readable detail for off_reason (the Level-Zero result, the
+	// setting to change, ...). May be set when enabled is true, for a warning.
+	Detail string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	// The metrics of the "EuStallSampling" group in driver order (the order of
+	// zetMetricGet, which is also the order of calculated values). It
+	// includes the IP metric (usually first). The counter columns of
+	// StallRows and Unattributed are the non-IP metrics of this list, in this
+	// order.
+	Metrics []*Metric `protobuf:"bytes,4,rep,name=metrics,proto3" json:"metrics,omitempty"`
+	// Sampling period the driver actually uses, ns
+	// (zet_metric_streamer_desc_t.samplingPeriod after zetMetricStreamerOpen).
+	SamplingPeriodNs uint64 `protobuf:"varint,5,opt,name=sampling_period_ns,json=samplingPeriodNs,proto3" json:"sampling_period_ns,omitempty"`
+	// Sampling period zestall asked for, ns (ZESTALL_SAMPLING_PERIOD_NS).
+	RequestedPeriodNs uint64 `protobuf:"varint,6,opt,name=requested_period_ns,json=requestedPeriodNs,proto3" json:"requested_period_ns,omitempty"`
+	// notifyEveryNReports the streamer was opened with, in 64-byte reports.
+	NotifyEveryNReports uint32 `protobuf:"varint,7,opt,name=notify_every_n_reports,json=notifyEveryNReports,proto3" json:"notify_every_n_reports,omitempty"`
+	// Number of sub-device sets the streamer delivers (COMPOSITE mode root
+	// device: one per sub-device; otherwise 1).
+	SubDeviceSets uint32 `protobuf:"varint,8,opt,name=sub_device_sets,json=subDeviceSets,proto3" json:"sub_device_sets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StallSampling) Reset() {
+	*x = StallSampling{}
+	mi := &file_zestall_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StallSampling) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StallSampling) ProtoMessage() {}
+
+func (x *StallSampling) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StallSampling.ProtoReflect.Descriptor instead.
+func (*StallSampling) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *StallSampling) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *StallSampling) GetOffReason() StallSamplingOff {
+	if x != nil {
+		return x.OffReason
+	}
+	return StallSamplingOff_STALL_SAMPLING_OFF_UNSPECIFIED
+}
+
+func (x *StallSampling) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+func (x *StallSampling) GetMetrics() []*Metric {
+	if x != nil {
+		return x.Metrics
+	}
+	return nil
+}
+
+func (x *StallSampling) GetSamplingPeriodNs() uint64 {
+	if x != nil {
+		return x.SamplingPeriodNs
+	}
+	return 0
+}
+
+func (x *StallSampling) GetRequestedPeriodNs() uint64 {
+	if x != nil {
+		return x.RequestedPeriodNs
+	}
+	return 0
+}
+
+func (x *StallSampling) GetNotifyEveryNReports() uint32 {
+	if x != nil {
+		return x.NotifyEveryNReports
+	}
+	return 0
+}
+
+func (x *StallSampling) GetSubDeviceSets() uint32 {
+	if x != nil {
+		return x.SubDeviceSets
+	}
+	return 0
+}
+
+// Metric is one metric of the EU stall sampling group.
+type Metric struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Metric name (zet_metric_properties_t.name), e.g. "IP", "Active",
+	// "SbidStall".
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Description (zet_metric_properties_t.description), e.g.
+	// "Stall on scoreboard".
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// Units (zet_metric_properties_t.resultUnits), e.g. "Address", "Events".
+	Units string `protobuf:"bytes,3,opt,name=units,proto3" json:"units,omitempty"`
+	// Metric type (zet_metric_properties_t.metricType) as its numeric
+	// value: 0x7ffffffe is ZET_METRIC_TYPE_IP, 1 is ZET_METRIC_TYPE_EVENT.
+	MetricType    uint32 `protobuf:"varint,4,opt,name=metric_type,json=metricType,proto3" json:"metric_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Metric) Reset() {
+	*x = Metric{}
+	mi := &file_zestall_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Metric) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Metric) ProtoMessage() {}
+
+func (x *Metric) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Metric.ProtoReflect.Descriptor instead.
+func (*Metric) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Metric) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Metric) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *Metric) GetUnits() string {
+	if x != nil {
+		return x.Units
+	}
+	return ""
+}
+
+func (x *Metric) GetMetricType() uint32 {
+	if x != nil {
+		return x.MetricType
+	}
+	return 0
+}
+
+// Module is a Level-Zero module as created by zeModuleCreate.
+type Module struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Module id (non-zero, unique in the file).
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Device the module was built for.
+	DeviceId uint32 `protobuf:"varint,2,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// Content identity of native_binary and debug_info together: modules
+	// with equal hashes have equal bytes in both. (The debug info is linked at
+	// the module's GPU addresses, so two instances of one binary usually
+	// differ in it.) zestall computes SHA-256 over the length of the native
+	// binary as 8 little-endian bytes, the native binary, then the debug
+	// info; readers compare hashes for equality only. Empty when no hash was
+	// computed (then the content is not shared).
+	ContentHash []byte `protobuf:"bytes,3,opt,name=content_hash,json=contentHash,proto3" json:"content_hash,omitempty"`
+	// The module's native binary (zeModuleGetNativeBinary): a zebin ELF.
+	// Empty when content_module_id is set, or when the driver returned none.
+	NativeBinary []byte `protobuf:"bytes,4,opt,name=native_binary,json=nativeBinary,proto3" json:"native_binary,omitempty"`
+	// Debug information (zetModuleGetDebugInfo with
+	// ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF): a "debug zebin" ELF with DWARF.
+	// Empty when content_module_id is set, or when the driver returned none.
+	DebugInfo []byte `protobuf:"bytes,5,opt,name=debug_info,json=debugInfo,proto3" json:"debug_info,omitempty"`
+	// When non-zero, this module's content equals that of the earlier Module
+	// record with this id (same content_hash), and native_binary and
+	// debug_info are empty here: content is stored once per hash per file.
+	ContentModuleId uint64 `protobuf:"varint,6,opt,name=content_module_id,json=contentModuleId,proto3" json:"content_module_id,omitempty"`
+	// Host ns at which zeModuleCreate returned.
+	CreatedHostNs uint64 `protobuf:"varint,7,opt,name=created_host_ns,json=createdHostNs,proto3" json:"created_host_ns,omitempty"`
+	// Why native_binary or debug_info is missing although content_module_id
+	// is 0, e.g. "zetModuleGetDebugInfo: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE".
+	// Empty when nothing is missing.
+	MissingDetail string `protobuf:"bytes,8,opt,name=missing_detail,json=missingDetail,proto3" json:"missing_detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Module) Reset() {
+	*x = Module{}
+	mi := &file_zestall_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Module) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Module) ProtoMessage() {}
+
+func (x *Module) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Module.ProtoReflect.Descriptor instead.
+func (*Module) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Module) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Module) GetDeviceId() uint32 {
+	if x != nil {
+		return x.DeviceId
+	}
+	return 0
+}
+
+func (x *Module) GetContentHash() []byte {
+	if x != nil {
+		return x.ContentHash
+	}
+	return nil
+}
+
+func (x *Module) GetNativeBinary() []byte {
+	if x != nil {
+		return x.NativeBinary
+	}
+	return nil
+}
+
+func (x *Module) GetDebugInfo() []byte {
+	if x != nil {
+		return x.DebugInfo
+	}
+	return nil
+}
+
+func (x *Module) GetContentModuleId() uint64 {
+	if x != nil {
+		return x.ContentModuleId
+	}
+	return 0
+}
+
+func (x *Module) GetCreatedHostNs() uint64 {
+	if x != nil {
+		return x.CreatedHostNs
+	}
+	return 0
+}
+
+func (x *Module) GetMissingDetail() string {
+	if x != nil {
+		return x.MissingDetail
+	}
+	return ""
+}
+
+// ModuleDestroyed marks the end of a module's life (zeModuleDestroy).
+type ModuleDestroyed struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the Module.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Host ns at which zeModuleDestroy was called.
+	HostNs        uint64 `protobuf:"varint,2,opt,name=host_ns,json=hostNs,proto3" json:"host_ns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModuleDestroyed) Reset() {
+	*x = ModuleDestroyed{}
+	mi := &file_zestall_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModuleDestroyed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModuleDestroyed) ProtoMessage() {}
+
+func (x *ModuleDestroyed) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModuleDestroyed.ProtoReflect.Descriptor instead.
+func (*ModuleDestroyed) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ModuleDestroyed) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ModuleDestroyed) GetHostNs() uint64 {
+	if x != nil {
+		return x.HostNs
+	}
+	return 0
+}
+
+// Kernel is a kernel created by zeKernelCreate: a name in a module, and the
+// GPU address range of its instructions during its lifetime. The same range
+// may belong to another Kernel after this one is destroyed; tell them apart
+// by [valid_from_host_ns, KernelDestroyed.valid_until_host_ns).
+type Kernel struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Kernel id (non-zero, unique in the file).
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Id of the Module the kernel belongs to.
+	ModuleId uint64 `protobuf:"varint,2,opt,name=module_id,json=moduleId,proto3" json:"module_id,omitempty"`
+	// Kernel name as given to zeKernelCreate (the mangled symbol for SYCL).
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// Demangled name; empty when name is not mangled or demangling failed.
+	DemangledName string `protobuf:"bytes,4,opt,name=demangled_name,json=demangledName,proto3" json:"demangled_name,omitempty"`
+	// GPU virtual byte address of the kernel's first instruction
+	// (zexKernelGetBaseAddress, full 64 bits).
+	BaseAddress uint64 `protobuf:"varint,5,opt,name=base_address,json=baseAddress,proto3" json:"base_address,omitempty"`
+	// Size of the kernel's instructions, bytes: the size of the zebin section
+	// ".text.<name>" (or zeKernelGetBinaryExp), padding included. 0 when
+	// unknown. Instruction offsets are in [0, isa_size).
+	IsaSize uint64 `protobuf:"varint,6,opt,name=isa_size,json=isaSize,proto3" json:"isa_size,omitempty"`
+	// Host ns from which base_address belongs to this kernel (zeKernelCreate).
+	ValidFromHostNs uint64 `protobuf:"varint,7,opt,name=valid_from_host_ns,json=validFromHostNs,proto3" json:"valid_from_host_ns,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *Kernel) Reset() {
+	*x = Kernel{}
+	mi := &file_zestall_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Kernel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Kernel) ProtoMessage() {}
+
+func (x *Kernel) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Kernel.ProtoReflect.Descriptor instead.
+func (*Kernel) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Kernel) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Kernel) GetModuleId() uint64 {
+	if x != nil {
+		return x.ModuleId
+	}
+	return 0
+}
+
+func (x *Kernel) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Kernel) GetDemangledName() string {
+	if x != nil {
+		return x.DemangledName
+	}
+	return ""
+}
+
+func (x *Kernel) GetBaseAddress() uint64 {
+	if x != nil {
+		return x.BaseAddress
+	}
+	return 0
+}
+
+func (x *Kernel) GetIsaSize() uint64 {
+	if x != nil {
+		return x.IsaSize
+	}
+	return 0
+}
+
+func (x *Kernel) GetValidFromHostNs() uint64 {
+	if x != nil {
+		return x.ValidFromHostNs
+	}
+	return 0
+}
+
+// KernelDestroyed marks the end of a kernel's life (zeKernelDestroy).
+type KernelDestroyed struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the Kernel.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Host ns at which zeKernelDestroy was called; the kernel's address range
+	// is not its own from then on.
+	ValidUntilHostNs uint64 `protobuf:"varint,2,opt,name=valid_until_host_ns,json=validUntilHostNs,proto3" json:"valid_until_host_ns,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *KernelDestroyed) Reset() {
+	*x = KernelDestroyed{}
+	mi := &file_zestall_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KernelDestroyed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KernelDestroyed) ProtoMessage() {}
+
+func (x *KernelDestroyed) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KernelDestroyed.ProtoReflect.Descriptor instead.
+func (*KernelDestroyed) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *KernelDestroyed) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *KernelDestroyed) GetValidUntilHostNs() uint64 {
+	if x != nil {
+		return x.ValidUntilHostNs
+	}
+	return 0
+}
+
+// Launch is one execution of one kernel on a device: an append to an
+// immediate command list, or one execution of an append to a regular command
+// list (a list executed three times yields three Launch records).
+//
+// # Two forms
+//
+// Absolute form: id, host_append_ns, device_start_ns and device_end_ns hold
+// the values themselves. The Go reader returns every Launch in this form,
+// and the Go writer takes it from producers.
+//
+// Compact form: what zestall writes. Ids and times are mostly small
+// differences, so records are about a quarter smaller after compression.
+// A record is in compact form when it has host_append_delta_ns (field
+// presence); then its id, host_append_ns, device_start_ns and device_end_ns
+// fields are 0 and the values are:
+//
+//	id              = F.id + 1 + id_delta
+//	host_append_ns  = F.host_append_ns + host_append_delta_ns
+//	device_start_ns = max(host_append_ns, L.device_end_ns) + device_start_delay_ns
+//	device_end_ns   = device_start_ns + device_duration_ns
+//
+// where, looking back only within the same Zstandard frame:
+//
+//	F is the previous Launch record of the frame; for the frame's first
+//	  Launch, F.id = 0 and F.host_append_ns = 0.
+//	L is the previous Launch record of the frame with the same queue_id and
+//	  command_list_id and without LAUNCH_FLAG_NO_TIMESTAMP; if there is none,
+//	  L.device_end_ns = 0. (An in-order command list starts a kernel soon
+//	  after the previous one ends, or soon after the append when it was
+//	  idle, so the delay is small.)
+//
+// F and L are taken after resolving them, whichever form they were written
+// in. This state starts afresh in every frame, so each frame decodes on its
+// own: a reader must split the file into frames (as any reader that
+// tolerates a truncated tail does) rather than decompress it as one stream.
+// Arithmetic is modulo 2^64 (deltas are two's complement), so every value
+// round-trips exactly. A compact record with LAUNCH_FLAG_NO_TIMESTAMP has
+// neither device_start_delay_ns nor device_duration_ns, and its device times
+// are 0.
+type Launch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Launch id (non-zero, unique in the file). 0 in compact form.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Id of the Kernel launched.
+	KernelId uint64 `protobuf:"varint,2,opt,name=kernel_id,json=kernelId,proto3" json:"kernel_id,omitempty"`
+	// Id of the Device it ran on.
+	DeviceId uint32 `protobuf:"varint,3,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// Id of the command queue: for a regular command list, the queue it was
+	// executed on; 0 for an immediate command list (see
+	// LAUNCH_FLAG_IMMEDIATE) or when unknown.
+	QueueId uint64 `protobuf:"varint,4,opt,name=queue_id,json=queueId,proto3" json:"queue_id,omitempty"`
+	// Id of the command list the kernel was appended to.
+	CommandListId uint64 `protobuf:"varint,5,opt,name=command_list_id,json=commandListId,proto3" json:"command_list_id,omitempty"`
+	// Which append function launched the kernel.
+	Kind LaunchKind `protobuf:"varint,6,opt,name=kind,proto3,enum=zestall.v1.LaunchKind" json:"kind,omitempty"`
+	// Bit set of LaunchFlag values.
+	Flags uint32 `protobuf:"varint,7,opt,name=flags,proto3" json:"flags,omitempty"`
+	// Why there are no device times, when flags has LAUNCH_FLAG_NO_TIMESTAMP.
+	NoTimestampReason NoTimestampReason `protobuf:"varint,8,opt,name=no_timestamp_reason,json=noTimestampReason,proto3,enum=zestall.v1.NoTimestampReason" json:"no_timestamp_reason,omitempty"`
+	// Number of work-groups in x, y, z (ze_group_count_t). 0 when unknown to
+	// the host (indirect launches).
+	GroupCountX uint32 `protobuf:"varint,9,opt,name=group_count_x,json=groupCountX,proto3" json:"group_count_x,omitempty"`
+	GroupCountY uint32 `protobuf:"varint,10,opt,name=group_count_y,json=groupCountY,proto3" json:"group_count_y,omitempty"`
+	GroupCountZ uint32 `protobuf:"varint,11,opt,name=group_count_z,json=groupCountZ,proto3" json:"group_count_z,omitempty"`
+	// Work-group size in x, y, z (zeKernelSetGroupSize), work-items.
+	GroupSizeX uint32 `protobuf:"varint,12,opt,name=group_size_x,json=groupSizeX,proto3" json:"group_size_x,omitempty"`
+	GroupSizeY uint32 `protobuf:"varint,13,opt,name=group_size_y,json=groupSizeY,proto3" json:"group_size_y,omitempty"`
+	GroupSizeZ uint32 `protobuf:"varint,14,opt,name=group_size_z,json=groupSizeZ,proto3" json:"group_size_z,omitempty"`
+	// Absolute form: host ns at which the append was called.
+	HostAppendNs uint64 `protobuf:"varint,15,opt,name=host_append_ns,json=hostAppendNs,proto3" json:"host_append_ns,omitempty"`
+	// Absolute form: host ns at which the kernel started on the device
+	// (ze_kernel_timestamp_result_t.global.kernelStart, converted). 0
+	// without a timestamp.
+	DeviceStartNs uint64 `protobuf:"varint,16,opt,name=device_start_ns,json=deviceStartNs,proto3" json:"device_start_ns,omitempty"`
+	// Absolute form: host ns at which the kernel ended on the device
+	// (ze_kernel_timestamp_result_t.global.kernelEnd, converted). 0 without a
+	// timestamp.
+	DeviceEndNs uint64 `protobuf:"varint,17,opt,name=device_end_ns,json=deviceEndNs,proto3" json:"device_end_ns,omitempty"`
+	// For a regular command list: which execution of the list this is,
+	// counting from 0 (the n-th zeCommandQueueExecuteCommandLists of the list
+	// since it was last reset). 0 for an immediate command list.
+	ExecutionIndex uint32 `protobuf:"varint,18,opt,name=execution_index,json=executionIndex,proto3" json:"execution_index,omitempty"`
+	// Compact form: host_append_ns minus F.host_append_ns, ns. Its presence
+	// marks the compact form.
+	HostAppendDeltaNs *int64 `protobuf:"zigzag64,20,opt,name=host_append_delta_ns,json=hostAppendDeltaNs,proto3,oneof" json:"host_append_delta_ns,omitempty"`
+	// Compact form: device_start_ns minus max(host_append_ns,
+	// L.device_end_ns), ns.
+	DeviceStartDelayNs int64 `protobuf:"zigzag64,21,opt,name=device_start_delay_ns,json=deviceStartDelayNs,proto3" json:"device_start_delay_ns,omitempty"`
+	// Compact form: device_end_ns minus device_start_ns, ns.
+	DeviceDurationNs uint64 `protobuf:"varint,22,opt,name=device_duration_ns,json=deviceDurationNs,proto3" json:"device_duration_ns,omitempty"`
+	// Compact form: id minus F.id minus 1; 0 when ids are consecutive.
+	IdDelta       int64 `protobuf:"zigzag64,23,opt,name=id_delta,json=idDelta,proto3" json:"id_delta,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Launch) Reset() {
+	*x = Launch{}
+	mi := &file_zestall_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Launch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Launch) ProtoMessage() {}
+
+func (x *Launch) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Launch.ProtoReflect.Descriptor instead.
+func (*Launch) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Launch) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Launch) GetKernelId() uint64 {
+	if x != nil {
+		return x.KernelId
+	}
+	return 0
+}
+
+func (x *Launch) GetDeviceId() uint32 {
+	if x != nil {
+		return x.DeviceId
+	}
+	return 0
+}
+
+func (x *Launch) GetQueueId() uint64 {
+	if x != nil {
+		return x.QueueId
+	}
+	return 0
+}
+
+func (x *Launch) GetCommandListId() uint64 {
+	if x != nil {
+		return x.CommandListId
+	}
+	return 0
+}
+
+func (x *Launch) GetKind() LaunchKind {
+	if x != nil {
+		return x.Kind
+	}
+	return LaunchKind_LAUNCH_KIND_KERNEL
+}
+
+func (x *Launch) GetFlags() uint32 {
+	if x != nil {
+		return x.Flags
+	}
+	return 0
+}
+
+func (x *Launch) GetNoTimestampReason() NoTimestampReason {
+	if x != nil {
+		return x.NoTimestampReason
+	}
+	return NoTimestampReason_NO_TIMESTAMP_REASON_UNSPECIFIED
+}
+
+func (x *Launch) GetGroupCountX() uint32 {
+	if x != nil {
+		return x.GroupCountX
+	}
+	return 0
+}
+
+func (x *Launch) GetGroupCountY() uint32 {
+	if x != nil {
+		return x.GroupCountY
+	}
+	return 0
+}
+
+func (x *Launch) GetGroupCountZ() uint32 {
+	if x != nil {
+		return x.GroupCountZ
+	}
+	return 0
+}
+
+func (x *Launch) GetGroupSizeX() uint32 {
+	if x != nil {
+		return x.GroupSizeX
+	}
+	return 0
+}
+
+func (x *Launch) GetGroupSizeY() uint32 {
+	if x != nil {
+		return x.GroupSizeY
+	}
+	return 0
+}
+
+func (x *Launch) GetGroupSizeZ() uint32 {
+	if x != nil {
+		return x.GroupSizeZ
+	}
+	return 0
+}
+
+func (x *Launch) GetHostAppendNs() uint64 {
+	if x != nil {
+		return x.HostAppendNs
+	}
+	return 0
+}
+
+func (x *Launch) GetDeviceStartNs() uint64 {
+	if x != nil {
+		return x.DeviceStartNs
+	}
+	return 0
+}
+
+func (x *Launch) GetDeviceEndNs() uint64 {
+	if x != nil {
+		return x.DeviceEndNs
+	}
+	return 0
+}
+
+func (x *Launch) GetExecutionIndex() uint32 {
+	if x != nil {
+		return x.ExecutionIndex
+	}
+	return 0
+}
+
+func (x *Launch) GetHostAppendDeltaNs() int64 {
+	if x != nil && x.HostAppendDeltaNs != nil {
+		return *x.HostAppendDeltaNs
+	}
+	return 0
+}
+
+func (x *Launch) GetDeviceStartDelayNs() int64 {
+	if x != nil {
+		return x.DeviceStartDelayNs
+	}
+	return 0
+}
+
+func (x *Launch) GetDeviceDurationNs() uint64 {
+	if x != nil {
+		return x.DeviceDurationNs
+	}
+	return 0
+}
+
+func (x *Launch) GetIdDelta() int64 {
+	if x != nil {
+		return x.IdDelta
+	}
+	return 0
+}
+
+// StallRows holds EU stall samples of one kernel on one device, summed per
+// instruction offset, for one attribution.
+//
+// Rows are stored by column. With n = len(offset_deltas) rows and
+// c = column_count counter columns:
+//
+//	offset[0] = offset_deltas[0]
+//	offset[i] = offset[i-1] + offset_deltas[i]        (offsets ascend)
+//	counter of column j in row i = counters[j*n + i]
+//
+// so len(counters) = c * n. Column j is the j-th non-IP metric of the
+// device's StallSampling.metrics. A reader rejects a record whose counters
+// length is not c * n.
+type StallRows struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the Kernel whose instructions were sampled.
+	KernelId uint64 `protobuf:"varint,1,opt,name=kernel_id,json=kernelId,proto3" json:"kernel_id,omitempty"`
+	// Id of the Device the samples came from (the device of the streamer: a
+	// root device in COMPOSITE mode).
+	DeviceId uint32 `protobuf:"varint,2,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// Sub-device set the samples came from, for a COMPOSITE-mode root device
+	// (the setIndex of the per-sub-device data header); absent otherwise.
+	SubDeviceIndex *uint32 `protobuf:"varint,3,opt,name=sub_device_index,json=subDeviceIndex,proto3,oneof" json:"sub_device_index,omitempty"`
+	// How the samples are attributed to launches.
+	Attribution StallAttribution `protobuf:"varint,4,opt,name=attribution,proto3,enum=zestall.v1.StallAttribution" json:"attribution,omitempty"`
+	// The launch: with STALL_ATTRIBUTION_LAUNCH, the one Launch that ran the
+	// kernel in the read window. 0 otherwise.
+	LaunchId uint64 `protobuf:"varint,5,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`
+	// With STALL_ATTRIBUTION_SHARED: the ids of all launches of the kernel
+	// that overlap the read window. The samples belong to these launches
+	// together; how they split between them is unknown. Ascending.
+	CandidateLaunchIds []uint64 `protobuf:"varint,6,rep,packed,name=candidate_launch_ids,json=candidateLaunchIds,proto3" json:"candidate_launch_ids,omitempty"`
+	// Host ns of the read before and of the read that delivered these
+	// samples: the read window. 0 for STALL_ATTRIBUTION_KERNEL rows that
+	// aggregate several windows.
+	WindowStartHostNs uint64 `protobuf:"varint,7,opt,name=window_start_host_ns,json=windowStartHostNs,proto3" json:"window_start_host_ns,omitempty"`
+	WindowEndHostNs   uint64 `protobuf:"varint,8,opt,name=window_end_host_ns,json=windowEndHostNs,proto3" json:"window_end_host_ns,omitempty"`
+	// Number of counter columns (c above).
+	ColumnCount uint32 `protobuf:"varint,9,opt,name=column_count,json=columnCount,proto3" json:"column_count,omitempty"`
+	// Instruction byte offsets into the kernel's instructions, delta-encoded
+	// as described above.
+	OffsetDeltas []uint64 `protobuf:"varint,10,rep,packed,name=offset_deltas,json=offsetDeltas,proto3" json:"offset_deltas,omitempty"`
+	// Sample counts, column by column as described above.
+	Counters      []uint64 `protobuf:"varint,11,rep,packed,name=counters,proto3" json:"counters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StallRows) Reset() {
+	*x = StallRows{}
+	mi := &file_zestall_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StallRows) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StallRows) ProtoMessage() {}
+
+func (x *StallRows) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StallRows.ProtoReflect.Descriptor instead.
+func (*StallRows) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *StallRows) GetKernelId() uint64 {
+	if x != nil {
+		return x.KernelId
+	}
+	return 0
+}
+
+func (x *StallRows) GetDeviceId() uint32 {
+	if x != nil {
+		return x.DeviceId
+	}
+	return 0
+}
+
+func (x *StallRows) GetSubDeviceIndex() uint32 {
+	if x != nil && x.SubDeviceIndex != nil {
+		return *x.SubDeviceIndex
+	}
+	return 0
+}
+
+func (x *StallRows) GetAttribution() StallAttribution {
+	if x != nil {
+		return x.Attribution
+	}
+	return StallAttribution_STALL_ATTRIBUTION_KERNEL
+}
+
+func (x *StallRows) GetLaunchId() uint64 {
+	if x != nil {
+		return x.LaunchId
+	}
+	return 0
+}
+
+func (x *StallRows) GetCandidateLaunchIds() []uint64 {
+	if x != nil {
+		return x.CandidateLaunchIds
+	}
+	return nil
+}
+
+func (x *StallRows) GetWindowStartHostNs() uint64 {
+	if x != nil {
+		return x.WindowStartHostNs
+	}
+	return 0
+}
+
+func (x *StallRows) GetWindowEndHostNs() uint64 {
+	if x != nil {
+		return x.WindowEndHostNs
+	}
+	return 0
+}
+
+func (x *StallRows) GetColumnCount() uint32 {
+	if x != nil {
+		return x.ColumnCount
+	}
+	return 0
+}
+
+func (x *StallRows) GetOffsetDeltas() []uint64 {
+	if x != nil {
+		return x.OffsetDeltas
+	}
+	return nil
+}
+
+func (x *StallRows) GetCounters() []uint64 {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
+// Unattributed holds EU stall samples whose address lies in no known
+// kernel's instructions during the read window. They are kept, not dropped,
+// so every sample is accounted for. Columns as in StallRows:
+//
+//	address[0] = address_deltas[0]
+//	address[i] = address[i-1] + address_deltas[i]     (addresses ascend)
+//	counter of column j in row i = counters[j*n + i]
+type Unattributed struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the Device the samples came from.
+	DeviceId uint32 `protobuf:"varint,1,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// Sub-device set, as in StallRows.
+	SubDeviceIndex *uint32 `protobuf:"varint,2,opt,name=sub_device_index,json=subDeviceIndex,proto3,oneof" json:"sub_device_index,omitempty"`
+	// Host ns of the read window, as in StallRows.
+	WindowStartHostNs uint64 `protobuf:"varint,3,opt,name=window_start_host_ns,json=windowStartHostNs,proto3" json:"window_start_host_ns,omitempty"`
+	WindowEndHostNs   uint64 `protobuf:"varint,4,opt,name=window_end_host_ns,json=windowEndHostNs,proto3" json:"window_end_host_ns,omitempty"`
+	// Number of counter columns.
+	ColumnCount uint32 `protobuf:"varint,5,opt,name=column_count,json=columnCount,proto3" json:"column_count,omitempty"`
+	// Sampled instruction byte addresses as the hardware reports them:
+	// IP << 3, the low 32 bits of the GPU virtual address (the low 64 bits on
+	// platforms with a 61-bit IP field), delta-encoded.
+	AddressDeltas []uint64 `protobuf:"varint,6,rep,packed,name=address_deltas,json=addressDeltas,proto3" json:"address_deltas,omitempty"`
+	// Sample counts, column by column.
+	Counters      []uint64 `protobuf:"varint,7,rep,packed,name=counters,proto3" json:"counters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Unattributed) Reset() {
+	*x = Unattributed{}
+	mi := &file_zestall_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Unattributed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Unattributed) ProtoMessage() {}
+
+func (x *Unattributed) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Unattributed.ProtoReflect.Descriptor instead.
+func (*Unattributed) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Unattributed) GetDeviceId() uint32 {
+	if x != nil {
+		return x.DeviceId
+	}
+	return 0
+}
+
+func (x *Unattributed) GetSubDeviceIndex() uint32 {
+	if x != nil && x.SubDeviceIndex != nil {
+		return *x.SubDeviceIndex
+	}
+	return 0
+}
+
+func (x *Unattributed) GetWindowStartHostNs() uint64 {
+	if x != nil {
+		return x.WindowStartHostNs
+	}
+	return 0
+}
+
+func (x *Unattributed) GetWindowEndHostNs() uint64 {
+	if x != nil {
+		return x.WindowEndHostNs
+	}
+	return 0
+}
+
+func (x *Unattributed) GetColumnCount() uint32 {
+	if x != nil {
+		return x.ColumnCount
+	}
+	return 0
+}
+
+func (x *Unattributed) GetAddressDeltas() []uint64 {
+	if x != nil {
+		return x.AddressDeltas
+	}
+	return nil
+}
+
+func (x *Unattributed) GetCounters() []uint64 {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
+// Window marks a change in collection: samples and launches are recorded
+// only between a start and the following stop.
+type Window struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether collection starts or stops here.
+	Edge WindowEdge `protobuf:"varint,1,opt,name=edge,proto3,enum=zestall.v1.WindowEdge" json:"edge,omitempty"`
+	// Host ns of the change.
+	HostNs uint64 `protobuf:"varint,2,opt,name=host_ns,json=hostNs,proto3" json:"host_ns,omitempty"`
+	// What caused it.
+	Cause WindowCause `protobuf:"varint,3,opt,name=cause,proto3,enum=zestall.v1.WindowCause" json:"cause,omitempty"`
+	// Device the change applies to; 0 for all devices.
+	DeviceId uint32 `protobuf:"varint,4,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// Free-text detail, e.g. the Level-Zero result of a failed read.
+	Detail        string `protobuf:"bytes,5,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Window) Reset() {
+	*x = Window{}
+	mi := &file_zestall_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Window) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Window) ProtoMessage() {}
+
+func (x *Window) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Window.ProtoReflect.Descriptor instead.
+func (*Window) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Window) GetEdge() WindowEdge {
+	if x != nil {
+		return x.Edge
+	}
+	return WindowEdge_WINDOW_EDGE_UNSPECIFIED
+}
+
+func (x *Window) GetHostNs() uint64 {
+	if x != nil {
+		return x.HostNs
+	}
+	return 0
+}
+
+func (x *Window) GetCause() WindowCause {
+	if x != nil {
+		return x.Cause
+	}
+	return WindowCause_WINDOW_CAUSE_UNSPECIFIED
+}
+
+func (x *Window) GetDeviceId() uint32 {
+	if x != nil {
+		return x.DeviceId
+	}
+	return 0
+}
+
+func (x *Window) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+// Counters holds running totals since the start of the run. The last
+// Counters record of a file is the most recent.
+type Counters struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True only in the record written at a clean exit (the trailer).
+	Final bool `protobuf:"varint,1,opt,name=final,proto3" json:"final,omitempty"`
+	// Host ns at which the totals were taken.
+	HostNs uint64 `protobuf:"varint,2,opt,name=host_ns,json=hostNs,proto3" json:"host_ns,omitempty"`
+	// Kernel launches seen (each execution of a regular list counts).
+	LaunchesSeen uint64 `protobuf:"varint,3,opt,name=launches_seen,json=launchesSeen,proto3" json:"launches_seen,omitempty"`
+	// Launch records written with device times.
+	LaunchesTimed uint64 `protobuf:"varint,4,opt,name=launches_timed,json=launchesTimed,proto3" json:"launches_timed,omitempty"`
+	// Launches without device times, by reason.
+	LaunchesWithoutTimestamp []*ReasonCount `protobuf:"bytes,5,rep,name=launches_without_timestamp,json=launchesWithoutTimestamp,proto3" json:"launches_without_timestamp,omitempty"`
+	// Raw 64-byte EU stall records read from streamers.
+	StallRecordsRead uint64 `protobuf:"varint,6,opt,name=stall_records_read,json=stallRecordsRead,proto3" json:"stall_records_read,omitempty"`
+	// Stall samples (after calculation, summed counters) attributed to a
+	// kernel.
+	StallSamplesAttributed uint64 `protobuf:"varint,7,opt,name=stall_samples_attributed,json=stallSamplesAttributed,proto3" json:"stall_samples_attributed,omitempty"`
+	// Stall samples kept in Unattributed records.
+	StallSamplesUnattributed uint64 `protobuf:"varint,8,opt,name=stall_samples_unattributed,json=stallSamplesUnattributed,proto3" json:"stall_samples_unattributed,omitempty"`
+	// zetMetricStreamerReadData calls that returned
+	// ZE_RESULT_WARNING_DROPPED_DATA: the hardware buffer overflowed and an
+	// unknown number of samples was lost.
+	StallDropWarnings uint64 `protobuf:"varint,9,opt,name=stall_drop_warnings,json=stallDropWarnings,proto3" json:"stall_drop_warnings,omitempty"`
+	// Raw records that carried the overflow drop flag (PVC on i915-prelim).
+	StallDropFlagRecords uint64 `protobuf:"varint,10,opt,name=stall_drop_flag_records,json=stallDropFlagRecords,proto3" json:"stall_drop_flag_records,omitempty"`
+	// Records of all kinds written to the file before this one.
+	RecordsWritten uint64 `protobuf:"varint,11,opt,name=records_written,json=recordsWritten,proto3" json:"records_written,omitempty"`
+	// Bytes written to the file before the frame holding this record, prefix
+	// included.
+	BytesWritten uint64 `protobuf:"varint,12,opt,name=bytes_written,json=bytesWritten,proto3" json:"bytes_written,omitempty"`
+	// Anything else lost, by what: e.g. "launch queue full", "write error".
+	Lost          []*Loss `protobuf:"bytes,13,rep,name=lost,proto3" json:"lost,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Counters) Reset() {
+	*x = Counters{}
+	mi := &file_zestall_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Counters) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Counters) ProtoMessage() {}
+
+func (x *Counters) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Counters.ProtoReflect.Descriptor instead.
+func (*Counters) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Counters) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
+func (x *Counters) GetHostNs() uint64 {
+	if x != nil {
+		return x.HostNs
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesSeen() uint64 {
+	if x != nil {
+		return x.LaunchesSeen
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesTimed() uint64 {
+	if x != nil {
+		return x.LaunchesTimed
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesWithoutTimestamp() []*ReasonCount {
+	if x != nil {
+		return x.LaunchesWithoutTimestamp
+	}
+	return nil
+}
+
+func (x *Counters) GetStallRecordsRead() uint64 {
+	if x != nil {
+		return x.StallRecordsRead
+	}
+	return 0
+}
+
+func (x *Counters) GetStallSamplesAttributed() uint64 {
+	if x != nil {
+		return x.StallSamplesAttributed
+	}
+	return 0
+}
+
+func (x *Counters) GetStallSamplesUnattributed() uint64 {
+	if x != nil {
+		return x.StallSamplesUnattributed
+	}
+	return 0
+}
+
+func (x *Counters) GetStallDropWarnings() uint64 {
+	if x != nil {
+		return x.StallDropWarnings
+	}
+	return 0
+}
+
+func (x *Counters) GetStallDropFlagRecords() uint64 {
+	if x != nil {
+		return x.StallDropFlagRecords
+	}
+	return 0
+}
+
+func (x *Counters) GetRecordsWritten() uint64 {
+	if x != nil {
+		return x.RecordsWritten
+	}
+	return 0
+}
+
+func (x *Counters) GetBytesWritten() uint64 {
+	if x != nil {
+		return x.BytesWritten
+	}
+	return 0
+}
+
+func (x *Counters) GetLost() []*Loss {
+	if x != nil {
+		return x.Lost
+	}
+	return nil
+}
+
+// ReasonCount is a count of launches without timestamps for one reason.
+type ReasonCount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reason        NoTimestampReason      `protobuf:"varint,1,opt,name=reason,proto3,enum=zestall.v1.NoTimestampReason" json:"reason,omitempty"`
+	Count         uint64                 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReasonCount) Reset() {
+	*x = ReasonCount{}
+	mi := &file_zestall_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReasonCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReasonCount) ProtoMessage() {}
+
+func (x *ReasonCount) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReasonCount.ProtoReflect.Descriptor instead.
+func (*ReasonCount) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ReasonCount) GetReason() NoTimestampReason {
+	if x != nil {
+		return x.Reason
+	}
+	return NoTimestampReason_NO_TIMESTAMP_REASON_UNSPECIFIED
+}
+
+func (x *ReasonCount) GetCount() uint64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// Loss counts items zestall had to drop.
+type Loss struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What was lost and why, short and stable (tools group by it).
+	What string `protobuf:"bytes,1,opt,name=what,proto3" json:"what,omitempty"`
+	// How many items.
+	Count         uint64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Loss) Reset() {
+	*x = Loss{}
+	mi := &file_zestall_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Loss) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Loss) ProtoMessage() {}
+
+func (x *Loss) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Loss.ProtoReflect.Descriptor instead.
+func (*Loss) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Loss) GetWhat() string {
+	if x != nil {
+		return x.What
+	}
+	return ""
+}
+
+func (x *Loss) GetCount() uint64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+var File_zestall_proto protoreflect.FileDescriptor
+
+const file_zestall_proto_rawDesc = "" +
+	"\n" +
+	"\rzestall.proto\x12\n" +
+	"zestall.v1\"\xb6\x04\n" +
+	"\x06Record\x12,\n" +
+	"\x06header\x18\x01 \x01(\v2\x12.zestall.v1.HeaderH\x00R\x06header\x12,\n" +
+	"\x06module\x18\x02 \x01(\v2\x12.zestall.v1.ModuleH\x00R\x06module\x12H\n" +
+	"\x10module_destroyed\x18\x03 \x01(\v2\x1b.zestall.v1.ModuleDestroyedH\x00R\x0fmoduleDestroyed\x12,\n" +
+	"\x06kernel\x18\x04 \x01(\v2\x12.zestall.v1.KernelH\x00R\x06kernel\x12H\n" +
+	"\x10kernel_destroyed\x18\x05 \x01(\v2\x1b.zestall.v1.KernelDestroyedH\x00R\x0fkernelDestroyed\x12,\n" +
+	"\x06launch\x18\x06 \x01(\v2\x12.zestall.v1.LaunchH\x00R\x06launch\x126\n" +
+	"\n" +
+	"stall_rows\x18\a \x01(\v2\x15.zestall.v1.StallRowsH\x00R\tstallRows\x12>\n" +
+	"\funattributed\x18\b \x01(\v2\x18.zestall.v1.UnattributedH\x00R\funattributed\x12,\n" +
+	"\x06window\x18\t \x01(\v2\x12.zestall.v1.WindowH\x00R\x06window\x122\n" +
+	"\bcounters\x18\n" +
+	" \x01(\v2\x14.zestall.v1.CountersH\x00R\bcountersB\x06\n" +
+	"\x04kind\"\xe9\x02\n" +
+	"\x06Header\x12%\n" +
+	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
+	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
+	"\x03pid\x18\x03 \x01(\rR\x03pid\x12\x1e\n" +
+	"\bmpi_rank\x18\x04 \x01(\rH\x00R\ampiRank\x88\x01\x01\x12\x1b\n" +
+	"\thost_name\x18\x05 \x01(\tR\bhostName\x12\x12\n" +
+	"\x04argv\x18\x06 \x03(\tR\x04argv\x12\"\n" +
+	"\rstart_host_ns\x18\a \x01(\x04R\vstartHostNs\x12\"\n" +
+	"\rstart_unix_ns\x18\b \x01(\x03R\vstartUnixNs\x12/\n" +
+	"\x06config\x18\t \x03(\v2\x17.zestall.v1.ConfigEntryR\x06config\x12,\n" +
+	"\adevices\x18\n" +
+	" \x03(\v2\x12.zestall.v1.DeviceR\adevicesB\v\n" +
+	"\t_mpi_rank\"`\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x12)\n" +
+	"\x10from_environment\x18\x03 \x01(\bR\x0ffromEnvironment\"\x85\x04\n" +
+	"\x06Device\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1b\n" +
+	"\tparent_id\x18\x02 \x01(\rR\bparentId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\"\n" +
+	"\rpci_device_id\x18\x04 \x01(\rR\vpciDeviceId\x12\x1a\n" +
+	"\bplatform\x18\x05 \x01(\tR\bplatform\x12\x1d\n" +
+	"\n" +
+	"ip_version\x18\x06 \x01(\rR\tipVersion\x12-\n" +
+	"\x10sub_device_index\x18\a \x01(\rH\x00R\x0esubDeviceIndex\x88\x01\x01\x12\"\n" +
+	"\rxe_core_count\x18\b \x01(\rR\vxeCoreCount\x12,\n" +
+	"\x12timer_frequency_hz\x18\t \x01(\x04R\x10timerFrequencyHz\x120\n" +
+	"\x14timestamp_valid_bits\x18\n" +
+	" \x01(\rR\x12timestampValidBits\x12=\n" +
+	"\x1bkernel_timestamp_valid_bits\x18\v \x01(\rR\x18kernelTimestampValidBits\x12\x12\n" +
+	"\x04uuid\x18\f \x01(\fR\x04uuid\x12@\n" +
+	"\x0estall_sampling\x18\r \x01(\v2\x19.zestall.v1.StallSamplingR\rstallSamplingB\x13\n" +
+	"\x11_sub_device_index\"\xe7\x02\n" +
+	"\rStallSampling\x12\x18\n" +
+	"\aenabled\x18\x01 \x01(\bR\aenabled\x12;\n" +
+	"\n" +
+	"off_reason\x18\x02 \x01(\x0e2\x1c.zestall.v1.StallSamplingOffR\toffReason\x12\x16\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail\x12,\n" +
+	"\ametrics\x18\x04 \x03(\v2\x12.zestall.v1.MetricR\ametrics\x12,\n" +
+	"\x12sampling_period_ns\x18\x05 \x01(\x04R\x10samplingPeriodNs\x12.\n" +
+	"\x13requested_period_ns\x18\x06 \x01(\x04R\x11requestedPeriodNs\x123\n" +
+	"\x16notify_every_n_reports\x18\a \x01(\rR\x13notifyEveryNReports\x12&\n" +
+	"\x0fsub_device_sets\x18\b \x01(\rR\rsubDeviceSets\"u\n" +
+	"\x06Metric\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
+	"\x05units\x18\x03 \x01(\tR\x05units\x12\x1f\n" +
+	"\vmetric_type\x18\x04 \x01(\rR\n" +
+	"metricType\"\x97\x02\n" +
+	"\x06Module\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
+	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12!\n" +
+	"\fcontent_hash\x18\x03 \x01(\fR\vcontentHash\x12#\n" +
+	"\rnative_binary\x18\x04 \x01(\fR\fnativeBinary\x12\x1d\n" +
+	"\n" +
+	"debug_info\x18\x05 \x01(\fR\tdebugInfo\x12*\n" +
+	"\x11content_module_id\x18\x06 \x01(\x04R\x0fcontentModuleId\x12&\n" +
+	"\x0fcreated_host_ns\x18\a \x01(\x04R\rcreatedHostNs\x12%\n" +
+	"\x0emissing_detail\x18\b \x01(\tR\rmissingDetail\":\n" +
+	"\x0fModuleDestroyed\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x17\n" +
+	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\"\xdb\x01\n" +
+	"\x06Kernel\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
+	"\tmodule_id\x18\x02 \x01(\x04R\bmoduleId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12%\n" +
+	"\x0edemangled_name\x18\x04 \x01(\tR\rdemangledName\x12!\n" +
+	"\fbase_address\x18\x05 \x01(\x04R\vbaseAddress\x12\x19\n" +
+	"\bisa_size\x18\x06 \x01(\x04R\aisaSize\x12+\n" +
+	"\x12valid_from_host_ns\x18\a \x01(\x04R\x0fvalidFromHostNs\"P\n" +
+	"\x0fKernelDestroyed\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
+	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xde\x06\n" +
+	"\x06Launch\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
+	"\tkernel_id\x18\x02 \x01(\x04R\bkernelId\x12\x1b\n" +
+	"\tdevice_id\x18\x03 \x01(\rR\bdeviceId\x12\x19\n" +
+	"\bqueue_id\x18\x04 \x01(\x04R\aqueueId\x12&\n" +
+	"\x0fcommand_list_id\x18\x05 \x01(\x04R\rcommandListId\x12*\n" +
+	"\x04kind\x18\x06 \x01(\x0e2\x16.zestall.v1.LaunchKindR\x04kind\x12\x14\n" +
+	"\x05flags\x18\a \x01(\rR\x05flags\x12M\n" +
+	"\x13no_timestamp_reason\x18\b \x01(\x0e2\x1d.zestall.v1.NoTimestampReasonR\x11noTimestampReason\x12\"\n" +
+	"\rgroup_count_x\x18\t \x01(\rR\vgroupCountX\x12\"\n" +
+	"\rgroup_count_y\x18\n" +
+	" \x01(\rR\vgroupCountY\x12\"\n" +
+	"\rgroup_count_z\x18\v \x01(\rR\vgroupCountZ\x12 \n" +
+	"\fgroup_size_x\x18\f \x01(\rR\n" +
+	"groupSizeX\x12 \n" +
+	"\fgroup_size_y\x18\r \x01(\rR\n" +
+	"groupSizeY\x12 \n" +
+	"\fgroup_size_z\x18\x0e \x01(\rR\n" +
+	"groupSizeZ\x12$\n" +
+	"\x0ehost_append_ns\x18\x0f \x01(\x04R\fhostAppendNs\x12&\n" +
+	"\x0fdevice_start_ns\x18\x10 \x01(\x04R\rdeviceStartNs\x12\"\n" +
+	"\rdevice_end_ns\x18\x11 \x01(\x04R\vdeviceEndNs\x12'\n" +
+	"\x0fexecution_index\x18\x12 \x01(\rR\x0eexecutionIndex\x124\n" +
+	"\x14host_append_delta_ns\x18\x14 \x01(\x12H\x00R\x11hostAppendDeltaNs\x88\x01\x01\x121\n" +
+	"\x15device_start_delay_ns\x18\x15 \x01(\x12R\x12deviceStartDelayNs\x12,\n" +
+	"\x12device_duration_ns\x18\x16 \x01(\x04R\x10deviceDurationNs\x12\x19\n" +
+	"\bid_delta\x18\x17 \x01(\x12R\aidDeltaB\x17\n" +
+	"\x15_host_append_delta_ns\"\xda\x03\n" +
+	"\tStallRows\x12\x1b\n" +
+	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
+	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12-\n" +
+	"\x10sub_device_index\x18\x03 \x01(\rH\x00R\x0esubDeviceIndex\x88\x01\x01\x12>\n" +
+	"\vattribution\x18\x04 \x01(\x0e2\x1c.zestall.v1.StallAttributionR\vattribution\x12\x1b\n" +
+	"\tlaunch_id\x18\x05 \x01(\x04R\blaunchId\x120\n" +
+	"\x14candidate_launch_ids\x18\x06 \x03(\x04R\x12candidateLaunchIds\x12/\n" +
+	"\x14window_start_host_ns\x18\a \x01(\x04R\x11windowStartHostNs\x12+\n" +
+	"\x12window_end_host_ns\x18\b \x01(\x04R\x0fwindowEndHostNs\x12!\n" +
+	"\fcolumn_count\x18\t \x01(\rR\vcolumnCount\x12#\n" +
+	"\roffset_deltas\x18\n" +
+	" \x03(\x04R\foffsetDeltas\x12\x1a\n" +
+	"\bcounters\x18\v \x03(\x04R\bcountersB\x13\n" +
+	"\x11_sub_device_index\"\xb3\x02\n" +
+	"\fUnattributed\x12\x1b\n" +
+	"\tdevice_id\x18\x01 \x01(\rR\bdeviceId\x12-\n" +
+	"\x10sub_device_index\x18\x02 \x01(\rH\x00R\x0esubDeviceIndex\x88\x01\x01\x12/\n" +
+	"\x14window_start_host_ns\x18\x03 \x01(\x04R\x11windowStartHostNs\x12+\n" +
+	"\x12window_end_host_ns\x18\x04 \x01(\x04R\x0fwindowEndHostNs\x12!\n" +
+	"\fcolumn_count\x18\x05 \x01(\rR\vcolumnCount\x12%\n" +
+	"\x0eaddress_deltas\x18\x06 \x03(\x04R\raddressDeltas\x12\x1a\n" +
+	"\bcounters\x18\a \x03(\x04R\bcountersB\x13\n" +
+	"\x11_sub_device_index\"\xb1\x01\n" +
+	"\x06Window\x12*\n" +
+	"\x04edge\x18\x01 \x01(\x0e2\x16.zestall.v1.WindowEdgeR\x04edge\x12\x17\n" +
+	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
+	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
+	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xdd\x04\n" +
+	"\bCounters\x12\x14\n" +
+	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
+	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
+	"\rlaunches_seen\x18\x03 \x01(\x04R\flaunchesSeen\x12%\n" +
+	"\x0elaunches_timed\x18\x04 \x01(\x04R\rlaunchesTimed\x12U\n" +
+	"\x1alaunches_without_timestamp\x18\x05 \x03(\v2\x17.zestall.v1.ReasonCountR\x18launchesWithoutTimestamp\x12,\n" +
+	"\x12stall_records_read\x18\x06 \x01(\x04R\x10stallRecordsRead\x128\n" +
+	"\x18stall_samples_attributed\x18\a \x01(\x04R\x16stallSamplesAttributed\x12<\n" +
+	"\x1astall_samples_unattributed\x18\b \x01(\x04R\x18stallSamplesUnattributed\x12.\n" +
+	"\x13stall_drop_warnings\x18\t \x01(\x04R\x11stallDropWarnings\x125\n" +
+	"\x17stall_drop_flag_records\x18\n" +
+	" \x01(\x04R\x14stallDropFlagRecords\x12'\n" +
+	"\x0frecords_written\x18\v \x01(\x04R\x0erecordsWritten\x12#\n" +
+	"\rbytes_written\x18\f \x01(\x04R\fbytesWritten\x12$\n" +
+	"\x04lost\x18\r \x03(\v2\x10.zestall.v1.LossR\x04lost\"Z\n" +
+	"\vReasonCount\x125\n" +
+	"\x06reason\x18\x01 \x01(\x0e2\x1d.zestall.v1.NoTimestampReasonR\x06reason\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x04R\x05count\"0\n" +
+	"\x04Loss\x12\x12\n" +
+	"\x04what\x18\x01 \x01(\tR\x04what\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x04R\x05count*\xe9\x01\n" +
+	"\x10StallSamplingOff\x12\"\n" +
+	"\x1eSTALL_SAMPLING_OFF_UNSPECIFIED\x10\x00\x12\x1f\n" +
+	"\x1bSTALL_SAMPLING_OFF_DISABLED\x10\x01\x12*\n" +
+	"&STALL_SAMPLING_OFF_METRICS_NOT_ENABLED\x10\x02\x12\x1f\n" +
+	"\x1bSTALL_SAMPLING_OFF_NO_GROUP\x10\x03\x12\"\n" +
+	"\x1eSTALL_SAMPLING_OFF_OPEN_FAILED\x10\x04\x12\x1f\n" +
+	"\x1bSTALL_SAMPLING_OFF_VIA_ROOT\x10\x05*~\n" +
+	"\n" +
+	"LaunchKind\x12\x16\n" +
+	"\x12LAUNCH_KIND_KERNEL\x10\x00\x12\x1b\n" +
+	"\x17LAUNCH_KIND_COOPERATIVE\x10\x01\x12\x18\n" +
+	"\x14LAUNCH_KIND_INDIRECT\x10\x02\x12!\n" +
+	"\x1dLAUNCH_KIND_MULTIPLE_INDIRECT\x10\x03*\xce\x01\n" +
+	"\n" +
+	"LaunchFlag\x12\x14\n" +
+	"\x10LAUNCH_FLAG_NONE\x10\x00\x12!\n" +
+	"\x1dLAUNCH_FLAG_TIMESTAMP_SWAPPED\x10\x01\x12\x1c\n" +
+	"\x18LAUNCH_FLAG_NO_TIMESTAMP\x10\x02\x12\x19\n" +
+	"\x15LAUNCH_FLAG_APP_EVENT\x10\x04\x12\x17\n" +
+	"\x13LAUNCH_FLAG_WRAPPED\x10\b\x12\x1a\n" +
+	"\x16LAUNCH_FLAG_SERIALIZED\x10\x10\x12\x19\n" +
+	"\x15LAUNCH_FLAG_IMMEDIATE\x10 *\xb7\x02\n" +
+	"\x11NoTimestampReason\x12#\n" +
+	"\x1fNO_TIMESTAMP_REASON_UNSPECIFIED\x10\x00\x12&\n" +
+	"\"NO_TIMESTAMP_REASON_POOL_EXHAUSTED\x10\x01\x12#\n" +
+	"\x1fNO_TIMESTAMP_REASON_EVENT_ERROR\x10\x02\x12%\n" +
+	"!NO_TIMESTAMP_REASON_NOT_COMPLETED\x10\x03\x12\x1c\n" +
+	"\x18NO_TIMESTAMP_REASON_EXIT\x10\x04\x12 \n" +
+	"\x1cNO_TIMESTAMP_REASON_DISABLED\x10\x05\x12#\n" +
+	"\x1fNO_TIMESTAMP_REASON_UNSUPPORTED\x10\x06\x12$\n" +
+	" NO_TIMESTAMP_REASON_QUERY_FAILED\x10\a*l\n" +
+	"\x10StallAttribution\x12\x1c\n" +
+	"\x18STALL_ATTRIBUTION_KERNEL\x10\x00\x12\x1c\n" +
+	"\x18STALL_ATTRIBUTION_LAUNCH\x10\x01\x12\x1c\n" +
+	"\x18STALL_ATTRIBUTION_SHARED\x10\x02*V\n" +
+	"\n" +
+	"WindowEdge\x12\x1b\n" +
+	"\x17WINDOW_EDGE_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11WINDOW_EDGE_START\x10\x01\x12\x14\n" +
+	"\x10WINDOW_EDGE_STOP\x10\x02*\x9f\x01\n" +
+	"\vWindowCause\x12\x1c\n" +
+	"\x18WINDOW_CAUSE_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11WINDOW_CAUSE_INIT\x10\x01\x12\x15\n" +
+	"\x11WINDOW_CAUSE_EXIT\x10\x02\x12\x15\n" +
+	"\x11WINDOW_CAUSE_USER\x10\x03\x12\x16\n" +
+	"\x12WINDOW_CAUSE_ERROR\x10\x04\x12\x15\n" +
+	"\x11WINDOW_CAUSE_FORK\x10\x05B,Z*github.com/zestall/zestall/proto/zestallpbb\x06proto3"
+
+var (
+	file_zestall_proto_rawDescOnce sync.Once
+	file_zestall_proto_rawDescData []byte
+)
+
+func file_zestall_proto_rawDescGZIP() []byte {
+	file_zestall_proto_rawDescOnce.Do(func() {
+		file_zestall_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)))
+	})
+	return file_zestall_proto_rawDescData
+}
+
+var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_zestall_proto_goTypes = []any{
+	(StallSamplingOff)(0),   // 0: zestall.v1.StallSamplingOff
+	(LaunchKind)(0),         // 1: zestall.v1.LaunchKind
+	(LaunchFlag)(0),         // 2: zestall.v1.LaunchFlag
+	(NoTimestampReason)(0),  // 3: zestall.v1.NoTimestampReason
+	(StallAttribution)(0),   // 4: zestall.v1.StallAttribution
+	(WindowEdge)(0),         // 5: zestall.v1.WindowEdge
+	(WindowCause)(0),        // 6: zestall.v1.WindowCause
+	(*Record)(nil),          // 7: zestall.v1.Record
+	(*Header)(nil),          // 8: zestall.v1.Header
+	(*ConfigEntry)(nil),     // 9: zestall.v1.ConfigEntry
+	(*Device)(nil),          // 10: zestall.v1.Device
+	(*StallSampling)(nil),   // 11: zestall.v1.StallSampling
+	(*Metric)(nil),          // 12: zestall.v1.Metric
+	(*Module)(nil),          // 13: zestall.v1.Module
+	(*ModuleDestroyed)(nil), // 14: zestall.v1.ModuleDestroyed
+	(*Kernel)(nil),          // 15: zestall.v1.Kernel
+	(*KernelDestroyed)(nil), // 16: zestall.v1.KernelDestroyed
+	(*Launch)(nil),          // 17: zestall.v1.Launch
+	(*StallRows)(nil),       // 18: zestall.v1.StallRows
+	(*Unattributed)(nil),    // 19: zestall.v1.Unattributed
+	(*Window)(nil),          // 20: zestall.v1.Window
+	(*Counters)(nil),        // 21: zestall.v1.Counters
+	(*ReasonCount)(nil),     // 22: zestall.v1.ReasonCount
+	(*Loss)(nil),            // 23: zestall.v1.Loss
+}
+var file_zestall_proto_depIdxs = []int32{
+	8,  // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
+	13, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
+	14, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
+	15, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
+	16, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
+	17, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
+	18, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
+	19, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
+	20, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
+	21, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
+	9,  // 10: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
+	10, // 11: zestall.v1.Header.devices:type_name -> zestall.v1.Device
+	11, // 12: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
+	0,  // 13: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
+	12, // 14: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
+	1,  // 15: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
+	3,  // 16: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
+	4,  // 17: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
+	5,  // 18: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
+	6,  // 19: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
+	22, // 20: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
+	23, // 21: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
+	3,  // 22: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
+}
+
+func init() { file_zestall_proto_init() }
+func file_zestall_proto_init() {
+	if File_zestall_proto != nil {
+		return
+	}
+	file_zestall_proto_msgTypes[0].OneofWrappers = []any{
+		(*Record_Header)(nil),
+		(*Record_Module)(nil),
+		(*Record_ModuleDestroyed)(nil),
+		(*Record_Kernel)(nil),
+		(*Record_KernelDestroyed)(nil),
+		(*Record_Launch)(nil),
+		(*Record_StallRows)(nil),
+		(*Record_Unattributed)(nil),
+		(*Record_Window)(nil),
+		(*Record_Counters)(nil),
+	}
+	file_zestall_proto_msgTypes[1].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[3].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[10].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[11].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[12].OneofWrappers = []any{}
+	type x struct{}
+	out := protoimpl.TypeBuilder{
+		File: protoimpl.DescBuilder{
+			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)),
+			NumEnums:      7,
+			NumMessages:   17,
+			NumExtensions: 0,
+			NumServices:   0,
+		},
+		GoTypes:           file_zestall_proto_goTypes,
+		DependencyIndexes: file_zestall_proto_depIdxs,
+		EnumInfos:         file_zestall_proto_enumTypes,
+		MessageInfos:      file_zestall_proto_msgTypes,
+	}.Build()
+	File_zestall_proto = out.File
+	file_zestall_proto_goTypes = nil
+	file_zestall_proto_depIdxs = nil
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets up, builds, and profiles a sample application on the simulated
+# Level-Zero device through Debian's real loader and tracing layer, then
+# prints zestall's report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export PATH="/usr/local/go/bin:$PATH"
+
+bash scripts/setup.sh
+bash scripts/build.sh
+
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/zestall-demo.XXXXXX")
+echo "== profiling build/bin/zestall-multi (4 threads) on the simulated PVC device" >&2
+# ZE_ENABLE_ALT_DRIVERS points the loader at the simulated driver only
+# (never at Debian's libze_intel_gpu.so.1, which crashes without a GPU).
+env ZE_ENABLE_ALT_DRIVERS="$ROOT/build/lib/libze_zestall_sim.so" \
+    ZE_ENABLE_TRACING_LAYER=1 \
+    ZET_ENABLE_METRICS=1 \
+    ZESTALL_KERNELS="$ROOT/test/kernels" \
+    ZESTALL_OUTPUT="$OUT/demo.%p.zst" \
+    LD_PRELOAD="$ROOT/build/lib/libzestall.so" \
+    "$ROOT/build/bin/zestall-multi" 4
+
+echo "== zestall report" >&2
+"$ROOT/build/bin/zestall" report "$OUT"/demo.*.zst
+echo "(output kept in $OUT)" >&2

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test:
+#   1. the build (build/): C with -Wall -Wextra -Werror, Go c-shared + CLI;
+#   2. Go: go vet, CGO_ENABLED=0 builds of the pure-Go packages, and the race
+#      detector over every package, including the end-to-end tests that run
+#      the sample apps through the real loader with libzestall.so;
+#   3. the C code built with AddressSanitizer + UndefinedBehaviorSanitizer
+#      (build-asan/): conformance suite, unit tests and apps;
+#   4. the full ctest suite of build/, last, so the closing line is ctest's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export PATH="/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:$PATH"
+
+bash scripts/setup.sh
+# protoc-gen-go, pinned to go.mod's protobuf version: the test that checks
+# proto/zestallpb against proto/zestall.proto needs it.
+PBVER=$(go list -m -f '{{.Version}}' google.golang.org/protobuf)
+if ! command -v protoc-gen-go >/dev/null || [ "$(protoc-gen-go --version 2>/dev/null | awk '{print $2}')" != "$PBVER" ]; then
+  go install "google.golang.org/protobuf/cmd/protoc-gen-go@$PBVER"
+fi
+
+echo "== build (build/)" >&2
+bash scripts/build.sh
+
+echo "== go vet / go test -race" >&2
+go vet ./...
+CGO_ENABLED=0 go build ./collector/... ./proto/... ./cmd/... ./test/groundtruth/...
+ZESTALL_BUILD_DIR="$ROOT/build" go test -race -count=1 ./...
+
+echo "== sanitizers (build-asan/)" >&2
+bash scripts/test-sanitize.sh
+
+echo "== ctest (build/)" >&2
+cd build
+ctest -j"$(nproc)" --output-on-failure --timeout 600

@@ -1,0 +1,119 @@
+/*
+ * zestall-bench-launch: launch-bound micro-benchmark for measuring the
+ * profiler's per-launch overhead.
+ *   zestall-bench-launch [launches per thread = 100000] [threads = 1] [imm|regular]
+ * Each thread has its own command list (immediate, or regular executed on
+ * its own queue every BATCH launches), launches one tiny kernel without
+ * events, and measures its launch loop with CLOCK_MONOTONIC (wall) and
+ * CLOCK_THREAD_CPUTIME_ID (CPU). Prints one line of JSON.
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "app_common.h"
+
+#define BATCH 4096
+
+static app_env_t env;
+static ze_module_handle_t mod;
+static char *kname;
+static long launches = 100000;
+static bool immediate = true;
+static pthread_barrier_t start_barrier;
+
+typedef struct result { double wall_ns, cpu_ns; } result_t;
+
+static uint64_t now_ns(clockid_t c) {
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *worker(void *arg) {
+    result_t *res = arg;
+    void *bufs[1] = {app_alloc_device(&env, 4096)};
+    ze_kernel_handle_t k = app_kernel(mod, kname);
+    app_set_args(k, kname, bufs, 1, 1, 64);
+    ze_event_pool_handle_t pool = app_pool(&env, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1);
+    ze_event_handle_t done = app_event(pool, 0, true);
+    ze_command_queue_handle_t q = NULL;
+    ze_command_list_handle_t l;
+    if (immediate) {
+        l = app_imm_list(&env, env.compute_ordinal, 0);
+    } else {
+        q = app_queue(&env, env.compute_ordinal);
+        l = app_list(&env, env.compute_ordinal);
+    }
+    ze_group_count_t g = {1, 1, 1};
+    pthread_barrier_wait(&start_barrier);
+    uint64_t w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (long i = 0; i < launches; i++) {
+        CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
+        if (!immediate && ((i + 1) % BATCH == 0 || i + 1 == launches)) {
+            CK(zeCommandListClose(l));
+            CK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+            CK(zeCommandQueueSynchronize(q, UINT64_MAX));
+            CK(zeCommandListReset(l));
+        }
+    }
+    uint64_t w1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    if (immediate) {
+        CK(zeCommandListAppendBarrier(l, done, 0, NULL));
+        CK(zeEventHostSynchronize(done, UINT64_MAX));
+    }
+    res->wall_ns = (double)(w1 - w0) / (double)launches;
+    res->cpu_ns = (double)(c1 - c0) / (double)launches;
+    CK(zeCommandListDestroy(l));
+    if (q) CK(zeCommandQueueDestroy(q));
+    CK(zeEventDestroy(done));
+    CK(zeEventPoolDestroy(pool));
+    CK(zeKernelDestroy(k));
+    CK(zeMemFree(env.context, bufs[0]));
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    long threads = 1;
+    if (argc > 1) launches = strtol(argv[1], NULL, 0);
+    if (argc > 2) threads = strtol(argv[2], NULL, 0);
+    if (argc > 3) {
+        if (strcmp(argv[3], "imm") == 0) immediate = true;
+        else if (strcmp(argv[3], "regular") == 0) immediate = false;
+        else app_die("mode must be imm or regular");
+    }
+    if (launches < 1 || threads < 1 || threads > 256)
+        app_die("usage: zestall-bench-launch [launches per thread] [threads] [imm|regular]");
+    app_init(&env);
+    mod = app_module(&env, "stream");
+    char **names;
+    uint32_t nk = app_kernel_names(mod, &names);
+    if (nk == 0) app_die("module has no kernels");
+    kname = names[0];
+    pthread_t *t = calloc((size_t)threads, sizeof *t);
+    result_t *res = calloc((size_t)threads, sizeof *res);
+    if (!t || !res) app_die("out of memory");
+    pthread_barrier_init(&start_barrier, NULL, (unsigned)threads);
+    uint64_t w0 = now_ns(CLOCK_MONOTONIC);
+    for (long i = 0; i < threads; i++)
+        if (pthread_create(&t[i], NULL, worker, &res[i]) != 0) app_die("pthread_create");
+    for (long i = 0; i < threads; i++) pthread_join(t[i], NULL);
+    uint64_t w1 = now_ns(CLOCK_MONOTONIC);
+    pthread_barrier_destroy(&start_barrier);
+    CK(zeModuleDestroy(mod));
+    app_fini(&env);
+
+    double wall = 0, cpu = 0;
+    printf("{\"bench\":\"launch\",\"mode\":\"%s\",\"threads\":%ld,\"launches_per_thread\":%ld,\"kernel\":\"%s\",\"per_thread\":[",
+           immediate ? "imm" : "regular", threads, launches, kname);
+    for (long i = 0; i < threads; i++) {
+        printf("%s{\"wall_ns_per_launch\":%.1f,\"cpu_ns_per_launch\":%.1f}", i ? "," : "", res[i].wall_ns, res[i].cpu_ns);
+        wall += res[i].wall_ns;
+        cpu += res[i].cpu_ns;
+    }
+    printf("],\"wall_ns_per_launch\":%.1f,\"cpu_ns_per_launch\":%.1f,\"aggregate_ns_per_launch\":%.1f,\"total_wall_ns\":%llu}\n",
+           wall / threads, cpu / threads, (double)(w1 - w0) / (double)(threads * launches), (unsigned long long)(w1 - w0));
+    app_free_names(names, nk);
+    free(t);
+    free(res);
+    return 0;
+}

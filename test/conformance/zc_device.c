@@ -1,0 +1,177 @@
+/*
+ * zc_device.c — driver and device checks: repeated zeInit, device
+ * hierarchy, properties consumers assert on, global timestamps, kernel
+ * timestamps of events.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "zc.h"
+
+static void test_repeated_init(void) {
+    CHECK_RES(zeInit(0), ZE_RESULT_SUCCESS, "repeated zeInit(0)");
+    CHECK_RES(zeInit(ZE_INIT_FLAG_GPU_ONLY), ZE_RESULT_SUCCESS, "repeated zeInit(GPU_ONLY)");
+    CHECK_RES(zeInit(0), ZE_RESULT_SUCCESS, "repeated zeInit(0) again");
+    uint32_t n = 1;
+    ze_driver_handle_t d = NULL;
+    CHECK_RES(zeDriverGet(&n, &d), ZE_RESULT_SUCCESS, "zeDriverGet after repeated zeInit");
+    CHECK_TRUE(d == zc.driver, "same driver handle after repeated zeInit");
+    ze_device_handle_t devs[16];
+    n = 16;
+    CHECK_RES(zeDeviceGet(zc.driver, &n, devs), ZE_RESULT_SUCCESS, "zeDeviceGet after repeated zeInit");
+    CHECK_U64(n, zc.num_devices, "same device count after repeated zeInit");
+    CHECK_TRUE(n > 0 && devs[0] == zc.devices[0], "same device handle after repeated zeInit");
+}
+
+static void test_hierarchy(void) {
+    uint32_t tiles = zc_exp.model == ZC_PVC ? 2 : 1;
+    for (uint32_t i = 0; i < zc.num_devices; i++) {
+        ze_device_handle_t subs[8];
+        uint32_t ns = zc_subdevices(zc.devices[i], subs, 8);
+        if (zc_exp.composite) {
+            if (zc_exp.model != ZC_PVC_XL) CHECK_U64(ns, tiles > 1 ? tiles : 0, "COMPOSITE: sub-devices of the root");
+            for (uint32_t s = 0; s < ns; s++) {
+                ze_device_properties_t p;
+                CHECK_TRUE(zc_device_props(subs[s], &p, false), "sub-device properties");
+                CHECK_TRUE(p.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE, "sub-device has FLAG_SUBDEVICE");
+                CHECK_U64(p.subdeviceId, s, "sub-device id");
+            }
+        } else {
+            CHECK_U64(ns, 0, "FLAT: a root device has no sub-devices");
+        }
+    }
+    if (zc_exp.model == ZC_PVC_XL) return; /* tile count of the XL model is the driver's choice */
+    if (zc_exp.composite) CHECK_U64(zc.num_devices, 1, "COMPOSITE: one root device per card");
+    else CHECK_U64(zc.num_devices, tiles, "FLAT: one root device per tile");
+}
+
+static void test_properties(void) {
+    for (uint32_t i = 0; i < zc.num_devices; i++) {
+        ze_device_properties_t p0, p2;
+        if (!zc_device_props(zc.devices[i], &p0, false) || !zc_device_props(zc.devices[i], &p2, true)) {
+            CHECK(false, "zeDeviceGetProperties", "failed");
+            continue;
+        }
+        CHECK_U64(p0.type, ZE_DEVICE_TYPE_GPU, "device type GPU");
+        CHECK_U64(p0.vendorId, 0x8086, "vendor id Intel");
+        CHECK(p0.name[0] != 0 && strstr(p0.name, "Intel") != NULL, "device name", "got \"%s\"", p0.name);
+        CHECK(p0.timerResolution != 0, "timerResolution (ns/cycle, 1.0 stype) non-zero", "got %llu",
+              (unsigned long long)p0.timerResolution);
+        CHECK(p2.timerResolution != 0, "timerResolution (cycles/s, 1.2 stype) non-zero", "got %llu",
+              (unsigned long long)p2.timerResolution);
+        if (p2.timerResolution) {
+            double ns = 1e9 / (double)p2.timerResolution;
+            CHECK((double)p0.timerResolution >= ns - 1.0 && (double)p0.timerResolution <= ns + 1.0,
+                  "timerResolution 1.0 stype = 1e9 / 1.2 stype", "1.2: %llu Hz, 1.0: %llu ns",
+                  (unsigned long long)p2.timerResolution, (unsigned long long)p0.timerResolution);
+        }
+        CHECK(p0.timestampValidBits > 0 && p0.timestampValidBits <= 64, "timestampValidBits in 1..64", "got %u",
+              p0.timestampValidBits);
+        CHECK(p0.kernelTimestampValidBits > 0 && p0.kernelTimestampValidBits <= 64,
+              "kernelTimestampValidBits in 1..64", "got %u", p0.kernelTimestampValidBits);
+        if (zc_exp.model == ZC_PVC || zc_exp.model == ZC_PVC_XL) {
+            CHECK_U64(p0.timestampValidBits, 36, "PVC timestampValidBits");
+            CHECK_U64(p0.kernelTimestampValidBits, 32, "PVC kernelTimestampValidBits");
+        }
+        if (zc_exp.model == ZC_PVC) CHECK_U64(p0.deviceId, 0x0BD5, "PVC (default) device id");
+        if (zc_exp.model == ZC_PVC_XL) CHECK_U64(p0.deviceId, 0x0BD0, "PVC-XL device id");
+        CHECK(p0.numSlices * p0.numSubslicesPerSlice > 0, "Xe-cores (slices x subslices) non-zero", "%u x %u",
+              p0.numSlices, p0.numSubslicesPerSlice);
+        CHECK_U64(p0.deviceId, p2.deviceId, "both stypes give the same device id");
+    }
+}
+
+static uint64_t masked_diff(uint64_t a, uint64_t b, uint32_t bits) {
+    uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+    return (b - a) & mask;
+}
+
+static void test_global_timestamps(void) {
+    ze_device_handle_t d = zc.devices[0];
+    ze_device_properties_t p2, p0;
+    if (!zc_device_props(d, &p2, true) || !zc_device_props(d, &p0, false) || p2.timerResolution == 0) return;
+    uint64_t h0, d0, h1, d1;
+    uint64_t before = zc_host_ns();
+    if (!REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &h0, &d0), "zeDeviceGetGlobalTimestamps")) return;
+    uint64_t after = zc_host_ns();
+    CHECK(h0 >= before && h0 <= after, "global timestamps: host value is CLOCK_MONOTONIC_RAW",
+          "host %llu outside [%llu, %llu]", (unsigned long long)h0, (unsigned long long)before,
+          (unsigned long long)after);
+    CHECK(p0.timestampValidBits >= 64 || d0 < (1ull << p0.timestampValidBits),
+          "global timestamps: device value within timestampValidBits", "got %#llx", (unsigned long long)d0);
+    zc_sleep_ms(200);
+    if (!REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &h1, &d1), "zeDeviceGetGlobalTimestamps")) return;
+    CHECK(h1 > h0, "global timestamps: host monotonic", "%llu then %llu", (unsigned long long)h0,
+          (unsigned long long)h1);
+    uint64_t dt = masked_diff(d0, d1, p0.timestampValidBits);
+    CHECK(dt > 0, "global timestamps: device monotonic", "%#llx then %#llx", (unsigned long long)d0,
+          (unsigned long long)d1);
+    double dev_ns = (double)dt * 1e9 / (double)p2.timerResolution;
+    double host_ns = (double)(h1 - h0);
+    CHECK(dev_ns > host_ns * 0.98 && dev_ns < host_ns * 1.02,
+          "global timestamps: device ticks / timerResolution match host time over a sleep",
+          "host %.0f ns, device %.0f ns (%llu ticks at %llu Hz)", host_ns, dev_ns, (unsigned long long)dt,
+          (unsigned long long)p2.timerResolution);
+}
+
+static void test_kernel_timestamps(void) {
+    ze_device_handle_t d = zc.devices[0];
+    ze_device_properties_t p0;
+    if (!zc_device_props(d, &p0, false)) return;
+    zc_work_t w;
+    if (!zc_work_open(&w, d, zc.stream_bin, zc.stream_size)) { zc_work_close(&w); return; }
+    uint32_t kbits = p0.kernelTimestampValidBits;
+    uint64_t kmask = kbits >= 64 ? ~0ull : (1ull << kbits) - 1;
+    for (int rep = 0; rep < 3; rep++) {
+        uint64_t h0, d0, h1, d1;
+        ze_kernel_timestamp_result_t ts;
+        REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &h0, &d0), "zeDeviceGetGlobalTimestamps");
+        bool ok = zc_work_launch(&w, (uint32_t)rep % w.nk, 64, &ts);
+        REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &h1, &d1), "zeDeviceGetGlobalTimestamps");
+        if (!ok) break;
+        uint64_t s = ts.global.kernelStart, e = ts.global.kernelEnd;
+        CHECK(s <= kmask && e <= kmask, "kernel timestamps within kernelTimestampValidBits", "start %#llx end %#llx bits %u",
+              (unsigned long long)s, (unsigned long long)e, kbits);
+        uint64_t win = (d1 - d0) & kmask;
+        uint64_t so = (s - d0) & kmask, eo = (e - d0) & kmask;
+        CHECK(so <= win && eo <= win && so <= eo, "kernel timestamps inside the host window of the launch",
+              "window [%#llx, %#llx] (masked %u bits), kernel [%#llx, %#llx]", (unsigned long long)(d0 & kmask),
+              (unsigned long long)(d1 & kmask), kbits, (unsigned long long)s, (unsigned long long)e);
+        CHECK(e != s, "kernel duration non-zero", "start == end == %#llx", (unsigned long long)s);
+        CHECK(((ts.context.kernelEnd - ts.context.kernelStart) & kmask) == ((e - s) & kmask),
+              "context and global kernel durations agree", "context %#llx..%#llx global %#llx..%#llx",
+              (unsigned long long)ts.context.kernelStart, (unsigned long long)ts.context.kernelEnd,
+              (unsigned long long)s, (unsigned long long)e);
+    }
+    /* status semantics of a host-visible event */
+    ze_kernel_timestamp_result_t nts;
+    CHECK_RES(zeEventQueryKernelTimestamp(w.ev, &nts), ZE_RESULT_NOT_READY,
+              "zeEventQueryKernelTimestamp on an unsignalled event -> NOT_READY");
+    CHECK_RES(zeEventQueryStatus(w.ev), ZE_RESULT_NOT_READY, "event NOT_READY after host reset");
+    CHECK_RES(zeEventHostSignal(w.ev), ZE_RESULT_SUCCESS, "zeEventHostSignal");
+    CHECK_RES(zeEventQueryStatus(w.ev), ZE_RESULT_SUCCESS, "event SUCCESS after host signal");
+    CHECK_RES(zeEventHostReset(w.ev), ZE_RESULT_SUCCESS, "zeEventHostReset");
+    CHECK_RES(zeEventHostSynchronize(w.ev, 0), ZE_RESULT_NOT_READY, "zeEventHostSynchronize(timeout 0) NOT_READY");
+    zc_work_close(&w);
+}
+
+static void test_bad_handles(void) {
+    ze_device_properties_t p;
+    memset(&p, 0, sizeof p);
+    p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+    CHECK_RES(zeDeviceGetProperties(zc.devices[0], NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+              "zeDeviceGetProperties(NULL) INVALID_NULL_POINTER");
+    uint32_t n = 0;
+    CHECK_RES(zeDeviceGetSubDevices(zc.devices[0], NULL, NULL), ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+              "zeDeviceGetSubDevices(NULL count)");
+    (void)n;
+}
+
+void zc_test_device(void) {
+    test_repeated_init();
+    test_hierarchy();
+    test_properties();
+    test_global_timestamps();
+    test_kernel_timestamps();
+    test_bad_handles();
+}

@@ -1,0 +1,389 @@
+// Package e2e runs the sample applications through Debian's real
+// Level-Zero loader and tracing layer on the simulated device, with and
+// without libzestall.so, and checks zestall's output against the device's
+// ground truth and the application's behaviour against a run without
+// zestall.
+//
+// The tests need the build tree (scripts/build.sh). They look for it in
+// $ZESTALL_BUILD_DIR, else ../../build; when it is missing they skip with
+// that reason, unless ZESTALL_BUILD_DIR is set (as scripts/test.sh does),
+// in which case they fail.
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/test/groundtruth"
+)
+
+type tree struct {
+	root, build string
+	sim, layer  string
+}
+
+func buildTree(t *testing.T) tree {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("ZESTALL_BUILD_DIR")
+	required := dir != ""
+	if dir == "" {
+		dir = filepath.Join(root, "build")
+	}
+	tr := tree{root: root, build: dir,
+		sim:   filepath.Join(dir, "lib", "libze_zestall_sim.so"),
+		layer: filepath.Join(dir, "lib", "libzestall.so")}
+	for _, p := range []string{tr.sim, tr.layer, filepath.Join(dir, "bin", "zestall-simple")} {
+		if _, err := os.Stat(p); err != nil {
+			if required {
+				t.Fatalf("ZESTALL_BUILD_DIR=%s but %s is missing", dir, p)
+			}
+			t.Skipf("build tree not found (%s missing): run scripts/build.sh or set ZESTALL_BUILD_DIR", p)
+		}
+	}
+	return tr
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs a sample app. env entries override the base environment, which
+// always points the loader at the simulated driver only.
+func (tr tree) run(t *testing.T, dir string, preload bool, env map[string]string, app string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(tr.build, "bin", app), args...)
+	cmd.Dir = dir
+	base := map[string]string{
+		"ZE_ENABLE_ALT_DRIVERS":   tr.sim,
+		"ZE_ENABLE_TRACING_LAYER": "1",
+		"ZESTALL_KERNELS":         filepath.Join(tr.root, "test", "kernels"),
+	}
+	for k, v := range env {
+		base[k] = v
+	}
+	if preload {
+		base["LD_PRELOAD"] = tr.layer
+	}
+	var e []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := base[k]; over || k == "LD_PRELOAD" || strings.HasPrefix(k, "ZESTALL_") || strings.HasPrefix(k, "ZESIM_") || strings.HasPrefix(k, "ZE_") || strings.HasPrefix(k, "ZET_") {
+			continue
+		}
+		e = append(e, kv)
+	}
+	for k, v := range base {
+		if v != "" {
+			e = append(e, k+"="+v)
+		}
+	}
+	cmd.Env = e
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	r := result{stdout: so.String(), stderr: se.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("running %s: %v", app, err)
+	}
+	return r
+}
+
+func readRecords(t *testing.T, path string) []*pb.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []*pb.Record
+	r := stream.NewReader(f)
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return recs
+		}
+		if err != nil {
+			t.Fatalf("reading %s: %v", path, err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+func outputs(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCapture: every module and kernel the app created is in the file with
+// the names, base addresses and sizes the device used, kernels re-created
+// at the same address are told apart, and every launch was seen.
+func TestCapture(t *testing.T) {
+	tr := buildTree(t)
+	tests := []struct {
+		app  string
+		args []string
+	}{
+		{"zestall-simple", []string{"5"}},
+		{"zestall-multi", []string{"4"}},
+		{"zestall-churn", []string{"6"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.app, func(t *testing.T) {
+			dir := t.TempDir()
+			gt := filepath.Join(dir, "truth.jsonl")
+			env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.%p.zst"), "ZESIM_GROUND_TRUTH": gt}
+			base := tr.run(t, dir, false, map[string]string{"ZESIM_GROUND_TRUTH": ""}, tt.app, tt.args...)
+			got := tr.run(t, dir, true, env, tt.app, tt.args...)
+			if got.code != 0 || base.code != 0 {
+				t.Fatalf("exit %d (without zestall %d); stderr:\n%s", got.code, base.code, got.stderr)
+			}
+			if got.stdout != base.stdout {
+				t.Errorf("stdout changed by zestall:\n%s\nwant:\n%s", got.stdout, base.stdout)
+			}
+			files := outputs(t, dir)
+			if len(files) != 1 {
+				t.Fatalf("want 1 output file, got %v; stderr:\n%s", files, got.stderr)
+			}
+			truth, err := groundtruth.Read(gt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCapture(t, readRecords(t, files[0]), truth)
+		})
+	}
+}
+
+func checkCapture(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
+	t.Helper()
+	if len(recs) == 0 || recs[0].GetHeader() == nil {
+		t.Fatalf("first record is not a header")
+	}
+	modules := map[uint64]*pb.Module{}
+	type life struct{ from, until uint64 }
+	var kernels []*pb.Kernel
+	var final *pb.Counters
+	for _, r := range recs {
+		switch {
+		case r.GetModule() != nil:
+			m := r.GetModule()
+			modules[m.Id] = m
+			src := m
+			if m.ContentModuleId != 0 {
+				src = modules[m.ContentModuleId]
+				if src == nil {
+					t.Errorf("module %d refers to unknown content module %d", m.Id, m.ContentModuleId)
+					continue
+				}
+			}
+			if len(src.NativeBinary) == 0 {
+				t.Errorf("module %d has no native binary (%s)", m.Id, m.MissingDetail)
+			}
+			if len(src.DebugInfo) == 0 {
+				t.Errorf("module %d has no debug info (%s)", m.Id, m.MissingDetail)
+			}
+		case r.GetKernel() != nil:
+			kernels = append(kernels, r.GetKernel())
+		case r.GetCounters() != nil:
+			final = r.GetCounters()
+		}
+	}
+	// Every kernel ISA the device created (ground truth) must appear with
+	// the same name, base and size; a kernel object per zeKernelCreate.
+	type key struct {
+		name string
+		base uint64
+	}
+	wantSize := map[key]uint64{}
+	for _, k := range truth.Kernels {
+		if k.Event == "create" {
+			wantSize[key{k.Name, k.Base}] = k.Size
+		}
+	}
+	seenKey := map[key]bool{}
+	ids := map[uint64]bool{}
+	for _, k := range kernels {
+		if ids[k.Id] {
+			t.Errorf("kernel id %d used twice", k.Id)
+		}
+		ids[k.Id] = true
+		kk := key{k.Name, k.BaseAddress}
+		size, ok := wantSize[kk]
+		if !ok {
+			t.Errorf("kernel %q at %#x is not in the ground truth", k.Name, k.BaseAddress)
+			continue
+		}
+		seenKey[kk] = true
+		if k.IsaSize != size {
+			t.Errorf("kernel %q: isa_size %d, device says %d", k.Name, k.IsaSize, size)
+		}
+		if modules[k.ModuleId] == nil {
+			t.Errorf("kernel %q refers to unknown module %d", k.Name, k.ModuleId)
+		}
+	}
+	// The device creates an ISA per kernel section at module creation; the
+	// application creates kernel objects for some of them. Every kernel
+	// that ran must have been recorded.
+	for _, l := range truth.Launches {
+		if kk := (key{l.Name, l.Base}); !seenKey[kk] {
+			t.Errorf("device ran kernel %q at %#x (launch %d), zestall did not record it", kk.name, kk.base, l.Launch)
+		}
+	}
+	if final == nil || !final.Final {
+		t.Fatalf("no final counters record")
+	}
+	if final.LaunchesSeen < uint64(len(truth.Launches)) {
+		// Regular lists executed several times run more launches than
+		// appends; appends are what the layer counts today.
+		t.Logf("launches seen %d, executed %d", final.LaunchesSeen, len(truth.Launches))
+	}
+	if final.LaunchesSeen == 0 {
+		t.Errorf("no launches seen")
+	}
+	var names []string
+	for kk := range seenKey {
+		names = append(names, kk.name)
+	}
+	sort.Strings(names)
+	t.Logf("%d kernel records, %d distinct (name, base): %v", len(kernels), len(seenKey), names)
+}
+
+// TestReusedAddresses: churn destroys and re-creates kernels at the same
+// GPU address; each creation is its own kernel record with a lifetime.
+func TestReusedAddresses(t *testing.T) {
+	tr := buildTree(t)
+	dir := t.TempDir()
+	res := tr.run(t, dir, true, map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst")}, "zestall-churn", "4")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	recs := readRecords(t, filepath.Join(dir, "out.zst"))
+	byBase := map[uint64][]uint64{}
+	destroyed := map[uint64]bool{}
+	for _, r := range recs {
+		if k := r.GetKernel(); k != nil {
+			byBase[k.BaseAddress] = append(byBase[k.BaseAddress], k.Id)
+		}
+		if d := r.GetKernelDestroyed(); d != nil {
+			destroyed[d.Id] = true
+		}
+	}
+	reused := 0
+	for base, ids := range byBase {
+		if len(ids) < 2 {
+			continue
+		}
+		reused++
+		for _, id := range ids[:len(ids)-1] {
+			if !destroyed[id] {
+				t.Errorf("kernel %d at %#x was replaced at the same address but has no KernelDestroyed", id, base)
+			}
+		}
+	}
+	if reused == 0 {
+		t.Errorf("no base address was reused by churn; the test proves nothing")
+	}
+}
+
+// TestFailureModes: zestall never changes what the application does and
+// says once, on stderr, why it is not profiling.
+func TestFailureModes(t *testing.T) {
+	tr := buildTree(t)
+	tests := []struct {
+		name       string
+		env        map[string]string
+		setup      func(t *testing.T, dir string) // before the run
+		wantStderr string                         // substring; "" = nothing from zestall
+		wantOutput bool
+		check      func(t *testing.T, dir string)
+	}{
+		{name: "no tracing layer", env: map[string]string{"ZE_ENABLE_TRACING_LAYER": ""},
+			wantStderr: "ZE_ENABLE_TRACING_LAYER=1"},
+		{name: "no driver", env: map[string]string{"ZE_ENABLE_ALT_DRIVERS": "/nonexistent/libze_nothing.so"},
+			wantStderr: "zeInit failed"},
+		{name: "existing output file",
+			setup: func(t *testing.T, dir string) {
+				if err := os.WriteFile(filepath.Join(dir, "out.zst"), []byte("keep me"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantStderr: "cannot create the output file",
+			check: func(t *testing.T, dir string) {
+				b, _ := os.ReadFile(filepath.Join(dir, "out.zst"))
+				if string(b) != "keep me" {
+					t.Errorf("existing output file was changed: %q", b)
+				}
+			}},
+		{name: "symlink at output path",
+			setup: func(t *testing.T, dir string) {
+				target := filepath.Join(dir, "victim")
+				if err := os.WriteFile(target, []byte("victim"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, filepath.Join(dir, "out.zst")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantStderr: "cannot create the output file",
+			check: func(t *testing.T, dir string) {
+				b, _ := os.ReadFile(filepath.Join(dir, "victim"))
+				if string(b) != "victim" {
+					t.Errorf("symlink target was written: %q", b)
+				}
+			}},
+		{name: "unwritable directory",
+			env:        map[string]string{"ZESTALL_OUTPUT": "/proc/zestall-cannot-write/out.zst"},
+			wantStderr: "cannot create the output file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst")}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			base := tr.run(t, dir, false, env, "zestall-simple", "3")
+			got := tr.run(t, dir, true, env, "zestall-simple", "3")
+			if got.code != base.code || got.stdout != base.stdout {
+				t.Errorf("zestall changed the application: exit %d vs %d, stdout %q vs %q", got.code, base.code, got.stdout, base.stdout)
+			}
+			var ours []string
+			for _, l := range strings.Split(got.stderr, "\n") {
+				if strings.HasPrefix(l, "zestall:") {
+					ours = append(ours, l)
+				}
+			}
+			if len(ours) != 1 || !strings.Contains(ours[0], tt.wantStderr) {
+				t.Errorf("stderr lines from zestall %q; want exactly one containing %q", ours, tt.wantStderr)
+			}
+			if tt.check != nil {
+				tt.check(t, dir)
+			}
+		})
+	}
+}

@@ -1,0 +1,122 @@
+// Package groundtruth reads what the simulated Level-Zero device really
+// did (ZESIM_GROUND_TRUTH=<file>, JSON lines; schema in test/sim/README.md)
+// so that end-to-end tests can compare zestall's output with it.
+package groundtruth
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Kernel is a {"type":"kernel"} line: a kernel ISA created or destroyed.
+type Kernel struct {
+	Event    string `json:"event"` // "create" or "destroy"
+	Kernel   uint64 `json:"kernel"`
+	Name     string `json:"name"`
+	Base     uint64 `json:"base"`
+	Size     uint64 `json:"size"`
+	CodeSize uint64 `json:"code_size"`
+	Module   uint64 `json:"module"`
+	Device   int    `json:"device"`
+	TimeNs   uint64 `json:"time_ns"`
+}
+
+// Launch is a {"type":"launch"} line: one executed kernel launch.
+type Launch struct {
+	Launch     uint64    `json:"launch"`
+	Kernel     uint64    `json:"kernel"`
+	Name       string    `json:"name"`
+	Base       uint64    `json:"base"`
+	Device     int       `json:"device"`
+	Subdevice  int       `json:"subdevice"`
+	Engine     string    `json:"engine"`
+	CmdList    uint64    `json:"cmdlist"`
+	Immediate  bool      `json:"immediate"`
+	Groups     [3]uint32 `json:"groups"`
+	GroupSize  [3]uint32 `json:"group_size"`
+	StartNs    uint64    `json:"start_ns"`
+	EndNs      uint64    `json:"end_ns"`
+	StartTicks uint64    `json:"start_ticks"`
+	EndTicks   uint64    `json:"end_ticks"`
+}
+
+// Sample is a {"type":"sample"} line: one EU stall record the device
+// produced (Dropped: it did not fit into its Xe-core buffer).
+type Sample struct {
+	Launch    uint64   `json:"launch"`
+	Kernel    uint64   `json:"kernel"`
+	Device    int      `json:"device"`
+	Subdevice int      `json:"subdevice"`
+	XeCore    int      `json:"xecore"`
+	IP        uint64   `json:"ip"`
+	Offset    uint64   `json:"offset"`
+	Counters  []uint64 `json:"counters"`
+	TimeNs    uint64   `json:"t_ns"`
+	Dropped   bool     `json:"dropped"`
+}
+
+// Truth is everything a ground-truth file holds.
+type Truth struct {
+	Config  map[string]any
+	Kernels []Kernel
+	Launches []Launch
+	Samples []Sample
+	Other   int // lines of other types
+}
+
+// Read parses a ground-truth file.
+func Read(path string) (*Truth, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f)
+}
+
+// Parse parses ground-truth JSON lines.
+func Parse(r io.Reader) (*Truth, error) {
+	t := &Truth{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return t, fmt.Errorf("ground truth line %d: %v", line, err)
+		}
+		var err error
+		switch head.Type {
+		case "config":
+			err = json.Unmarshal(b, &t.Config)
+		case "kernel":
+			var k Kernel
+			err = json.Unmarshal(b, &k)
+			t.Kernels = append(t.Kernels, k)
+		case "launch":
+			var l Launch
+			err = json.Unmarshal(b, &l)
+			t.Launches = append(t.Launches, l)
+		case "sample":
+			var s Sample
+			err = json.Unmarshal(b, &s)
+			t.Samples = append(t.Samples, s)
+		default:
+			t.Other++
+		}
+		if err != nil {
+			return t, fmt.Errorf("ground truth line %d: %v", line, err)
+		}
+	}
+	return t, sc.Err()
+}

@@ -1,0 +1,412 @@
+/*
+ * sim.h — internal interfaces of the simulated Level-Zero device
+ * (libze_zestall_sim.so).
+ *
+ * The simulated driver is split by area; each area owns the DDI getters of
+ * its tables:
+ *
+ *   core.c      configuration, device models, ground-truth writer, clocks,
+ *               handle checks, the global/driver/device/context/mem getters,
+ *               every empty getter (image, sampler, zes, ...) and
+ *               zeDriverGetExtensionFunctionAddress.
+ *   module.c    modules (zebin parsing, ISA placement, SPIR-V through
+ *               libocloc), kernels, build logs, zetModuleGetDebugInfo,
+ *               zetKernelGetProfileInfo.
+ *   debugzebin.c  merging IGC's legacy .dbg output into a zebin (offline and
+ *               for SPIR-V builds) and building the "debug zebin" that
+ *               zetModuleGetDebugInfo returns.
+ *   exec.c      command queues, command lists (regular, immediate,
+ *               in-order), fences, event pools, events, the virtual-time
+ *               engines, kernel timestamps, launch ground truth.
+ *   metrics.c   metric groups and metrics (EuStallSampling), activation,
+ *               streamers, raw records, calculation, sample generation,
+ *               the metric tracer (experimental) API, sample ground truth.
+ *
+ * Every handle handed out is a pointer to a struct that starts with a
+ * sim_obj_t; SIM_OBJ() validates kind and liveness so that foreign handles
+ * (e.g. loader handles in intercept mode) are reported instead of
+ * dereferenced blindly.
+ *
+ * Time: the device runs in "virtual device time" that is tied to the host's
+ * CLOCK_MONOTONIC_RAW. A command starts when its engine is free and its
+ * dependencies are met, and runs for a modelled duration; its device
+ * timestamps are derived from the host time at which it (virtually) runs.
+ * Engines advance lazily, whenever anybody looks (sim_exec_progress).
+ */
+#ifndef ZESTALL_SIM_H
+#define ZESTALL_SIM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
+#include <level_zero/zes_api.h>
+#include <level_zero/zes_ddi.h>
+#include <level_zero/zet_api.h>
+#include <level_zero/zet_ddi.h>
+
+#define SIM_HIDDEN __attribute__((visibility("hidden")))
+#define SIM_EXPORT __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------------ */
+/* Constants missing from Debian's 1.8.12 headers (spec 1.4).          */
+/* Values: ../shared/reference/eu-stall-sampling.md §0.                */
+/* ------------------------------------------------------------------ */
+#ifndef ZET_METRIC_TYPE_IP
+#define ZET_METRIC_TYPE_IP ((zet_metric_type_t)0x7ffffffe)
+#endif
+#define SIM_STYPE_METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP 0x9u
+#define SIM_STYPE_METRIC_GROUP_TYPE_EXP 0x00010006u
+#define SIM_STYPE_METRIC_SOURCE_ID_EXP 0x00010009u
+#define SIM_STYPE_METRIC_TRACER_EXP_DESC 0x00010008u
+#define SIM_STYPE_INTEL_METRIC_HW_BUFFER_SIZE_EXP_DESC 0x00010007u
+#define SIM_STYPE_INTEL_METRIC_GROUP_CALCULATION_EXP_PROPERTIES 0x00010008u
+#define SIM_STYPE_INTEL_METRIC_CALCULABLE_PROPERTIES_EXP 0x0001000cu
+#define SIM_METRIC_GROUP_TYPE_EXP_FLAG_OTHER (1u << 2)
+#define SIM_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED (1u << 2)
+/* ZE_COMMAND_LIST_FLAG_IN_ORDER (spec 1.9) */
+#define SIM_COMMAND_LIST_FLAG_IN_ORDER (1u << 3)
+
+/* ------------------------------------------------------------------ */
+/* Handles                                                             */
+/* ------------------------------------------------------------------ */
+#define SIM_MAGIC 0x4d49535au /* "ZSIM" */
+#define SIM_DEAD 0x44414544u  /* "DEAD": set on destroy, before free */
+
+typedef enum sim_kind {
+    SIM_K_DRIVER = 1,
+    SIM_K_DEVICE,
+    SIM_K_CONTEXT,
+    SIM_K_CMDQUEUE,
+    SIM_K_CMDLIST,
+    SIM_K_FENCE,
+    SIM_K_EVENTPOOL,
+    SIM_K_EVENT,
+    SIM_K_MODULE,
+    SIM_K_BUILDLOG,
+    SIM_K_KERNEL,
+    SIM_K_METRIC_GROUP,
+    SIM_K_METRIC,
+    SIM_K_STREAMER,
+    SIM_K_METRIC_TRACER,
+    SIM_K_METRIC_DECODER,
+} sim_kind_t;
+
+typedef struct sim_obj {
+    uint32_t magic; /* SIM_MAGIC while alive, SIM_DEAD after destroy */
+    uint32_t kind;  /* sim_kind_t */
+} sim_obj_t;
+
+/* Returns the object if h is a live sim object of kind k, else NULL. */
+static inline void *sim_obj_check(const void *h, sim_kind_t k) {
+    const sim_obj_t *o = (const sim_obj_t *)h;
+    if (o == NULL || o->magic != SIM_MAGIC || o->kind != (uint32_t)k) return NULL;
+    return (void *)o;
+}
+#define SIM_OBJ(type, h, kind) ((type *)sim_obj_check((h), (kind)))
+static inline void sim_obj_init(sim_obj_t *o, sim_kind_t k) {
+    o->magic = SIM_MAGIC;
+    o->kind = (uint32_t)k;
+}
+static inline void sim_obj_kill(sim_obj_t *o) { o->magic = SIM_DEAD; }
+
+/* ------------------------------------------------------------------ */
+/* Configuration (environment variables ZESIM_*, read once at the      */
+/* first driver zeInit; documented in test/sim/README.md).             */
+/* ------------------------------------------------------------------ */
+typedef enum sim_platform {
+    SIM_PLATFORM_PVC = 0, /* Xe-HPC, Intel Data Center GPU Max */
+    SIM_PLATFORM_XE2 = 1, /* Xe2-HPG, Intel Arc B580 (BMG)    */
+    SIM_PLATFORM_DG2 = 2, /* Xe-HPG, Intel Arc A770 (no EuStallSampling) */
+} sim_platform_t;
+
+typedef enum sim_kmd {
+    SIM_KMD_I915_PRELIM = 0, /* PVC default (Aurora) */
+    SIM_KMD_XE = 1,          /* Xe2 default          */
+} sim_kmd_t;
+
+typedef struct sim_config {
+    sim_platform_t platform;     /* ZESIM_MODEL=pvc|pvc-1550|xe2|dg2 */
+    const char *model_name;      /* canonical model string             */
+    uint32_t device_id;          /* PCI device id                       */
+    const char *device_name;     /* ze_device_properties_t.name         */
+    uint32_t tiles;              /* tiles per card                      */
+    bool composite;              /* ZESIM_HIERARCHY / ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE */
+    uint32_t xecores_per_tile;   /* Xe-cores (DSS) per tile             */
+    uint32_t eus_per_xecore;     /* XVEs per Xe-core                    */
+    uint32_t threads_per_eu;
+    uint32_t simd_width;         /* physical EU SIMD width              */
+    uint32_t core_clock_mhz;
+    uint64_t timestamp_hz;       /* GPU timestamp frequency             */
+    uint32_t timestamp_valid_bits;        /* 36 on PVC                  */
+    uint32_t kernel_timestamp_valid_bits; /* 32 on PVC                  */
+    uint64_t timestamp_offset_ticks; /* ZESIM_TIMESTAMP_OFFSET: added to every device tick value (wrap tests) */
+    sim_kmd_t kmd;               /* ZESIM_KMD=i915|xe                   */
+    bool metrics_enabled;        /* ZET_ENABLE_METRICS=1                */
+    bool metrics_permitted;      /* ZESIM_METRICS_PERMISSION=denied -> false (paranoid sysctl) */
+    bool metric_tracer;          /* ZESIM_METRIC_TRACER=1: working zetMetricTracer*Exp */
+    uint64_t seed;               /* ZESIM_SEED                          */
+    const char *ground_truth_path; /* ZESIM_GROUND_TRUTH               */
+    double time_scale;           /* ZESIM_TIME_SCALE: multiplies every modelled duration */
+    uint64_t launch_overhead_ns; /* fixed part of a kernel's duration   */
+    uint64_t default_ps_per_item; /* ZESIM_KERNEL_COST default           */
+    const char *kernel_cost;     /* ZESIM_KERNEL_COST="name=ps_per_item[/overhead_ns],..." */
+    bool log;                    /* ZESIM_LOG=1: trace calls to stderr  */
+    /* Command queue groups (zeDeviceGetCommandQueueGroupProperties order;
+     * ordinal = index here). core.c fills them per model; exec.c creates
+     * one engine per (ordinal, index). */
+    uint32_t num_queue_groups;
+    struct {
+        ze_command_queue_group_property_flags_t flags;
+        uint32_t num_queues;
+    } queue_groups[4];
+} sim_config_t;
+
+SIM_HIDDEN extern sim_config_t sim_cfg;
+
+/* Per-kernel cost lookup (ZESIM_KERNEL_COST or defaults). */
+SIM_HIDDEN void sim_kernel_cost(const char *kernel_name, uint64_t *ps_per_item, uint64_t *overhead_ns);
+
+/* ------------------------------------------------------------------ */
+/* Clocks                                                              */
+/* ------------------------------------------------------------------ */
+/* Host time in ns, CLOCK_MONOTONIC_RAW (also zeDeviceGetGlobalTimestamps' host value). */
+SIM_HIDDEN uint64_t sim_now_ns(void);
+/* Sleep until host time t (ns, CLOCK_MONOTONIC_RAW) or for at most max_ns. */
+SIM_HIDDEN void sim_sleep_until(uint64_t t, uint64_t max_ns);
+
+/* ------------------------------------------------------------------ */
+/* Ground truth (ZESIM_GROUND_TRUTH=<file>): JSON lines.               */
+/*   {"type":"config", ...}                                            */
+/*   {"type":"kernel","event":"create"|"destroy","kernel":<id>,...}   */
+/*   {"type":"launch",...}  (exec.c)                                   */
+/*   {"type":"sample",...}  (metrics.c)                                */
+/* Schema: test/sim/README.md.                                         */
+/* ------------------------------------------------------------------ */
+SIM_HIDDEN bool sim_gt_enabled(void);
+/* printf-style; appends one line (a '\n' is added). Thread-safe. */
+SIM_HIDDEN void sim_gt_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+SIM_HIDDEN void sim_gt_flush(void);
+
+SIM_HIDDEN void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------ */
+/* Driver, devices, contexts                                           */
+/* ------------------------------------------------------------------ */
+struct sim_metric_dev;  /* metrics.c */
+struct sim_engine;      /* exec.c */
+struct sim_run;
+
+typedef struct sim_device {
+    sim_obj_t obj;
+    struct sim_driver *driver;
+    struct sim_device *parent;     /* root device of a sub-device, else NULL */
+    uint32_t index;                /* root: index among roots; sub: sub-device id */
+    uint32_t num_subdevices;       /* COMPOSITE root: tiles, else 0 */
+    struct sim_device **subdevices;
+    uint32_t xecores;              /* Xe-cores of this (sub)device (root COMPOSITE: sum) */
+    uint32_t first_xecore;         /* global index of this device's first Xe-core */
+    uint64_t ns_per_tick_q32;      /* (1e9 << 32) / timestamp_hz */
+    uint64_t epoch_ns;             /* host ns at which device ticks are offset_ticks */
+
+    /* exec.c: engines of this device, created lazily. */
+    pthread_mutex_t exec_lock;
+    struct sim_engine *engines;    /* array [ordinal][index] flattened */
+    uint32_t num_engines;
+
+    /* Completed and running kernel executions, oldest first, kept while
+     * a streamer may still need them (exec appends, metrics prunes).
+     * Protected by run_lock. */
+    pthread_mutex_t run_lock;
+    struct sim_run *runs_head, *runs_tail;
+    atomic_bool sampling_active;   /* a streamer is open on this device or its root/subs */
+
+    struct sim_metric_dev *metrics; /* metrics.c state, created lazily */
+} sim_device_t;
+
+typedef struct sim_driver {
+    sim_obj_t obj;
+    uint32_t num_devices;          /* root devices */
+    sim_device_t **devices;
+    ze_driver_uuid_t uuid;
+} sim_driver_t;
+
+SIM_HIDDEN extern sim_driver_t *sim_driver; /* the one driver, after zeInit */
+
+/* Device ticks <-> host ns. Ticks include timestamp_offset_ticks and are
+ * NOT masked; mask with (1 << valid_bits) - 1 where the API requires. */
+SIM_HIDDEN uint64_t sim_dev_ticks(const sim_device_t *dev, uint64_t host_ns);
+SIM_HIDDEN uint64_t sim_dev_host_ns(const sim_device_t *dev, uint64_t ticks);
+/* The root of dev (dev itself for a root device). */
+static inline sim_device_t *sim_root(sim_device_t *dev) { return dev->parent ? dev->parent : dev; }
+
+typedef struct sim_context {
+    sim_obj_t obj;
+    sim_driver_t *driver;
+    /* metrics.c: activated metric groups per device live in sim_metric_dev. */
+} sim_context_t;
+
+/* Memory allocations (host/device/shared) are real host memory. */
+/* Finds the allocation containing ptr (interior pointers too); *size is
+ * the number of bytes from ptr to the end of that allocation. (core.c) */
+SIM_HIDDEN bool sim_mem_lookup(const void *ptr, size_t *size, ze_memory_type_t *type, sim_device_t **dev);
+
+/* ------------------------------------------------------------------ */
+/* Modules and kernels (module.c)                                      */
+/* ------------------------------------------------------------------ */
+
+/* Decoded ISA of one kernel: shared by the kernel and every run that
+ * executes it, so it outlives zeKernelDestroy/zeModuleDestroy. */
+typedef struct sim_isa {
+    atomic_uint refs;
+    char *kernel_name;
+    uint64_t kernel_id;           /* global id, also used in ground truth */
+    uint64_t gpu_va;              /* zexKernelGetBaseAddress value */
+    const uint8_t *bytes;         /* .text.<name> bytes incl. padding (owned copy) */
+    size_t size;                  /* section size incl. padding (zeIntelKernelGetBinaryExp size) */
+    size_t code_size;             /* bytes up to and including the EOT send (symbol size) */
+    uint32_t num_insts;           /* instructions in [0, code_size) */
+    uint32_t *inst_offset;        /* byte offset of each instruction */
+    uint8_t *inst_opcode;         /* opcode (byte0 & 0x7f) of each instruction */
+    uint8_t *inst_size;           /* 8 (compacted) or 16 */
+    /* metrics.c: sampling profile, built once on first use. */
+    pthread_once_t profile_once;
+    void *profile;
+    /* Frees profile when the last reference goes (NULL: free()). */
+    void (*profile_free)(void *profile);
+} sim_isa_t;
+SIM_HIDDEN sim_isa_t *sim_isa_ref(sim_isa_t *isa);
+/* Extension functions owned by module.c (zexKernelGetBaseAddress,
+ * zeIntelKernelGetBinaryExp, ...); NULL if unknown. */
+SIM_HIDDEN void *sim_module_extension(const char *name);
+SIM_HIDDEN void sim_isa_unref(sim_isa_t *isa);
+
+typedef struct sim_kernel_arg {
+    uint32_t size;                /* bytes (8 for pointers) */
+    bool is_pointer;
+    bool is_local;                /* SLM argument: value is the size */
+} sim_kernel_arg_t;
+
+typedef struct sim_module sim_module_t;
+
+typedef struct sim_kernel {
+    sim_obj_t obj;
+    sim_module_t *module;
+    sim_isa_t *isa;               /* reference held */
+    uint32_t group_size[3];       /* zeKernelSetGroupSize, default from .ze_info or 1 */
+    uint32_t simd_size;           /* from .ze_info */
+    uint32_t num_args;
+    sim_kernel_arg_t *args;
+    uint64_t *arg_values;         /* last value set (pointer or first 8 bytes) */
+    uint32_t slm_bytes;           /* static + dynamic SLM */
+    ze_kernel_indirect_access_flags_t indirect_flags;
+    pthread_mutex_t lock;
+} sim_kernel_t;
+
+struct sim_module {
+    sim_obj_t obj;
+    sim_context_t *context;
+    sim_device_t *device;
+    uint8_t *native;              /* zebin returned by zeModuleGetNativeBinary */
+    size_t native_size;
+    uint64_t isa_va;              /* ISA allocation (all kernels back to back) */
+    uint64_t isa_alloc_size;
+    uint32_t num_kernels;
+    sim_isa_t **kernels;          /* per .text.<name> section, in section order */
+    atomic_uint live_kernels;     /* zeKernelCreate'd and not destroyed */
+};
+
+/* ------------------------------------------------------------------ */
+/* Execution (exec.c)                                                  */
+/* ------------------------------------------------------------------ */
+
+/* One execution of one kernel launch on one (sub)device. Created by
+ * exec.c when the launch's start and end times are known; read by
+ * metrics.c to generate samples; freed by sim_runs_prune. */
+typedef struct sim_run {
+    struct sim_run *next;
+    uint64_t launch_id;           /* global, 1-based, also in ground truth */
+    sim_device_t *device;         /* the (sub)device whose Xe-cores ran it */
+    sim_isa_t *isa;               /* reference held */
+    uint64_t start_ns, end_ns;    /* host ns (CLOCK_MONOTONIC_RAW) */
+    uint32_t first_xecore;        /* Xe-cores [first, first+num) of device, modulo device->xecores */
+    uint32_t num_xecores;
+    uint64_t seed;                /* per-run RNG seed (config seed, kernel, launch) */
+} sim_run_t;
+
+/* Advance every engine of dev (and its sub-devices) so that all commands
+ * whose start time is <= now have been scheduled (runs appended, events
+ * given their signal times). Called by metrics before generating samples. */
+SIM_HIDDEN void sim_exec_progress(sim_device_t *dev, uint64_t now_ns);
+/* Remove runs that ended before t (metrics calls this after generating;
+ * exec calls it with t = now when no streamer is open). Takes run_lock. */
+SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
+
+/* Events: exec.c. The metrics streamer attaches its notification event,
+ * whose state then comes from sim_metrics_notify_state(). */
+typedef struct sim_event sim_event_t;
+struct sim_streamer;
+SIM_HIDDEN sim_event_t *sim_event_from_handle(ze_event_handle_t h);
+SIM_HIDDEN void sim_event_attach_streamer(sim_event_t *ev, struct sim_streamer *s); /* s = NULL detaches */
+
+/* ------------------------------------------------------------------ */
+/* Metrics (metrics.c)                                                 */
+/* ------------------------------------------------------------------ */
+/* true when at least notifyEveryNReports records are buffered (generates
+ * pending samples first). */
+SIM_HIDDEN bool sim_metrics_notify_state(struct sim_streamer *s);
+/* Extension functions owned by metrics.c (zetIntelDeviceEnableMetricsExp,
+ * zetMetricTracer*Exp, zetMetricDecoder*Exp); NULL if unknown. */
+SIM_HIDDEN void *sim_metrics_extension(const char *name);
+/* Called by core.c at the first zeInit after devices exist. */
+SIM_HIDDEN void sim_metrics_init(void);
+/* Called by core.c from zeContextDestroy (before freeing ctx): drops the
+ * context's metric group activations, so that a new context allocated at
+ * the same address does not inherit them. */
+SIM_HIDDEN void sim_metrics_context_destroy(sim_context_t *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Debug info (debugzebin.c)                                           */
+/* ------------------------------------------------------------------ */
+/* Merge IGC's legacy debug container (.dbg, "CTNI") into a zebin: the
+ * result is a zebin with one set of .debug_* sections holding one compile
+ * unit and one line program per kernel, and .rela.debug_* relocations
+ * (R_ZE_SYM_ADDR) against each kernel's symbol, like newer IGC writes.
+ * Returns 0 and a malloc'd buffer, or -1 with a message in err. */
+SIM_HIDDEN int sim_zebin_merge_debug(const uint8_t *zebin, size_t zebin_size,
+                                     const uint8_t *dbg, size_t dbg_size,
+                                     uint8_t **out, size_t *out_size,
+                                     char *err, size_t err_cap);
+/* Build the debug zebin Intel's driver returns from zetModuleGetDebugInfo:
+ * ET_EXEC, every section copied, .text.<k> at kernel_va[k] (by section
+ * name, names[k]) with PT_LOAD headers, relocations applied in place so
+ * DWARF addresses are absolute. Returns 0 and a malloc'd buffer, or -1. */
+SIM_HIDDEN int sim_debug_zebin_build(const uint8_t *zebin, size_t zebin_size,
+                                     uint32_t num_kernels, const char *const *names,
+                                     const uint64_t *kernel_va,
+                                     uint8_t **out, size_t *out_size,
+                                     char *err, size_t err_cap);
+
+/* ------------------------------------------------------------------ */
+/* Small helpers shared by all areas (core.c)                          */
+/* ------------------------------------------------------------------ */
+/* splitmix64: deterministic RNG step. */
+static inline uint64_t sim_mix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+SIM_HIDDEN uint64_t sim_hash_str(const char *s);
+/* JSON-escapes s (without the surrounding quotes) into buf (cap bytes,
+ * always NUL-terminated, truncated if needed); returns buf. (core.c) */
+SIM_HIDDEN const char *sim_json_str(const char *s, char *buf, size_t cap);
+/* Walk a pNext chain of structures that start with {stype, pNext}. */
+typedef struct sim_base_desc { uint32_t stype; const void *pNext; } sim_base_desc_t;
+
+#endif /* ZESTALL_SIM_H */
