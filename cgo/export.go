@@ -35,6 +35,7 @@ func cStates() [][2]int {
 // the exit-time destructor): they must not block on I/O and must not call
 // Level Zero.
 type Handler interface {
+	Devices(devs []collector.Device)
 	Status(st collector.LayerState, code uint32)
 	ModuleCreated(m *collector.Module)
 	ModuleDestroyed(handle uintptr)
@@ -100,9 +101,39 @@ func query(call func(buf unsafe.Pointer, size *C.size_t) C.ze_result_t) ([]byte,
 //export zestallReport
 func zestallReport(state C.int, code C.uint32_t) {
 	defer recoverTo("status")
-	if h := current(); h != nil {
-		h.Status(collector.LayerState(state), uint32(code))
+	h := current()
+	if h == nil {
+		return
 	}
+	if collector.LayerState(state) == collector.StateActive {
+		h.Devices(devices())
+	}
+	h.Status(collector.LayerState(state), uint32(code))
+}
+
+// devices copies the device table the C side filled at activation.
+func devices() []collector.Device {
+	n := int(C.zestall_device_count())
+	devs := make([]collector.Device, 0, n)
+	for i := 0; i < n; i++ {
+		d := C.zestall_device(C.int(i))
+		if d == nil {
+			continue
+		}
+		devs = append(devs, collector.Device{
+			Handle:              uintptr(d.handle),
+			Parent:              int(d.parent),
+			SubIndex:            int(d.sub_index),
+			Name:                C.GoString(&d.name[0]),
+			PCIDeviceID:         uint32(d.device_id),
+			UUID:                C.GoBytes(unsafe.Pointer(&d.uuid[0]), 16),
+			XeCores:             uint32(d.xe_cores),
+			TimerHz:             uint64(d.timer_hz),
+			TimestampBits:       uint32(d.timestamp_bits),
+			KernelTimestampBits: uint32(d.kernel_timestamp_bits),
+		})
+	}
+	return devs
 }
 
 //export zestallModuleCreated

@@ -119,6 +119,62 @@ static void resolve_extensions(void) {
     }
 }
 
+#define MAX_DEVICES 64
+static zestall_device_info_t devices[MAX_DEVICES];
+static int num_devices;
+
+int zestall_device_count(void) { return num_devices; }
+const zestall_device_info_t *zestall_device(int i) {
+    return (i >= 0 && i < num_devices) ? &devices[i] : NULL;
+}
+
+static void add_device(ze_device_handle_t h, int parent) {
+    if (num_devices == MAX_DEVICES) return;
+    zestall_device_info_t *d = &devices[num_devices];
+    ze_device_properties_t p = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2};
+    if (zeDeviceGetProperties(h, &p) != ZE_RESULT_SUCCESS) return;
+    memset(d, 0, sizeof *d);
+    d->handle = h;
+    d->parent = parent;
+    d->sub_index = (p.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) ? (int)p.subdeviceId : -1;
+    snprintf(d->name, sizeof d->name, "%s", p.name);
+    d->device_id = p.deviceId;
+    memcpy(d->uuid, p.uuid.id, sizeof d->uuid);
+    d->xe_cores = p.numSlices * p.numSubslicesPerSlice;
+    d->timer_hz = p.timerResolution; /* cycles/s with the 1.2 stype */
+    d->timestamp_bits = p.timestampValidBits;
+    d->kernel_timestamp_bits = p.kernelTimestampValidBits;
+    num_devices++;
+}
+
+/* Enumerate every device before the tracer is enabled, so these calls are
+ * not traced. */
+static void enumerate_devices(void) {
+    uint32_t nd = 0;
+    if (zeDriverGet(&nd, NULL) != ZE_RESULT_SUCCESS || nd == 0) return;
+    ze_driver_handle_t drivers[8];
+    if (nd > 8) nd = 8;
+    if (zeDriverGet(&nd, drivers) != ZE_RESULT_SUCCESS) return;
+    for (uint32_t i = 0; i < nd; i++) {
+        uint32_t n = 0;
+        if (zeDeviceGet(drivers[i], &n, NULL) != ZE_RESULT_SUCCESS || n == 0) continue;
+        ze_device_handle_t roots[MAX_DEVICES];
+        if (n > MAX_DEVICES) n = MAX_DEVICES;
+        if (zeDeviceGet(drivers[i], &n, roots) != ZE_RESULT_SUCCESS) continue;
+        for (uint32_t r = 0; r < n; r++) {
+            int root = num_devices;
+            add_device(roots[r], -1);
+            if (root == num_devices) continue;
+            uint32_t ns = 0;
+            if (zeDeviceGetSubDevices(roots[r], &ns, NULL) != ZE_RESULT_SUCCESS || ns == 0) continue;
+            ze_device_handle_t subs[16];
+            if (ns > 16) ns = 16;
+            if (zeDeviceGetSubDevices(roots[r], &ns, subs) != ZE_RESULT_SUCCESS) continue;
+            for (uint32_t s = 0; s < ns; s++) add_device(subs[s], root);
+        }
+    }
+}
+
 static void create_tracer(void) {
     zel_tracer_desc_t desc = {ZEL_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, NULL};
     ze_result_t r = zelTracerCreate(&desc, &tracer);
@@ -139,6 +195,7 @@ static void create_tracer(void) {
     zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE,
                                                                             on_launch_multi);
     resolve_extensions();
+    enumerate_devices();
     atomic_store(&layer_state, ZESTALL_STATE_ACTIVE);
     r = zelTracerSetEnabled(tracer, 1);
     if (r != ZE_RESULT_SUCCESS) {

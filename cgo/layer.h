@@ -25,6 +25,22 @@ int zestall_state(void);
 /* Launch counters (per launch entry point), bumped in C on the app thread. */
 uint64_t zestall_launches_seen(void);
 
+/* Devices seen at activation (roots and sub-devices), read by Go. */
+typedef struct zestall_device_info {
+    void *handle;
+    int parent;                    /* index of the root in this table, -1 for a root */
+    int sub_index;                 /* sub-device index, -1 for a root */
+    char name[256];
+    uint32_t device_id;
+    uint8_t uuid[16];
+    uint32_t xe_cores;             /* numSlices * numSubslicesPerSlice */
+    uint64_t timer_hz;             /* 1.2 properties: cycles per second */
+    uint32_t timestamp_bits;
+    uint32_t kernel_timestamp_bits;
+} zestall_device_info_t;
+int zestall_device_count(void);
+const zestall_device_info_t *zestall_device(int i);
+
 /* Small L0 helpers used from Go (never traced: they run inside callbacks
  * or from the collector goroutine through the re-entrancy guard). */
 ze_result_t zestall_module_native_binary(ze_module_handle_t m, void *buf, size_t *size);

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
-	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
 // LayerState is the activation state of the C layer (package cgo mirrors
@@ -51,6 +51,20 @@ type Kernel struct {
 	ISAErr  error
 }
 
+// Device is a Level-Zero device (root or sub-device) seen at activation.
+type Device struct {
+	Handle              uintptr
+	Parent              int // index of the root device in the list, -1 for a root
+	SubIndex            int // sub-device index, -1 for a root
+	Name                string
+	PCIDeviceID         uint32
+	UUID                []byte
+	XeCores             uint32
+	TimerHz             uint64 // device timestamp frequency
+	TimestampBits       uint32
+	KernelTimestampBits uint32
+}
+
 // Version is the tool version written into every file.
 const Version = "0.1.0-dev"
 
@@ -63,6 +77,8 @@ type Session struct {
 	now    func() uint64 // host ns, CLOCK_MONOTONIC_RAW
 
 	mu        sync.Mutex
+	devices   []Device
+	deviceIDs map[uintptr]uint32 // device handle -> id in the file
 	started   bool
 	reported  map[LayerState]bool
 	out       chan *pb.Record
@@ -70,10 +86,10 @@ type Session struct {
 	path      string
 	nextMod   uint64
 	nextKern  uint64
-	modules   map[uintptr]uint64            // live module handle -> id
-	contents  map[[sha256.Size]byte]uint64  // content hash -> first module id
-	kernels   map[uintptr]uint64            // live kernel handle -> id
-	modSecs   map[uint64]map[string]uint64  // module id -> kernel name -> .text section size
+	modules   map[uintptr]uint64           // live module handle -> id
+	contents  map[[sha256.Size]byte]uint64 // content hash -> first module id
+	kernels   map[uintptr]uint64           // live kernel handle -> id
+	modSecs   map[uint64]map[string]uint64 // module id -> kernel name -> .text section size
 	lost      uint64
 	closeOnce sync.Once
 }
@@ -82,15 +98,51 @@ type Session struct {
 // until the layer becomes active.
 func NewSession(cfg Config, stderr io.Writer) *Session {
 	return &Session{
-		cfg:      cfg,
-		stderr:   stderr,
-		now:      monotonicRawNs,
-		reported: map[LayerState]bool{},
-		modules:  map[uintptr]uint64{},
-		contents: map[[sha256.Size]byte]uint64{},
-		kernels:  map[uintptr]uint64{},
-		modSecs:  map[uint64]map[string]uint64{},
+		cfg:       cfg,
+		stderr:    stderr,
+		now:       monotonicRawNs,
+		reported:  map[LayerState]bool{},
+		modules:   map[uintptr]uint64{},
+		contents:  map[[sha256.Size]byte]uint64{},
+		kernels:   map[uintptr]uint64{},
+		deviceIDs: map[uintptr]uint32{},
+		modSecs:   map[uint64]map[string]uint64{},
 	}
+}
+
+// Devices records the devices seen at activation (before Status(StateActive)).
+func (s *Session) Devices(devs []Device) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.devices = devs
+	for i, d := range devs {
+		s.deviceIDs[d.Handle] = uint32(i + 1)
+	}
+}
+
+// headerDevices describes the devices for the header.
+func (s *Session) headerDevices() []*pb.Device {
+	var out []*pb.Device
+	for i, d := range s.devices {
+		pd := &pb.Device{
+			Id:                       uint32(i + 1),
+			Name:                     d.Name,
+			PciDeviceId:              d.PCIDeviceID,
+			Platform:                 platformName(d.PCIDeviceID),
+			XeCoreCount:              d.XeCores,
+			TimerFrequencyHz:         d.TimerHz,
+			TimestampValidBits:       d.TimestampBits,
+			KernelTimestampValidBits: d.KernelTimestampBits,
+			Uuid:                     d.UUID,
+		}
+		if d.Parent >= 0 {
+			pd.ParentId = uint32(d.Parent + 1)
+			idx := uint32(d.SubIndex)
+			pd.SubDeviceIndex = &idx
+		}
+		out = append(out, pd)
+	}
+	return out
 }
 
 // Status is called when the layer's state changes. Each problem is
@@ -147,6 +199,7 @@ func (s *Session) startLocked() {
 			{Key: "ZESTALL_FLUSH_INTERVAL", Value: s.cfg.FlushInterval.String(), FromEnvironment: os.Getenv("ZESTALL_FLUSH_INTERVAL") != ""},
 		},
 	}
+	hdr.Devices = s.headerDevices()
 	if rank >= 0 {
 		r := uint32(rank)
 		hdr.MpiRank = &r
@@ -234,7 +287,7 @@ func (s *Session) ModuleCreated(m *Module) {
 	id := s.nextMod
 	s.modules[m.Handle] = id
 	s.modSecs[id] = secs
-	rec := &pb.Module{Id: id, ContentHash: sum[:], CreatedHostNs: now}
+	rec := &pb.Module{Id: id, DeviceId: s.deviceIDs[m.Device], ContentHash: sum[:], CreatedHostNs: now}
 	if first, ok := s.contents[sum]; ok {
 		rec.ContentModuleId = first
 	} else {

@@ -96,6 +96,14 @@ func writeReport(w io.Writer, m *runModel) {
 		fmt.Fprintf(w, "zestall %s: pid %d on %s, started %s\n", h.ToolVersion, h.Pid, h.HostName,
 			time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
 		fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
+		for _, d := range h.Devices {
+			kind := "device"
+			if d.ParentId != 0 {
+				kind = fmt.Sprintf("  sub-device %d of %d", d.GetSubDeviceIndex(), d.ParentId)
+			}
+			fmt.Fprintf(w, "%s %d: %s (%#04x %s), %d Xe-cores, timer %.1f MHz, kernel timestamps %d bits\n",
+				kind, d.Id, d.Name, d.PciDeviceId, d.Platform, d.XeCoreCount, float64(d.TimerFrequencyHz)/1e6, d.KernelTimestampValidBits)
+		}
 	} else {
 		fmt.Fprintln(w, "no header: the file holds no complete frame")
 	}

@@ -181,8 +181,16 @@ func checkCapture(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
 	if len(recs) == 0 || recs[0].GetHeader() == nil {
 		t.Fatalf("first record is not a header")
 	}
+	hdr := recs[0].GetHeader()
+	if len(hdr.Devices) == 0 {
+		t.Errorf("header lists no devices")
+	}
+	for _, d := range hdr.Devices {
+		if d.Name != truth.Config["device_name"] || d.TimerFrequencyHz == 0 || d.KernelTimestampValidBits != 32 {
+			t.Errorf("header device %+v does not match the simulated device %v", d, truth.Config)
+		}
+	}
 	modules := map[uint64]*pb.Module{}
-	type life struct{ from, until uint64 }
 	var kernels []*pb.Kernel
 	var final *pb.Counters
 	for _, r := range recs {

@@ -60,11 +60,11 @@ type Sample struct {
 
 // Truth is everything a ground-truth file holds.
 type Truth struct {
-	Config  map[string]any
-	Kernels []Kernel
+	Config   map[string]any
+	Kernels  []Kernel
 	Launches []Launch
-	Samples []Sample
-	Other   int // lines of other types
+	Samples  []Sample
+	Other    int // lines of other types
 }
 
 // Read parses a ground-truth file.

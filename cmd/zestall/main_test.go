@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// writeRun writes a small synthetic run; truncate cuts the file after
+// its first frame (a killed run).
+func writeRun(t *testing.T, dir string, final bool) string {
+	t.Helper()
+	path := filepath.Join(dir, "run.zst")
+	f, err := stream.CreateExclusive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := stream.NewWriter(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []*pb.Record{
+		{Kind: &pb.Record_Header{Header: &pb.Header{FormatVersion: 1, ToolVersion: "test", Pid: 42, HostName: "h", Argv: []string{"./app", "1"},
+			Devices: []*pb.Device{{Id: 1, Name: "Intel(R) Data Center GPU Max 1550", PciDeviceId: 0x0bd5, Platform: "PVC", XeCoreCount: 64, TimerFrequencyHz: 38400000, KernelTimestampValidBits: 32}}}}},
+		{Kind: &pb.Record_Module{Module: &pb.Module{Id: 1, NativeBinary: []byte("zebin"), DebugInfo: []byte("dwarf")}}},
+		{Kind: &pb.Record_Kernel{Kernel: &pb.Kernel{Id: 1, ModuleId: 1, Name: "_Z4triadPf", DemangledName: "triad(float*)", BaseAddress: 0x800000010000, IsaSize: 576, ValidFromHostNs: 1000}}},
+		{Kind: &pb.Record_KernelDestroyed{KernelDestroyed: &pb.KernelDestroyed{Id: 1, ValidUntilHostNs: 2001000}}},
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if final {
+		if err := w.Write(&pb.Record{Kind: &pb.Record_Counters{Counters: &pb.Counters{Final: true, LaunchesSeen: 7}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	good := writeRun(t, dir, true)
+	sub := t.TempDir()
+	crashed := writeRun(t, sub, false)
+	// Append garbage: a torn frame after the last complete one.
+	fh, _ := os.OpenFile(crashed, os.O_APPEND|os.O_WRONLY, 0)
+	fh.Write([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x04})
+	fh.Close()
+
+	tests := []struct {
+		args   []string
+		code   int
+		stdout []string // substrings
+		stderr []string
+	}{
+		{nil, 2, nil, []string{"usage"}},
+		{[]string{"bogus"}, 2, nil, []string{"unknown command"}},
+		{[]string{"help"}, 0, []string{"dump FILE"}, nil},
+		{[]string{"dump"}, 2, nil, []string{"exactly one FILE"}},
+		{[]string{"dump", "--help"}, 0, nil, []string{"type"}},
+		{[]string{"dump", filepath.Join(dir, "missing.zst")}, 1, nil, []string{"no such file"}},
+		{[]string{"dump", good}, 0, []string{`"type":"header"`, `"type":"kernel"`, `"native_binary_size":5`, `"base_address":140737488420864`, `"type":"counters"`}, nil},
+		{[]string{"report", good}, 0, []string{"pid 42", "device 1: Intel(R) Data Center GPU Max 1550 (0x0bd5 PVC), 64 Xe-cores, timer 38.4 MHz", "triad(float*)", "0x0000800000010000", "576", "2.000 ms", "kernel launches seen: 7"}, nil},
+		{[]string{"report", crashed}, 1, []string{"triad(float*)", "ended abnormally"}, []string{"truncated"}},
+	}
+	for _, tt := range tests {
+		var so, se bytes.Buffer
+		code := run(tt.args, &so, &se)
+		if code != tt.code {
+			t.Errorf("zestall %v: exit %d, want %d (stderr %q)", tt.args, code, tt.code, se.String())
+		}
+		for _, s := range tt.stdout {
+			if !strings.Contains(so.String(), s) {
+				t.Errorf("zestall %v: stdout lacks %q:\n%s", tt.args, s, so.String())
+			}
+		}
+		for _, s := range tt.stderr {
+			if !strings.Contains(strings.ToLower(se.String()), strings.ToLower(s)) {
+				t.Errorf("zestall %v: stderr lacks %q:\n%s", tt.args, s, se.String())
+			}
+		}
+	}
+}
+
+func TestDumpLinesAreJSON(t *testing.T) {
+	path := writeRun(t, t.TempDir(), true)
+	var so, se bytes.Buffer
+	if code := run([]string{"dump", path}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	lines := strings.Split(strings.TrimSpace(so.String()), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 5", len(lines))
+	}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %q: %v", l, err)
+		}
+		if _, ok := m["type"].(string); !ok {
+			t.Errorf("no type in %q", l)
+		}
+	}
+}
