@@ -16,8 +16,9 @@ static void test_native_binary(const zc_work_t *w, const uint8_t *bin, size_t si
     if (!REQUIRE_OK(zeModuleGetNativeBinary(w->mod, &ns, NULL), "zeModuleGetNativeBinary size")) return;
     uint8_t *nb = malloc(ns ? ns : 1);
     if (!REQUIRE_OK(zeModuleGetNativeBinary(w->mod, &ns, nb), "zeModuleGetNativeBinary")) { free(nb); return; }
-    CHECK(ns == size && memcmp(nb, bin, size) == 0, "zeModuleGetNativeBinary returns the zebin as given",
-          "%s: %zu bytes given, %zu returned%s", path, size, ns, ns == size ? " (content differs)" : "");
+    bool same = ns == size && memcmp(nb, bin, size) == 0;
+    CHECK(same, "zeModuleGetNativeBinary returns the zebin as given", "%s: %zu bytes given, %zu returned%s", path, size,
+          ns, same ? "" : ns == size ? " (content differs)" : "");
     zc_elf_t e;
     bool is_elf = zc_elf_open(&e, nb, ns);
     CHECK_TRUE(is_elf, "native binary is an ELF64");
@@ -282,8 +283,11 @@ static void test_handles(const zc_work_t *w) {
                            (const uint8_t *)"not an ELF file", "", NULL};
     ze_module_handle_t m = NULL;
     ze_module_build_log_handle_t log = NULL;
-    CHECK_RES(zeModuleCreate(zc.context, zc.devices[0], &md, &m, &log), ZE_RESULT_ERROR_INVALID_NATIVE_BINARY,
-              "zeModuleCreate(garbage) -> INVALID_NATIVE_BINARY");
+    /* intercept mode: loader 1.8.12 does not wrap the build log of a failed
+     * create, so the application cannot destroy it; do not ask for one */
+    bool intercept = ic && strcmp(ic, "1") == 0;
+    CHECK_RES(zeModuleCreate(zc.context, zc.devices[0], &md, &m, intercept ? NULL : &log),
+              ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, "zeModuleCreate(garbage) -> INVALID_NATIVE_BINARY");
     if (log) zeModuleBuildLogDestroy(log);
     /* truncated zebin: every prefix length must be refused cleanly */
     size_t bad = 0;

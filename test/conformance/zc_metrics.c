@@ -952,7 +952,10 @@ static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g)
     if (!activate(root, g)) { zc_work_close(&w); return; }
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 1, 20000};
     zet_metric_streamer_handle_t s;
-    if (REQUIRE_OK(open_streamer(root, g, &desc, NULL, &s), "zetMetricStreamerOpen (root)")) {
+    event_pair_t ev = {0};
+    make_event(root, &ev);
+    if (REQUIRE_OK(open_streamer(root, g, &desc, ev.ev, &s), "zetMetricStreamerOpen (root)")) {
+        if (ev.ev) CHECK_RES(zeEventQueryStatus(ev.ev), ZE_RESULT_NOT_READY, "root notification event: no data yet");
         uint8_t hb[256];
         size_t sz = sizeof hb;
         CHECK_RES(zetMetricStreamerReadData(s, UINT32_MAX, &sz, hb), ZE_RESULT_SUCCESS, "root ReadData without data");
@@ -965,6 +968,18 @@ static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g)
         }
         zc_work_launch(&w, (uint32_t)li, groups, NULL);
         zc_work_launch(&w, (uint32_t)li, groups, NULL);
+        if (ev.ev) CHECK_RES(zeEventQueryStatus(ev.ev), ZE_RESULT_SUCCESS, "root notification event: signalled with data");
+        /* a buffer too small for every sub-device: 32 bytes are reserved
+         * for headers, sub-device 0 gets one record, then < 64 bytes are
+         * left and sub-device 1 gets no header at all (§6.2) */
+        uint8_t part[100];
+        sz = sizeof part;
+        CHECK_RES(zetMetricStreamerReadData(s, UINT32_MAX, &sz, part), ZE_RESULT_SUCCESS, "root ReadData 100-byte buffer");
+        uint32_t ph[4] = {0};
+        if (sz >= 16) memcpy(ph, part, 16);
+        CHECK(sz == 80 && ph[0] == ZC_HEADER_MAGIC && ph[1] == 64 && ph[2] == 0,
+              "root ReadData small buffer: one header + one record, no header for later sub-devices",
+              "size %zu, header {%#x, %u, %u}", sz, ph[0], ph[1], ph[2]);
         size_t n;
         unsigned warnings;
         /* read_all: each read is a sequence of headered chunks */
@@ -1078,6 +1093,7 @@ static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g)
         free(buf);
         close_streamer(s);
     }
+    free_event(&ev);
     /* a root streamer occupies the sub-devices */
     deactivate(root);
     zc_work_close(&w);

@@ -976,6 +976,9 @@ static ze_result_t ZE_APICALL sim_zeContextCreate(ze_driver_handle_t hDriver, co
 static ze_result_t ZE_APICALL sim_zeContextDestroy(ze_context_handle_t hContext) {
     sim_context_t *c = ctx_of(hContext);
     if (c == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    /* Drop the context's metric-group activations before its address can
+     * be reused by a new context. */
+    sim_metrics_context_destroy(c);
     sim_obj_kill(&c->obj);
     free(c);
     return ZE_RESULT_SUCCESS;

@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@
 #define POLL_MIN_NS 10000ull      /* polling for events nobody has signalled */
 #define POLL_MAX_NS 1000000ull
 #define SLEEP_CAP_NS 50000000ull  /* re-check at least every 50 ms */
+#define SPIN_NS 100000ull         /* host waits spin (yield) for the last 100 us */
 
 /* ================================================================== */
 /* Objects                                                             */
@@ -1026,7 +1028,11 @@ static void cmdlist_unref(sim_cmdlist_t *l) {
 
 /* Waits until host time t (known) has passed. */
 static void sleep_until_passed(uint64_t t) {
-    while (sim_now_ns() < t) sim_sleep_until(t, SLEEP_CAP_NS);
+    uint64_t now;
+    while ((now = sim_now_ns()) < t) {
+        if (t - now <= SPIN_NS) sched_yield();
+        else sim_sleep_until(t - SPIN_NS / 2, SLEEP_CAP_NS);
+    }
 }
 
 /* Submits c (not persisted) to the immediate list l. */
@@ -1624,7 +1630,13 @@ static ze_result_t wait_for(probe_fn probe, void *arg, uint64_t timeout) {
         if (timeout == 0 || now >= deadline) return ZE_RESULT_NOT_READY;
         uint64_t wake;
         if (t != T_NEVER) {
-            wake = t;
+            if (t - now <= SPIN_NS) {
+                /* nanosleep overshoots by tens of us: yield-spin the tail
+                 * (Intel's driver busy-polls the whole wait). */
+                sched_yield();
+                continue;
+            }
+            wake = t - SPIN_NS / 2;
         } else {
             /* Nobody has signalled it yet: poll with growing sleeps. */
             wake = now + poll;
@@ -2074,8 +2086,9 @@ static ze_result_t ZE_APICALL sim_zeEventQueryTimestampsExp(ze_event_handle_t hE
     }
     uint64_t mask = mask_bits(sim_cfg.kernel_timestamp_valid_bits);
     for (uint32_t i = 0; i < *pCount; i++) {
-        pTimestamps[i].global.kernelStart = sim_dev_ticks(ev->parts.dev[i], ev->parts.start[i]) & mask;
-        pTimestamps[i].global.kernelEnd = sim_dev_ticks(ev->parts.dev[i], ev->parts.end[i]) & mask;
+        sim_device_t *d = ev->parts.dev[i];
+        pTimestamps[i].global.kernelStart = d ? sim_dev_ticks(d, ev->parts.start[i]) & mask : 0;
+        pTimestamps[i].global.kernelEnd = d ? sim_dev_ticks(d, ev->parts.end[i]) & mask : 0;
         pTimestamps[i].context = pTimestamps[i].global;
     }
 out:
