@@ -36,12 +36,14 @@ func cStates() [][2]int {
 // Level Zero.
 type Handler interface {
 	Devices(devs []collector.Device)
+	Timestamps(src collector.TimestampSource)
+	ContextDestroying(context uint64)
 	Status(st collector.LayerState, code uint32)
 	ModuleCreated(m *collector.Module)
 	ModuleDestroyed(handle uintptr)
 	KernelCreated(k *collector.Kernel)
 	KernelDestroyed(handle uintptr)
-	Shutdown(launchesSeen uint64)
+	Shutdown()
 }
 
 var handler atomic.Pointer[Handler]
@@ -107,6 +109,7 @@ func zestallReport(state C.int, code C.uint32_t) {
 	}
 	if collector.LayerState(state) == collector.StateActive {
 		h.Devices(devices())
+		h.Timestamps(&source{})
 	}
 	h.Status(collector.LayerState(state), uint32(code))
 }
@@ -161,14 +164,22 @@ func zestallModuleDestroyed(m C.ze_module_handle_t) {
 	}
 }
 
+//export zestallContextDestroying
+func zestallContextDestroying(ctx C.uint64_t) {
+	defer recoverTo("zeContextDestroy prologue")
+	if h := current(); h != nil {
+		h.ContextDestroying(uint64(ctx))
+	}
+}
+
 //export zestallKernelCreated
-func zestallKernelCreated(k C.ze_kernel_handle_t, m C.ze_module_handle_t) {
+func zestallKernelCreated(k C.ze_kernel_handle_t, m C.ze_module_handle_t, id C.uint32_t) {
 	defer recoverTo("zeKernelCreate epilogue")
 	h := current()
 	if h == nil {
 		return
 	}
-	kern := &collector.Kernel{Handle: uintptr(unsafe.Pointer(k)), Module: uintptr(unsafe.Pointer(m))}
+	kern := &collector.Kernel{ID: uint64(id), Handle: uintptr(unsafe.Pointer(k)), Module: uintptr(unsafe.Pointer(m))}
 	name, err := query(func(b unsafe.Pointer, n *C.size_t) C.ze_result_t {
 		return C.zestall_kernel_name(k, (*C.char)(b), n)
 	})
@@ -196,9 +207,9 @@ func zestallKernelDestroyed(k C.ze_kernel_handle_t) {
 }
 
 //export zestallShutdown
-func zestallShutdown(launches C.uint64_t) {
+func zestallShutdown() {
 	defer recoverTo("exit")
 	if h := current(); h != nil {
-		h.Shutdown(uint64(launches))
+		h.Shutdown()
 	}
 }

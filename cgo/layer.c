@@ -32,12 +32,12 @@
 #include <level_zero/loader/ze_loader.h>
 
 #include "_cgo_export.h"
+#include "launch.h"
 
 static atomic_int layer_state = ZESTALL_STATE_IDLE;
 static atomic_bool in_fork_child = false;
 static atomic_bool init_seen = false;
 static zel_tracer_handle_t tracer;
-static atomic_uint_fast64_t launches_seen;
 
 typedef ze_result_t (*zex_kernel_get_base_address_t)(ze_kernel_handle_t, uint64_t *);
 typedef ze_result_t (*ze_intel_kernel_get_binary_t)(ze_kernel_handle_t, size_t *, char *);
@@ -45,7 +45,6 @@ static zex_kernel_get_base_address_t pfn_base_address;
 static ze_intel_kernel_get_binary_t pfn_kernel_binary;
 
 int zestall_state(void) { return atomic_load(&layer_state); }
-uint64_t zestall_launches_seen(void) { return atomic_load(&launches_seen); }
 
 static int go_allowed(void) {
     return !atomic_load_explicit(&in_fork_child, memory_order_relaxed) &&
@@ -75,7 +74,8 @@ static void ZE_APICALL on_kernel_create(ze_kernel_create_params_t *p, ze_result_
     (void)user;
     (void)inst;
     if (r != ZE_RESULT_SUCCESS || !go_allowed() || p->pphKernel == NULL || *p->pphKernel == NULL) return;
-    zestallKernelCreated(**p->pphKernel, *p->phModule);
+    ze_kernel_handle_t k = **p->pphKernel;
+    zestallKernelCreated(k, *p->phModule, zl_kernel_created(k));
 }
 
 static void ZE_APICALL on_kernel_destroy(ze_kernel_destroy_params_t *p, ze_result_t r,
@@ -83,22 +83,9 @@ static void ZE_APICALL on_kernel_destroy(ze_kernel_destroy_params_t *p, ze_resul
     (void)user;
     (void)inst;
     if (r != ZE_RESULT_SUCCESS || !go_allowed()) return;
+    zl_kernel_destroyed(*p->phKernel);
     zestallKernelDestroyed(*p->phKernel);
 }
-
-/* Launch prologues: count only (C, no Go call on the app thread). */
-#define COUNT_LAUNCH(NAME, PARAMS)                                                            \
-    static void ZE_APICALL NAME(PARAMS *p, ze_result_t r, void *user, void **inst) {         \
-        (void)p;                                                                              \
-        (void)r;                                                                              \
-        (void)user;                                                                           \
-        (void)inst;                                                                           \
-        atomic_fetch_add_explicit(&launches_seen, 1, memory_order_relaxed);                  \
-    }
-COUNT_LAUNCH(on_launch, ze_command_list_append_launch_kernel_params_t)
-COUNT_LAUNCH(on_launch_coop, ze_command_list_append_launch_cooperative_kernel_params_t)
-COUNT_LAUNCH(on_launch_indirect, ze_command_list_append_launch_kernel_indirect_params_t)
-COUNT_LAUNCH(on_launch_multi, ze_command_list_append_launch_multiple_kernels_indirect_params_t)
 
 /* ---- activation --------------------------------------------------------- */
 
@@ -189,11 +176,7 @@ static void create_tracer(void) {
     zelTracerModuleDestroyRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_module_destroy);
     zelTracerKernelCreateRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_kernel_create);
     zelTracerKernelDestroyRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_kernel_destroy);
-    zelTracerCommandListAppendLaunchKernelRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_launch);
-    zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_launch_coop);
-    zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_launch_indirect);
-    zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE,
-                                                                            on_launch_multi);
+    zl_register(tracer);
     resolve_extensions();
     enumerate_devices();
     atomic_store(&layer_state, ZESTALL_STATE_ACTIVE);
@@ -264,6 +247,7 @@ ze_result_t zestall_kernel_name(ze_kernel_handle_t k, char *buf, size_t *size) {
 static void atfork_child(void) {
     /* The child has one thread; Go code that allocates would hang (P8). */
     atomic_store(&in_fork_child, true);
+    zl_set_enabled(0);
 }
 
 __attribute__((constructor)) static void zestall_ctor(void) {
@@ -276,8 +260,9 @@ __attribute__((destructor)) static void zestall_dtor(void) {
     if (st == ZESTALL_STATE_ACTIVE) {
         /* The loader is still alive here (P10: we link it, so our
          * destructor runs first). Calls made now are not traced (P7). */
+        zl_set_enabled(0);
         zelTracerSetEnabled(tracer, 0);
-        zestallShutdown(zestall_launches_seen());
+        zestallShutdown();
         zelTracerDestroy(tracer);
     }
 }

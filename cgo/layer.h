@@ -22,8 +22,6 @@ enum {
 };
 int zestall_state(void);
 
-/* Launch counters (per launch entry point), bumped in C on the app thread. */
-uint64_t zestall_launches_seen(void);
 
 /* Devices seen at activation (roots and sub-devices), read by Go. */
 typedef struct zestall_device_info {

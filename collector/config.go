@@ -22,6 +22,9 @@ type Config struct {
 	// Quiet suppresses the one-line start and end notices (ZESTALL_QUIET=1);
 	// warnings are always printed.
 	Quiet bool
+	// FromEnv names the settings whose value came from the environment
+	// (false when unset, or invalid and replaced by the default).
+	FromEnv map[string]bool
 }
 
 // Defaults.
@@ -33,9 +36,10 @@ const (
 // ConfigFromEnv reads the configuration with getenv and reports invalid
 // values on w (normally os.Stderr), once each.
 func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
-	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval}
+	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, FromEnv: map[string]bool{}}
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
 		c.Output = v
+		c.FromEnv["ZESTALL_OUTPUT"] = true
 	}
 	if v := getenv("ZESTALL_FLUSH_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -43,12 +47,16 @@ func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
 			fmt.Fprintf(w, "zestall: ZESTALL_FLUSH_INTERVAL=%q is not a duration between 0 and 1h; using the default %s\n", v, DefaultFlushInterval)
 		} else {
 			c.FlushInterval = d
+			c.FromEnv["ZESTALL_FLUSH_INTERVAL"] = true
 		}
 	}
 	switch v := getenv("ZESTALL_QUIET"); v {
-	case "", "0":
+	case "":
+	case "0":
+		c.FromEnv["ZESTALL_QUIET"] = true
 	case "1":
 		c.Quiet = true
+		c.FromEnv["ZESTALL_QUIET"] = true
 	default:
 		fmt.Fprintf(w, "zestall: ZESTALL_QUIET=%q is not 0 or 1; using the default 0\n", v)
 	}

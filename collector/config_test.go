@@ -44,7 +44,12 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, tt := range tests {
 		var w strings.Builder
 		got := ConfigFromEnv(func(k string) string { return tt.env[k] }, &w)
-		if got != tt.want {
+		for k, from := range got.FromEnv {
+			if _, set := tt.env[k]; from && !set {
+				t.Errorf("%s marked from environment but unset", k)
+			}
+		}
+		if got.Output != tt.want.Output || got.FlushInterval != tt.want.FlushInterval || got.Quiet != tt.want.Quiet {
 			t.Errorf("ConfigFromEnv(%v) = %+v, want %+v", tt.env, got, tt.want)
 		}
 		out := w.String()

@@ -42,6 +42,7 @@ type Module struct {
 
 // Kernel is a kernel the application created.
 type Kernel struct {
+	ID      uint64 // assigned by the launch path (C), unique in the run
 	Handle  uintptr
 	Module  uintptr
 	Name    string // raw (possibly mangled) name
@@ -72,6 +73,7 @@ const Version = "0.1.0-dev"
 // methods are called on application threads; they only update the registry
 // under a mutex and queue records for the writer goroutine.
 type Session struct {
+	getenv func(string) string
 	cfg    Config
 	stderr io.Writer
 	now    func() uint64 // host ns, CLOCK_MONOTONIC_RAW
@@ -92,13 +94,81 @@ type Session struct {
 	modSecs   map[uint64]map[string]uint64 // module id -> kernel name -> .text section size
 	lost      uint64
 	closeOnce sync.Once
+
+	src      TimestampSource
+	harvest  *harvester
+	stopPoll chan struct{}
+	pollDone chan struct{}
 }
 
-// NewSession returns a session that reports on stderr. Nothing is opened
-// until the layer becomes active.
-func NewSession(cfg Config, stderr io.Writer) *Session {
+// Timestamps attaches the launch path's source (before Status(StateActive)).
+func (s *Session) Timestamps(src TimestampSource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.src = src
+}
+
+// ContextDestroying is called (on the application thread, in the
+// zeContextDestroy prologue) before a context goes away: its launches are
+// harvested and zestall's events in it destroyed.
+func (s *Session) ContextDestroying(ctx uint64) {
+	s.mu.Lock()
+	h := s.harvest
+	s.mu.Unlock()
+	if h != nil {
+		h.contextDestroying(ctx)
+	}
+}
+
+// emitBlocking queues a record from zestall's own goroutines; it may wait
+// for the writer (never on an application thread).
+func (s *Session) emitBlocking(r *pb.Record) {
+	s.mu.Lock()
+	out := s.out
+	s.mu.Unlock()
+	if out != nil {
+		out <- r
+	}
+}
+
+// newClock describes a device for timestamp conversion.
+func (s *Session) newClock(dev uint64) *devClock {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, d := range s.devices {
+		if uint64(d.Handle) == dev && d.TimerHz > 0 && d.KernelTimestampBits > 0 && d.KernelTimestampBits <= 64 {
+			mask := ^uint64(0)
+			if d.KernelTimestampBits < 64 {
+				mask = 1<<d.KernelTimestampBits - 1
+			}
+			return &devClock{id: uint32(i + 1), hz: d.TimerHz, kernelMask: mask}
+		}
+	}
+	return nil
+}
+
+// pollLoop harvests launch timestamps until stopped.
+func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		wait := 10 * time.Millisecond
+		if h.poll() > 0 {
+			wait = time.Millisecond
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// NewSession returns a session that reports on stderr. The configuration
+// is read with getenv only when the layer becomes active (the first
+// successful zeInit), and nothing is opened before.
+func NewSession(getenv func(string) string, stderr io.Writer) *Session {
 	return &Session{
-		cfg:       cfg,
+		getenv:    getenv,
 		stderr:    stderr,
 		now:       monotonicRawNs,
 		reported:  map[LayerState]bool{},
@@ -172,8 +242,9 @@ func (s *Session) startLocked() {
 		return
 	}
 	s.started = true
+	s.cfg = ConfigFromEnv(s.getenv, s.stderr)
 	host := hostname()
-	rank := Rank(os.Getenv)
+	rank := Rank(s.getenv)
 	s.path = ExpandOutput(s.cfg.Output, os.Getpid(), host, rank)
 	f, err := stream.CreateExclusive(s.path)
 	if err != nil {
@@ -195,8 +266,9 @@ func (s *Session) startLocked() {
 		StartHostNs:   s.now(),
 		StartUnixNs:   time.Now().UnixNano(),
 		Config: []*pb.ConfigEntry{
-			{Key: "ZESTALL_OUTPUT", Value: s.cfg.Output, FromEnvironment: os.Getenv("ZESTALL_OUTPUT") != ""},
-			{Key: "ZESTALL_FLUSH_INTERVAL", Value: s.cfg.FlushInterval.String(), FromEnvironment: os.Getenv("ZESTALL_FLUSH_INTERVAL") != ""},
+			{Key: "ZESTALL_OUTPUT", Value: s.cfg.Output, FromEnvironment: s.cfg.FromEnv["ZESTALL_OUTPUT"]},
+			{Key: "ZESTALL_FLUSH_INTERVAL", Value: s.cfg.FlushInterval.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
+			{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Quiet]), FromEnvironment: s.cfg.FromEnv["ZESTALL_QUIET"]},
 		},
 	}
 	hdr.Devices = s.headerDevices()
@@ -208,6 +280,13 @@ func (s *Session) startLocked() {
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
 	go s.writeLoop(s.out, f, w)
+	if s.src != nil {
+		s.harvest = newHarvester(s.src, s.emitBlocking, s.newClock)
+		s.stopPoll = make(chan struct{})
+		s.pollDone = make(chan struct{})
+		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
+		s.src.Enable(true)
+	}
 	if !s.cfg.Quiet {
 		fmt.Fprintf(s.stderr, "zestall: profiling to %s\n", s.path)
 	}
@@ -329,8 +408,11 @@ func (s *Session) KernelCreated(k *Kernel) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.nextKern++
-	id := s.nextKern
+	id := k.ID
+	if id == 0 {
+		s.nextKern++
+		id = s.nextKern
+	}
 	s.kernels[k.Handle] = id
 	mod := s.modules[k.Module]
 	size := uint64(len(k.ISA))
@@ -359,14 +441,25 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 
 // Shutdown writes the final counters and closes the file. It runs from the
 // library destructor at exit and waits for the writer (bounded).
-func (s *Session) Shutdown(launchesSeen uint64) {
+func (s *Session) Shutdown() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
+		h := s.harvest
 		if s.out == nil {
 			s.mu.Unlock()
 			return
 		}
-		c := &pb.Counters{Final: true, HostNs: s.now(), LaunchesSeen: launchesSeen}
+		s.mu.Unlock()
+		c := &pb.Counters{Final: true}
+		if h != nil {
+			s.src.Enable(false)
+			close(s.stopPoll)
+			<-s.pollDone
+			h.final()
+			h.counters(c)
+		}
+		s.mu.Lock()
+		c.HostNs = s.now()
 		if s.lost > 0 {
 			c.Lost = append(c.Lost, &pb.Loss{What: "record queue full", Count: s.lost})
 		}
@@ -388,7 +481,7 @@ func (s *Session) Shutdown(launchesSeen uint64) {
 			return
 		}
 		if !s.cfg.Quiet {
-			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches seen)\n", s.path, launchesSeen)
+			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times)\n", s.path, c.LaunchesSeen, c.LaunchesTimed)
 		}
 	})
 }

@@ -15,8 +15,9 @@ import (
 )
 
 func init() {
-	cfg := collector.ConfigFromEnv(os.Getenv, os.Stderr)
-	cgo.SetHandler(collector.NewSession(cfg, os.Stderr))
+	// Nothing is read or written before the application's first
+	// successful zeInit.
+	cgo.SetHandler(collector.NewSession(os.Getenv, os.Stderr))
 }
 
 // main is required by -buildmode=c-shared and never runs.

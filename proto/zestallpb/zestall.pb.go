@@ -332,6 +332,11 @@ const (
 	NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED NoTimestampReason = 6
 	// Reading the timestamp failed (Level-Zero error, device lost).
 	NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED NoTimestampReason = 7
+	// A later launch signalled the same event before zestall read it, so
+	// this launch's timestamps were overwritten (an event the application
+	// reuses, or a regular command list executed again before the previous
+	// execution's timestamps were read). Added in revision 2.
+	NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN NoTimestampReason = 8
 )
 
 // Enum value maps for NoTimestampReason.
@@ -345,6 +350,7 @@ var (
 		5: "NO_TIMESTAMP_REASON_DISABLED",
 		6: "NO_TIMESTAMP_REASON_UNSUPPORTED",
 		7: "NO_TIMESTAMP_REASON_QUERY_FAILED",
+		8: "NO_TIMESTAMP_REASON_OVERWRITTEN",
 	}
 	NoTimestampReason_value = map[string]int32{
 		"NO_TIMESTAMP_REASON_UNSPECIFIED":    0,
@@ -355,6 +361,7 @@ var (
 		"NO_TIMESTAMP_REASON_DISABLED":       5,
 		"NO_TIMESTAMP_REASON_UNSUPPORTED":    6,
 		"NO_TIMESTAMP_REASON_QUERY_FAILED":   7,
+		"NO_TIMESTAMP_REASON_OVERWRITTEN":    8,
 	}
 )
 
@@ -766,7 +773,7 @@ func (*Record_Counters) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 1.
+	// "Compatibility and versioning" above). This revision is 2.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -2738,7 +2745,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\x15LAUNCH_FLAG_APP_EVENT\x10\x04\x12\x17\n" +
 	"\x13LAUNCH_FLAG_WRAPPED\x10\b\x12\x1a\n" +
 	"\x16LAUNCH_FLAG_SERIALIZED\x10\x10\x12\x19\n" +
-	"\x15LAUNCH_FLAG_IMMEDIATE\x10 *\xb7\x02\n" +
+	"\x15LAUNCH_FLAG_IMMEDIATE\x10 *\xdc\x02\n" +
 	"\x11NoTimestampReason\x12#\n" +
 	"\x1fNO_TIMESTAMP_REASON_UNSPECIFIED\x10\x00\x12&\n" +
 	"\"NO_TIMESTAMP_REASON_POOL_EXHAUSTED\x10\x01\x12#\n" +
@@ -2747,7 +2754,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\x18NO_TIMESTAMP_REASON_EXIT\x10\x04\x12 \n" +
 	"\x1cNO_TIMESTAMP_REASON_DISABLED\x10\x05\x12#\n" +
 	"\x1fNO_TIMESTAMP_REASON_UNSUPPORTED\x10\x06\x12$\n" +
-	" NO_TIMESTAMP_REASON_QUERY_FAILED\x10\a*l\n" +
+	" NO_TIMESTAMP_REASON_QUERY_FAILED\x10\a\x12#\n" +
+	"\x1fNO_TIMESTAMP_REASON_OVERWRITTEN\x10\b*l\n" +
 	"\x10StallAttribution\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_KERNEL\x10\x00\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_LAUNCH\x10\x01\x12\x1c\n" +

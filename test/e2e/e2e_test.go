@@ -395,3 +395,94 @@ func TestFailureModes(t *testing.T) {
 		})
 	}
 }
+
+// TestLaunchTimes: every launch the device executed is recorded exactly
+// once, with the device start and end times the device really had.
+func TestLaunchTimes(t *testing.T) {
+	tr := buildTree(t)
+	tests := []struct {
+		app  string
+		args []string
+		env  map[string]string
+	}{
+		{"zestall-simple", []string{"5"}, nil},
+		{"zestall-multi", []string{"8"}, nil},
+		{"zestall-churn", []string{"4"}, nil},
+		{"zestall-multi", []string{"2"}, map[string]string{"ZESIM_TIMESTAMP_OFFSET": "4294960000"}}, // kernel timestamps wrap
+	}
+	for _, tt := range tests {
+		t.Run(tt.app+strings.Join(tt.args, "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			gt := filepath.Join(dir, "truth.jsonl")
+			env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			res := tr.run(t, dir, true, env, tt.app, tt.args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			truth, err := groundtruth.Read(gt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkLaunchTimes(t, readRecords(t, filepath.Join(dir, "out.zst")), truth)
+		})
+	}
+}
+
+func checkLaunchTimes(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
+	t.Helper()
+	base := map[uint64]uint64{} // kernel id -> base address
+	var launches []*pb.Launch
+	var final *pb.Counters
+	for _, r := range recs {
+		switch {
+		case r.GetKernel() != nil:
+			base[r.GetKernel().Id] = r.GetKernel().BaseAddress
+		case r.GetLaunch() != nil:
+			launches = append(launches, r.GetLaunch())
+		case r.GetCounters() != nil:
+			final = r.GetCounters()
+		}
+	}
+	if final == nil || !final.Final {
+		t.Fatal("no final counters")
+	}
+	if len(launches) != len(truth.Launches) || final.LaunchesSeen != uint64(len(truth.Launches)) {
+		t.Errorf("%d launch records (counters say %d), device executed %d", len(launches), final.LaunchesSeen, len(truth.Launches))
+	}
+	// Match each record to a device launch of the same kernel code that
+	// started at the same time (one device tick is 26 ns at 38.4 MHz).
+	const tol = 100
+	used := make([]bool, len(truth.Launches))
+	for _, l := range launches {
+		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+			t.Errorf("launch %d has no timestamp: %v", l.Id, l.NoTimestampReason)
+			continue
+		}
+		found := false
+		for i, g := range truth.Launches {
+			if used[i] || g.Base != base[l.KernelId] {
+				continue
+			}
+			if absDiff(g.StartNs, l.DeviceStartNs) <= tol && absDiff(g.EndNs, l.DeviceEndNs) <= tol {
+				used[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("launch %d (kernel %d at %#x, %d..%d ns) matches no device launch", l.Id, l.KernelId, base[l.KernelId], l.DeviceStartNs, l.DeviceEndNs)
+		}
+		if l.DeviceStartNs < l.HostAppendNs {
+			t.Errorf("launch %d starts before its append", l.Id)
+		}
+	}
+}
+
+func absDiff(a, b uint64) uint64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}

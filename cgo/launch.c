@@ -1,0 +1,594 @@
+/*
+ * launch.c — timestamp injection on every kernel launch, in C on the
+ * application's thread (reference: level-zero-loader.md §5.4, §12).
+ *
+ * Per launch the prologue looks up the command list and the signal event
+ * (lock-free maps), and, unless the application's own event already
+ * carries kernel timestamps, swaps in an event from zestall's per-context
+ * pool. The epilogue signals the application's event after the kernel
+ * (so its semantics are unchanged), then publishes one slot into this
+ * thread's ring. A Go goroutine drains the rings, reads the timestamps
+ * when the events have signalled, and writes the launch records. No Go
+ * call, no I/O and no allocation happen per launch in the steady state.
+ */
+#include "launch.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <level_zero/layers/zel_tracing_register_cb.h>
+
+#include "_cgo_export.h"
+#include "zmap.h"
+
+/* ---- object maps ---------------------------------------------------------- */
+
+static zmap_t kernels; /* kernel -> {id, packed group size} */
+static zmap_t lists;   /* list -> {context, device, id<<2 | in-order<<1 | immediate} */
+static zmap_t pools;   /* app event pool -> {flags} */
+static zmap_t events;  /* app event -> {pool flags} */
+static zmap_t ctxs;    /* context -> {zl_ctxpool_t*} */
+static atomic_uint next_kernel_id, next_list_id;
+static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
+
+static void maps_init(void) {
+    zmap_init(&kernels, 1024);
+    zmap_init(&lists, 1024);
+    zmap_init(&pools, 256);
+    zmap_init(&events, 4096);
+    zmap_init(&ctxs, 64);
+}
+
+static uint64_t pack_size(uint32_t x, uint32_t y, uint32_t z) {
+    return (uint64_t)(x & 0x1fffff) | ((uint64_t)(y & 0x1fffff) << 21) | ((uint64_t)(z & 0x1fffff) << 42);
+}
+
+uint64_t zl_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- zestall's event pools, per context ------------------------------------ */
+
+#define ZL_POOL_EVENTS 1024
+#define ZL_MAX_POOLS 256 /* 256k events in flight per context at most */
+
+typedef struct zl_ctxpool {
+    ze_context_handle_t ctx;
+    pthread_mutex_t lock;
+    ze_event_handle_t *free;
+    uint32_t nfree, cap;
+    ze_event_pool_handle_t pools[ZL_MAX_POOLS];
+    uint32_t npools;
+    bool failed; /* pool creation failed once: do not retry per launch */
+} zl_ctxpool_t;
+
+static pthread_mutex_t ctxs_create_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static zl_ctxpool_t *ctxpool_of(ze_context_handle_t ctx, bool create) {
+    uint64_t v[ZMAP_WORDS];
+    if (zmap_get(&ctxs, (uintptr_t)ctx, v)) return (zl_ctxpool_t *)(uintptr_t)v[0];
+    if (!create) return NULL;
+    pthread_mutex_lock(&ctxs_create_lock);
+    zl_ctxpool_t *p = NULL;
+    if (zmap_get(&ctxs, (uintptr_t)ctx, v)) {
+        p = (zl_ctxpool_t *)(uintptr_t)v[0];
+    } else if ((p = calloc(1, sizeof *p)) != NULL) {
+        p->ctx = ctx;
+        pthread_mutex_init(&p->lock, NULL);
+        uint64_t nv[ZMAP_WORDS] = {(uint64_t)(uintptr_t)p, 0, 0};
+        if (!zmap_put(&ctxs, (uintptr_t)ctx, nv)) {
+            free(p);
+            p = NULL;
+        }
+    }
+    pthread_mutex_unlock(&ctxs_create_lock);
+    return p;
+}
+
+/* Under p->lock: one more pool of timestamp events. These calls are made
+ * from inside a callback, so the tracing layer does not trace them. */
+static bool grow_pool(zl_ctxpool_t *p) {
+    if (p->failed || p->npools == ZL_MAX_POOLS) return false;
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                               ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                               ZL_POOL_EVENTS};
+    ze_event_pool_handle_t pool;
+    if (zeEventPoolCreate(p->ctx, &pd, 0, NULL, &pool) != ZE_RESULT_SUCCESS) {
+        p->failed = true;
+        return false;
+    }
+    if (p->cap < p->nfree + ZL_POOL_EVENTS) {
+        uint32_t cap = p->cap ? p->cap * 2 : ZL_POOL_EVENTS;
+        while (cap < p->nfree + ZL_POOL_EVENTS) cap *= 2;
+        ze_event_handle_t *f = realloc(p->free, cap * sizeof *f);
+        if (f == NULL) {
+            zeEventPoolDestroy(pool);
+            return false;
+        }
+        p->free = f;
+        p->cap = cap;
+    }
+    for (uint32_t i = 0; i < ZL_POOL_EVENTS; i++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, ZL_POOL_EVENTS - 1 - i,
+                              ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+        ze_event_handle_t ev;
+        if (zeEventCreate(pool, &ed, &ev) == ZE_RESULT_SUCCESS) p->free[p->nfree++] = ev;
+    }
+    p->pools[p->npools++] = pool;
+    return true;
+}
+
+static ze_event_handle_t event_get(ze_context_handle_t ctx, uint8_t *reason) {
+    zl_ctxpool_t *p = ctxpool_of(ctx, true);
+    if (p == NULL) {
+        *reason = ZL_REASON_EVENT_ERROR;
+        return NULL;
+    }
+    ze_event_handle_t ev = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (p->nfree == 0 && !grow_pool(p)) {
+        *reason = p->failed ? ZL_REASON_EVENT_ERROR : ZL_REASON_POOL_EXHAUSTED;
+    } else {
+        ev = p->free[--p->nfree];
+    }
+    pthread_mutex_unlock(&p->lock);
+    return ev;
+}
+
+static void event_put(ze_context_handle_t ctx, ze_event_handle_t ev) {
+    zl_ctxpool_t *p = ctxpool_of(ctx, false);
+    if (p == NULL || ev == NULL) return;
+    pthread_mutex_lock(&p->lock);
+    if (p->nfree < p->cap) p->free[p->nfree++] = ev;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void zl_release_event(uint64_t context, uint64_t event) {
+    ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
+    zeEventHostReset(ev);
+    event_put((ze_context_handle_t)(uintptr_t)context, ev);
+}
+
+/* ---- per-thread rings ------------------------------------------------------- */
+
+#define ZL_RING 8192
+
+typedef struct zl_ring {
+    _Atomic uint64_t head; /* written by the owning thread */
+    _Atomic uint64_t tail; /* written by the drainer */
+    struct zl_ring *next;
+    zl_slot_t slots[ZL_RING];
+} zl_ring_t;
+
+static _Thread_local zl_ring_t *tl_ring;
+static _Atomic(zl_ring_t *) rings;
+static atomic_uint_fast64_t ring_dropped;
+static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static zl_ring_t *my_ring(void) {
+    zl_ring_t *r = tl_ring;
+    if (r != NULL) return r;
+    r = calloc(1, sizeof *r);
+    if (r == NULL) return NULL;
+    /* Lock-free push onto the list of rings; rings are never freed (a
+     * thread's slots may still be pending when it exits). */
+    zl_ring_t *old = atomic_load(&rings);
+    do {
+        r->next = old;
+    } while (!atomic_compare_exchange_weak(&rings, &old, r));
+    tl_ring = r;
+    return r;
+}
+
+static void push(const zl_slot_t *s) {
+    zl_ring_t *r = my_ring();
+    if (r == NULL) {
+        atomic_fetch_add(&ring_dropped, 1);
+        return;
+    }
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (h - t >= ZL_RING) {
+        atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
+        return;
+    }
+    r->slots[h % ZL_RING] = *s;
+    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+}
+
+uint32_t zl_drain(zl_slot_t *dst, uint32_t cap) {
+    uint32_t n = 0;
+    pthread_mutex_lock(&drain_lock);
+    for (zl_ring_t *r = atomic_load(&rings); r != NULL && n < cap; r = r->next) {
+        uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+        while (t < h && n < cap) dst[n++] = r->slots[t++ % ZL_RING];
+        atomic_store_explicit(&r->tail, t, memory_order_release);
+    }
+    pthread_mutex_unlock(&drain_lock);
+    return n;
+}
+
+uint64_t zl_dropped(void) { return atomic_load(&ring_dropped); }
+
+/* ---- helpers for Go ----------------------------------------------------------- */
+
+ze_result_t zl_kernel_timestamp(uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start,
+                                uint64_t *ctx_end) {
+    ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
+    ze_result_t r = zeEventQueryStatus(ev);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    ze_kernel_timestamp_result_t ts;
+    r = zeEventQueryKernelTimestamp(ev, &ts);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    *start = ts.global.kernelStart;
+    *end = ts.global.kernelEnd;
+    *ctx_start = ts.context.kernelStart;
+    *ctx_end = ts.context.kernelEnd;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks) {
+    return zeDeviceGetGlobalTimestamps((ze_device_handle_t)(uintptr_t)device, host, ticks);
+}
+
+uint32_t zl_kernel_created(ze_kernel_handle_t k) {
+    pthread_once(&maps_once, maps_init);
+    uint32_t id = atomic_fetch_add(&next_kernel_id, 1) + 1;
+    uint64_t v[ZMAP_WORDS] = {id, pack_size(1, 1, 1), 0};
+    zmap_put(&kernels, (uintptr_t)k, v);
+    return id;
+}
+
+void zl_kernel_destroyed(ze_kernel_handle_t k) { zmap_del(&kernels, (uintptr_t)k); }
+
+/* ---- callbacks ------------------------------------------------------------------ */
+
+/* Prologue -> epilogue state of this thread's current launch (the tracing
+ * layer never nests callbacks on one thread). */
+typedef struct {
+    uint64_t t0;
+    ze_event_handle_t app;  /* the application's signal event */
+    ze_event_handle_t ours; /* swapped in, or NULL */
+    uint8_t flags, reason;
+    uint64_t ctx, dev;
+    uint32_t list_id;
+} zl_pending_t;
+static _Thread_local zl_pending_t tl_p;
+
+/* Off until Go's harvester runs (and in a forked child): then launches
+ * pass untouched. */
+static atomic_bool zl_enabled;
+void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
+
+/* Common prologue: decide about the signal event. */
+static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *signal) {
+    zl_pending_t *p = &tl_p;
+    memset(p, 0, sizeof *p);
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) {
+        p->flags = 0x80; /* not collecting: the epilogue does nothing */
+        return;
+    }
+    p->t0 = zl_now_ns();
+    uint64_t lv[ZMAP_WORDS];
+    if (!zmap_get(&lists, (uintptr_t)list, lv)) {
+        /* A list created before zestall was active: no context known. */
+        p->flags = ZL_FLAG_NO_EVENT;
+        p->reason = ZL_REASON_UNSUPPORTED;
+        return;
+    }
+    p->ctx = lv[0];
+    p->dev = lv[1];
+    p->list_id = (uint32_t)(lv[2] >> 2);
+    if (lv[2] & 1) p->flags |= ZL_FLAG_IMMEDIATE;
+    p->app = *signal;
+    uint64_t ev[ZMAP_WORDS];
+    if (p->app != NULL && zmap_get(&events, (uintptr_t)p->app, ev) && (ev[0] & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) {
+        /* The application's event already records kernel timestamps:
+         * keep it and read it without changing it. */
+        p->flags |= ZL_FLAG_APP_EVENT;
+        return;
+    }
+    p->ours = event_get((ze_context_handle_t)(uintptr_t)p->ctx, &p->reason);
+    if (p->ours == NULL) {
+        p->flags |= ZL_FLAG_NO_EVENT;
+        return;
+    }
+    p->flags |= ZL_FLAG_OURS;
+    *signal = p->ours;
+}
+
+/* Common epilogue: restore the app's semantics and publish the slot. */
+static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, ze_event_handle_t *signal,
+                            ze_kernel_handle_t kernel, const ze_group_count_t *groups, uint8_t launch_kind) {
+    zl_pending_t *p = &tl_p;
+    if (p->flags & 0x80) return;
+    if (p->flags & ZL_FLAG_OURS) {
+        if (result != ZE_RESULT_SUCCESS) {
+            event_put((ze_context_handle_t)(uintptr_t)p->ctx, p->ours);
+            *signal = p->app;
+            return;
+        }
+        /* Signal the application's event after the kernel, on the same
+         * list: verified to keep its semantics (§5.4). */
+        if (p->app != NULL && zeCommandListAppendSignalEvent(list, p->app) != ZE_RESULT_SUCCESS) {
+            p->flags |= ZL_FLAG_NO_EVENT;
+            p->reason = ZL_REASON_EVENT_ERROR;
+        }
+    } else if (result != ZE_RESULT_SUCCESS) {
+        return;
+    }
+    zl_slot_t s;
+    memset(&s, 0, sizeof s);
+    s.kind = ZL_SLOT_LAUNCH;
+    s.host_ns = p->t0;
+    s.list = (uint64_t)(uintptr_t)list;
+    s.event = (uint64_t)(uintptr_t)((p->flags & ZL_FLAG_OURS) ? p->ours : (p->flags & ZL_FLAG_APP_EVENT) ? p->app : NULL);
+    s.device = p->dev;
+    s.context = p->ctx;
+    s.list_id = p->list_id;
+    s.flags = p->flags;
+    s.reason = p->reason;
+    s.launch_kind = launch_kind;
+    uint64_t kv[ZMAP_WORDS];
+    if (zmap_get(&kernels, (uintptr_t)kernel, kv)) {
+        s.kernel_id = (uint32_t)kv[0];
+        s.group_size[0] = (uint16_t)(kv[1] & 0x1fffff);
+        s.group_size[1] = (uint16_t)((kv[1] >> 21) & 0x1fffff);
+        s.group_size[2] = (uint16_t)((kv[1] >> 42) & 0x1fffff);
+    }
+    if (groups != NULL) {
+        s.group_count[0] = groups->groupCountX;
+        s.group_count[1] = groups->groupCountY;
+        s.group_count[2] = groups->groupCountZ;
+    }
+    push(&s);
+}
+
+static void ZE_APICALL pro_launch(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)r, (void)u, (void)i;
+    launch_prologue(*p->phCommandList, p->phSignalEvent);
+}
+static void ZE_APICALL epi_launch(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    launch_epilogue(r, *p->phCommandList, p->phSignalEvent, *p->phKernel, *p->ppLaunchFuncArgs, 0);
+}
+static void ZE_APICALL pro_coop(ze_command_list_append_launch_cooperative_kernel_params_t *p, ze_result_t r, void *u,
+                                void **i) {
+    (void)r, (void)u, (void)i;
+    launch_prologue(*p->phCommandList, p->phSignalEvent);
+}
+static void ZE_APICALL epi_coop(ze_command_list_append_launch_cooperative_kernel_params_t *p, ze_result_t r, void *u,
+                                void **i) {
+    (void)u, (void)i;
+    launch_epilogue(r, *p->phCommandList, p->phSignalEvent, *p->phKernel, *p->ppLaunchFuncArgs, 1);
+}
+static void ZE_APICALL pro_indirect(ze_command_list_append_launch_kernel_indirect_params_t *p, ze_result_t r, void *u,
+                                    void **i) {
+    (void)r, (void)u, (void)i;
+    launch_prologue(*p->phCommandList, p->phSignalEvent);
+}
+static void ZE_APICALL epi_indirect(ze_command_list_append_launch_kernel_indirect_params_t *p, ze_result_t r, void *u,
+                                    void **i) {
+    (void)u, (void)i;
+    /* Group counts live in device memory, read when the kernel runs. */
+    launch_epilogue(r, *p->phCommandList, p->phSignalEvent, *p->phKernel, NULL, 2);
+}
+static void ZE_APICALL pro_multi(ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, ze_result_t r,
+                                 void *u, void **i) {
+    (void)r, (void)u, (void)i;
+    launch_prologue(*p->phCommandList, p->phSignalEvent);
+}
+static void ZE_APICALL epi_multi(ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, ze_result_t r,
+                                 void *u, void **i) {
+    (void)u, (void)i;
+    /* One signal event covers every kernel of the call: recorded as one
+     * launch of the first kernel whose times span the whole batch. */
+    ze_kernel_handle_t k = (*p->pnumKernels > 0 && *p->pphKernels != NULL) ? (*p->pphKernels)[0] : NULL;
+    launch_epilogue(r, *p->phCommandList, p->phSignalEvent, k, NULL, 3);
+}
+
+static void ZE_APICALL epi_set_group_size(ze_kernel_set_group_size_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r != ZE_RESULT_SUCCESS) return;
+    uint64_t v[ZMAP_WORDS];
+    if (!zmap_get(&kernels, (uintptr_t)*p->phKernel, v)) return;
+    v[1] = pack_size(*p->pgroupSizeX, *p->pgroupSizeY, *p->pgroupSizeZ);
+    zmap_put(&kernels, (uintptr_t)*p->phKernel, v);
+}
+
+static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze_device_handle_t dev, bool imm) {
+    uint32_t id = atomic_fetch_add(&next_list_id, 1) + 1;
+    uint64_t v[ZMAP_WORDS] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)dev, ((uint64_t)id << 2) | (imm ? 1 : 0)};
+    zmap_put(&lists, (uintptr_t)l, v);
+}
+static void ZE_APICALL epi_list_create(ze_command_list_create_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) list_created(**p->pphCommandList, *p->phContext, *p->phDevice, false);
+}
+static void ZE_APICALL epi_list_create_imm(ze_command_list_create_immediate_params_t *p, ze_result_t r, void *u,
+                                           void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) list_created(**p->pphCommandList, *p->phContext, *p->phDevice, true);
+}
+static void list_event(ze_command_list_handle_t l, uint8_t kind) {
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    uint64_t v[ZMAP_WORDS];
+    if (!zmap_get(&lists, (uintptr_t)l, v)) return;
+    zl_slot_t s;
+    memset(&s, 0, sizeof s);
+    s.kind = kind;
+    s.host_ns = zl_now_ns();
+    s.list = (uint64_t)(uintptr_t)l;
+    s.list_id = (uint32_t)(v[2] >> 2);
+    s.context = v[0];
+    s.device = v[1];
+    push(&s);
+}
+static void ZE_APICALL epi_list_reset(ze_command_list_reset_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) list_event(*p->phCommandList, ZL_SLOT_RESET);
+}
+static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)r, (void)u, (void)i;
+    list_event(*p->phCommandList, ZL_SLOT_DESTROY);
+}
+static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) zmap_del(&lists, (uintptr_t)*p->phCommandList);
+}
+/* The execution's reference time is taken before the driver call: the
+ * kernels may start inside it. */
+static _Thread_local uint64_t tl_exec_t0;
+static void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
+                                   void **i) {
+    (void)p, (void)r, (void)u, (void)i;
+    tl_exec_t0 = zl_now_ns();
+}
+static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
+                                   void **i) {
+    (void)u, (void)i;
+    if (r != ZE_RESULT_SUCCESS || *p->pphCommandLists == NULL) return;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    uint64_t now = tl_exec_t0;
+    for (uint32_t k = 0; k < *p->pnumCommandLists; k++) {
+        ze_command_list_handle_t l = (*p->pphCommandLists)[k];
+        uint64_t v[ZMAP_WORDS];
+        if (!zmap_get(&lists, (uintptr_t)l, v)) continue;
+        zl_slot_t s;
+        memset(&s, 0, sizeof s);
+        s.kind = ZL_SLOT_EXEC;
+        s.host_ns = now;
+        s.list = (uint64_t)(uintptr_t)l;
+        s.list_id = (uint32_t)(v[2] >> 2);
+        s.context = v[0];
+        s.device = v[1];
+        s.queue = (uint64_t)(uintptr_t)*p->phCommandQueue;
+        push(&s);
+    }
+}
+static void ZE_APICALL epi_pool_create(ze_event_pool_create_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r != ZE_RESULT_SUCCESS || *p->pdesc == NULL) return;
+    uint64_t v[ZMAP_WORDS] = {(*p->pdesc)->flags, 0, 0};
+    zmap_put(&pools, (uintptr_t)**p->pphEventPool, v);
+}
+static void ZE_APICALL epi_pool_destroy(ze_event_pool_destroy_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) zmap_del(&pools, (uintptr_t)*p->phEventPool);
+}
+static void ZE_APICALL epi_event_create(ze_event_create_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    uint64_t v[ZMAP_WORDS];
+    if (r != ZE_RESULT_SUCCESS || !zmap_get(&pools, (uintptr_t)*p->phEventPool, v)) return;
+    zmap_put(&events, (uintptr_t)**p->pphEvent, v);
+}
+/* Application timestamp events are read only on the application's own
+ * thread, at its synchronisation points and just before it resets or
+ * destroys them: zestall's goroutine never touches an event the
+ * application may have destroyed. */
+static _Thread_local uint64_t tl_last_ev, tl_last_ts;
+static void app_event_read(ze_event_handle_t ev, bool gone) {
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    uint64_t v[ZMAP_WORDS];
+    if (!zmap_get(&events, (uintptr_t)ev, v) || !(v[0] & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return;
+    zl_slot_t s;
+    memset(&s, 0, sizeof s);
+    s.host_ns = zl_now_ns();
+    s.event = (uint64_t)(uintptr_t)ev;
+    ze_kernel_timestamp_result_t ts;
+    if (zeEventQueryStatus(ev) == ZE_RESULT_SUCCESS && zeEventQueryKernelTimestamp(ev, &ts) == ZE_RESULT_SUCCESS) {
+        s.kind = ZL_SLOT_APP_TS;
+        s.ts[0] = ts.global.kernelStart;
+        s.ts[1] = ts.global.kernelEnd;
+        s.ts[2] = ts.context.kernelStart;
+        s.ts[3] = ts.context.kernelEnd;
+        /* Spinning on zeEventQueryStatus must not flood the ring. */
+        if (!gone && tl_last_ev == s.event && tl_last_ts == (s.ts[0] ^ (s.ts[1] << 1))) return;
+        tl_last_ev = s.event;
+        tl_last_ts = s.ts[0] ^ (s.ts[1] << 1);
+        push(&s);
+    }
+    if (gone) {
+        s.kind = ZL_SLOT_APP_GONE;
+        push(&s);
+    }
+}
+static void ZE_APICALL epi_event_sync(ze_event_host_synchronize_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) app_event_read(*p->phEvent, false);
+}
+static void ZE_APICALL epi_event_query(ze_event_query_status_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) app_event_read(*p->phEvent, false);
+}
+static void ZE_APICALL pro_event_reset(ze_event_host_reset_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)r, (void)u, (void)i;
+    app_event_read(*p->phEvent, false);
+}
+static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)r, (void)u, (void)i;
+    app_event_read(*p->phEvent, true);
+}
+
+static void ZE_APICALL epi_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r == ZE_RESULT_SUCCESS) zmap_del(&events, (uintptr_t)*p->phEvent);
+}
+
+/* Context teardown: everything pending for it is harvested first (Go),
+ * then zestall's pools in it are destroyed, before the application's
+ * zeContextDestroy runs. */
+void zl_context_destroy(uint64_t context) {
+    zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)context, false);
+    if (p == NULL) return;
+    zmap_del(&ctxs, (uintptr_t)context);
+    pthread_mutex_lock(&p->lock);
+    for (uint32_t i = 0; i < p->nfree; i++) zeEventDestroy(p->free[i]);
+    for (uint32_t i = 0; i < p->npools; i++) zeEventPoolDestroy(p->pools[i]);
+    p->nfree = p->npools = 0;
+    p->failed = true; /* late users get no event rather than a dead one */
+    pthread_mutex_unlock(&p->lock);
+    /* p itself is kept: an application thread may still hold it. */
+}
+
+static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)r, (void)u, (void)i;
+    if (ctxpool_of(*p->phContext, false) == NULL) return;
+    zestallContextDestroying((uint64_t)(uintptr_t)*p->phContext);
+}
+
+void zl_register(zel_tracer_handle_t t) {
+    pthread_once(&maps_once, maps_init);
+    zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_launch);
+    zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_launch);
+    zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_coop);
+    zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_coop);
+    zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_indirect);
+    zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_indirect);
+    zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_multi);
+    zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_multi);
+    zelTracerKernelSetGroupSizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_set_group_size);
+    zelTracerCommandListCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_create);
+    zelTracerCommandListCreateImmediateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_create_imm);
+    zelTracerCommandListResetRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_reset);
+    zelTracerCommandListDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_list_destroy);
+    zelTracerCommandListDestroyRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_destroy);
+    zelTracerCommandQueueExecuteCommandListsRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_execute);
+    zelTracerCommandQueueExecuteCommandListsRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_execute);
+    zelTracerEventPoolCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_pool_create);
+    zelTracerEventPoolDestroyRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_pool_destroy);
+    zelTracerEventCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_create);
+    zelTracerEventDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_destroy);
+    zelTracerEventDestroyRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_destroy);
+    zelTracerEventHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_sync);
+    zelTracerEventQueryStatusRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_query);
+    zelTracerEventHostResetRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_reset);
+    zelTracerContextDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_context_destroy);
+}

@@ -1,0 +1,71 @@
+/*
+ * launch.h — the per-launch path, in C on the application's threads:
+ * timestamp-event injection and launch slots handed to Go through
+ * per-thread rings. Declarations only (see layer.h for why).
+ */
+#ifndef ZESTALL_CGO_LAUNCH_H
+#define ZESTALL_CGO_LAUNCH_H
+
+#include <stdint.h>
+#include <level_zero/ze_api.h>
+#include <level_zero/layers/zel_tracing_api.h>
+
+enum {
+    ZL_SLOT_LAUNCH = 1,   /* a kernel appended to a command list */
+    ZL_SLOT_EXEC = 2,     /* a regular command list executed on a queue */
+    ZL_SLOT_RESET = 3,    /* zeCommandListReset */
+    ZL_SLOT_DESTROY = 4,  /* zeCommandListDestroy */
+    ZL_SLOT_APP_TS = 5,   /* an app timestamp event read on the app thread */
+    ZL_SLOT_APP_GONE = 6, /* an app timestamp event is being destroyed */
+};
+
+enum {
+    ZL_FLAG_OURS = 1,       /* the event is zestall's (swapped in) */
+    ZL_FLAG_APP_EVENT = 2,  /* the event is the app's own timestamp event */
+    ZL_FLAG_IMMEDIATE = 4,  /* immediate command list */
+    ZL_FLAG_NO_EVENT = 8,   /* no timestamp event; see reason */
+};
+
+/* Reasons mirror proto NoTimestampReason. */
+enum {
+    ZL_REASON_POOL_EXHAUSTED = 1,
+    ZL_REASON_EVENT_ERROR = 2,
+    ZL_REASON_UNSUPPORTED = 6,
+};
+
+typedef struct zl_slot {
+    uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */
+    uint64_t list;         /* command list handle */
+    uint64_t event;        /* event that carries the launch's timestamps */
+    uint64_t device;       /* device of the command list */
+    uint64_t context;      /* context of the command list */
+    uint64_t queue;        /* EXEC: the queue */
+    uint64_t ts[4];        /* APP_TS: global start/end, context start/end */
+    uint32_t kernel_id;
+    uint32_t list_id;
+    uint32_t group_count[3];
+    uint16_t group_size[3];
+    uint8_t kind;          /* ZL_SLOT_* */
+    uint8_t launch_kind;   /* proto LaunchKind */
+    uint8_t flags;         /* ZL_FLAG_* */
+    uint8_t reason;        /* ZL_REASON_* when ZL_FLAG_NO_EVENT */
+} zl_slot_t;
+
+/* Registers the launch-path callbacks on tracer (before it is enabled). */
+void zl_register(zel_tracer_handle_t tracer);
+
+/* Called from Go (the harvester goroutine). */
+uint32_t zl_drain(zl_slot_t *dst, uint32_t cap);     /* copies pending slots */
+uint64_t zl_dropped(void);                            /* slots lost to full rings */
+ze_result_t zl_kernel_timestamp(uint64_t event, uint64_t *start, uint64_t *end,
+                                uint64_t *ctx_start, uint64_t *ctx_end);
+void zl_release_event(uint64_t context, uint64_t event); /* host reset + reuse */
+ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks);
+/* Assigns the kernel id for a new kernel (called in the create epilogue). */
+uint32_t zl_kernel_created(ze_kernel_handle_t k);
+void zl_kernel_destroyed(ze_kernel_handle_t k);
+uint64_t zl_now_ns(void);
+void zl_context_destroy(uint64_t context);
+void zl_set_enabled(int on);               /* launch path on/off */ /* destroys zestall's pools in it */
+
+#endif

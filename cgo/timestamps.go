@@ -1,0 +1,93 @@
+package cgo
+
+/*
+#include "launch.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/zestall/zestall/collector"
+)
+
+// source implements collector.TimestampSource over launch.c.
+type source struct {
+	raw []C.zl_slot_t
+}
+
+var _ collector.TimestampSource = (*source)(nil)
+
+func (s *source) Drain(dst []collector.Slot) []collector.Slot {
+	if s.raw == nil {
+		s.raw = make([]C.zl_slot_t, 4096)
+	}
+	for {
+		n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw))))
+		for i := 0; i < n; i++ {
+			r := &s.raw[i]
+			dst = append(dst, collector.Slot{
+				Kind:       collector.SlotKind(r.kind),
+				HostNs:     uint64(r.host_ns),
+				List:       uint64(r.list),
+				Event:      uint64(r.event),
+				Device:     uint64(r.device),
+				Context:    uint64(r.context),
+				Queue:      uint64(r.queue),
+				KernelID:   uint32(r.kernel_id),
+				ListID:     uint32(r.list_id),
+				GroupCount: [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
+				GroupSize:  [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
+				LaunchKind: uint8(r.launch_kind),
+				Flags:      uint8(r.flags),
+				Reason:     uint8(r.reason),
+				TS: collector.KernelTimestamp{Start: uint64(r.ts[0]), End: uint64(r.ts[1]),
+					ContextStart: uint64(r.ts[2]), ContextEnd: uint64(r.ts[3])},
+			})
+		}
+		if n < len(s.raw) {
+			return dst
+		}
+	}
+}
+
+func (s *source) Enable(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.zl_set_enabled(v)
+}
+
+func (s *source) Dropped() uint64 { return uint64(C.zl_dropped()) }
+
+func (s *source) KernelTimestamp(event uint64) (collector.KernelTimestamp, bool, error) {
+	var st, en, cs, ce C.uint64_t
+	r := C.zl_kernel_timestamp(C.uint64_t(event), &st, &en, &cs, &ce)
+	switch r {
+	case C.ZE_RESULT_SUCCESS:
+		return collector.KernelTimestamp{Start: uint64(st), End: uint64(en), ContextStart: uint64(cs), ContextEnd: uint64(ce)}, true, nil
+	case C.ZE_RESULT_NOT_READY:
+		return collector.KernelTimestamp{}, false, nil
+	default:
+		return collector.KernelTimestamp{}, false, Result(r)
+	}
+}
+
+func (s *source) ReleaseEvent(context, event uint64) {
+	C.zl_release_event(C.uint64_t(context), C.uint64_t(event))
+}
+
+func (s *source) GlobalTimestamps(device uint64) (uint64, uint64, error) {
+	var host, ticks C.uint64_t
+	if r := C.zl_global_timestamps(C.uint64_t(device), &host, &ticks); r != C.ZE_RESULT_SUCCESS {
+		return 0, 0, Result(r)
+	}
+	return uint64(host), uint64(ticks), nil
+}
+
+func (s *source) DestroyContextPools(context uint64) {
+	C.zl_context_destroy(C.uint64_t(context))
+}
+
+var _ = unsafe.Pointer(nil)

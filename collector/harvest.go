@@ -1,0 +1,480 @@
+package collector
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// SlotKind is the kind of a launch-path slot (mirrors ZL_SLOT_* in
+// cgo/launch.h).
+type SlotKind uint8
+
+const (
+	SlotLaunch  SlotKind = 1 // a kernel appended to a command list
+	SlotExec    SlotKind = 2 // a regular command list executed on a queue
+	SlotReset   SlotKind = 3 // zeCommandListReset
+	SlotDestroy SlotKind = 4 // zeCommandListDestroy
+	SlotAppTS   SlotKind = 5 // an application timestamp event, read on its thread
+	SlotAppGone SlotKind = 6 // an application timestamp event is being destroyed
+)
+
+// Slot flags (mirror ZL_FLAG_*).
+const (
+	SlotFlagOurs      = 1 // the event is zestall's, swapped in
+	SlotFlagAppEvent  = 2 // the event is the application's timestamp event
+	SlotFlagImmediate = 4 // immediate command list
+	SlotFlagNoEvent   = 8 // no timestamp event; Reason says why
+)
+
+// Slot is one event of the launch path, recorded in C on an application
+// thread and drained by the harvester.
+type Slot struct {
+	Kind       SlotKind
+	HostNs     uint64 // CLOCK_MONOTONIC_RAW at the append or execute
+	List       uint64 // command list handle
+	Event      uint64 // event carrying the timestamps (0 if none)
+	Device     uint64 // device handle of the list
+	Context    uint64 // context handle of the list
+	Queue      uint64 // SlotExec: queue handle
+	KernelID   uint32
+	ListID     uint32
+	GroupCount [3]uint32
+	GroupSize  [3]uint16
+	LaunchKind uint8 // pb.LaunchKind
+	Flags      uint8
+	Reason     uint8           // pb.NoTimestampReason when SlotFlagNoEvent
+	TS         KernelTimestamp // SlotAppTS: the event's timestamps
+}
+
+// KernelTimestamp is what zeEventQueryKernelTimestamp returned, in device
+// ticks masked to kernelTimestampValidBits.
+type KernelTimestamp struct {
+	Start, End, ContextStart, ContextEnd uint64
+}
+
+// TimestampSource is the Level-Zero access the harvester needs; package
+// cgo implements it, tests use a fake.
+type TimestampSource interface {
+	// Enable switches timestamp injection on the launch path on or off.
+	Enable(on bool)
+	// Drain appends the pending slots of every application thread.
+	Drain(dst []Slot) []Slot
+	// Dropped counts slots lost because a thread's ring was full.
+	Dropped() uint64
+	// KernelTimestamp reads an event's timestamps; ready is false while
+	// the event has not signalled.
+	KernelTimestamp(event uint64) (ts KernelTimestamp, ready bool, err error)
+	// ReleaseEvent resets one of zestall's events and makes it reusable.
+	ReleaseEvent(context, event uint64)
+	// GlobalTimestamps is zeDeviceGetGlobalTimestamps.
+	GlobalTimestamps(device uint64) (hostNs, ticks uint64, err error)
+	// DestroyContextPools destroys zestall's events in a context that the
+	// application is about to destroy.
+	DestroyContextPools(context uint64)
+}
+
+// devClock converts one device's ticks to host ns.
+type devClock struct {
+	id          uint32
+	hz          uint64
+	kernelMask  uint64
+	host0, tick uint64 // a zeDeviceGetGlobalTimestamps pair
+	synced      time.Time
+}
+
+// toHost converts a masked kernel tick value to host ns: the occurrence
+// of k closest after ref - 100 ms (ref: a host time known to precede the
+// kernel, e.g. its append), so counter wraps are undone.
+func (c *devClock) toHost(k, refNs uint64) (uint64, uint64) {
+	refTicks := int64(c.tick) + int64(float64(int64(refNs-c.host0))*float64(c.hz)/1e9)
+	base := uint64(refTicks - int64(c.hz/10))
+	ticks := base + ((k - base) & c.kernelMask)
+	host := int64(c.host0) + int64(float64(int64(ticks-c.tick))*1e9/float64(c.hz))
+	return uint64(host), ticks
+}
+
+type pendingLaunch struct {
+	rec     *pb.Launch
+	event   uint64
+	context uint64
+	ours    bool // release the event after reading (immediate lists)
+	app     bool // the application's event: read only on its threads (SlotAppTS)
+	ref     uint64
+	dev     *devClock
+}
+
+type template struct {
+	slot Slot
+}
+
+type listState struct {
+	templates []*template
+	execs     uint32
+}
+
+// harvester turns launch slots into Launch records: it reads each
+// launch's timestamps once its event signalled, converts them to host ns,
+// and recycles zestall's events. It runs on one goroutine; Flush may also
+// be called from the exit path (under the same mutex).
+type harvester struct {
+	mu       sync.Mutex
+	src      TimestampSource
+	emit     func(*pb.Record)
+	clocks   map[uint64]*devClock // device handle
+	lists    map[uint32]*listState
+	queues   map[uint64]uint64
+	pending  []*pendingLaunch
+	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
+	nextID   uint64
+	buf      []Slot
+	seen     uint64
+	timed    uint64
+	noTS     map[pb.NoTimestampReason]uint64
+	newClock func(dev uint64) *devClock
+}
+
+func newHarvester(src TimestampSource, emit func(*pb.Record), newClock func(uint64) *devClock) *harvester {
+	return &harvester{
+		src: src, emit: emit, newClock: newClock,
+		clocks: map[uint64]*devClock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
+		lastTS: map[uint64]KernelTimestamp{}, noTS: map[pb.NoTimestampReason]uint64{},
+	}
+}
+
+func (h *harvester) clock(dev uint64) *devClock {
+	c := h.clocks[dev]
+	if c == nil {
+		c = h.newClock(dev)
+		h.clocks[dev] = c
+	}
+	if c != nil && time.Since(c.synced) > time.Second {
+		if host, ticks, err := h.src.GlobalTimestamps(dev); err == nil {
+			c.host0, c.tick, c.synced = host, ticks, time.Now()
+		}
+	}
+	return c
+}
+
+// poll drains new slots and harvests what has completed. It returns the
+// number of launches still pending.
+func (h *harvester) poll() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.drainLocked()
+	h.harvestLocked(false)
+	return len(h.pending)
+}
+
+func (h *harvester) drainLocked() {
+	h.buf = h.src.Drain(h.buf[:0])
+	// Slots of different threads: process in time order, so an execute
+	// sees the appends that preceded it.
+	sort.SliceStable(h.buf, func(i, j int) bool { return h.buf[i].HostNs < h.buf[j].HostNs })
+	for i := range h.buf {
+		h.slot(&h.buf[i])
+	}
+}
+
+func (h *harvester) slot(s *Slot) {
+	switch s.Kind {
+	case SlotLaunch:
+		if s.Flags&SlotFlagImmediate != 0 {
+			h.addPending(s, s.HostNs, 0, s.Queue)
+			return
+		}
+		ls := h.lists[s.ListID]
+		if ls == nil {
+			ls = &listState{}
+			h.lists[s.ListID] = ls
+		}
+		ls.templates = append(ls.templates, &template{slot: *s})
+	case SlotExec:
+		ls := h.lists[s.ListID]
+		if ls == nil {
+			return
+		}
+		for _, t := range ls.templates {
+			if t.slot.HostNs <= s.HostNs {
+				h.addPending(&t.slot, s.HostNs, ls.execs, s.Queue)
+			}
+		}
+		ls.execs++
+	case SlotReset, SlotDestroy:
+		h.endList(s.ListID)
+	case SlotAppTS:
+		h.reading(s.Event, s.TS, nil, false)
+	case SlotAppGone:
+		h.reading(s.Event, KernelTimestamp{}, nil, true)
+	}
+}
+
+func (h *harvester) queueID(q uint64) uint64 {
+	if q == 0 {
+		return 0
+	}
+	id, ok := h.queues[q]
+	if !ok {
+		id = uint64(len(h.queues) + 1)
+		h.queues[q] = id
+	}
+	return id
+}
+
+func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64) {
+	h.nextID++
+	h.seen++
+	c := h.clock(s.Device)
+	rec := &pb.Launch{
+		Id: h.nextID, KernelId: uint64(s.KernelID), CommandListId: uint64(s.ListID),
+		QueueId: h.queueID(queue), Kind: pb.LaunchKind(s.LaunchKind),
+		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
+		GroupSizeX: uint32(s.GroupSize[0]), GroupSizeY: uint32(s.GroupSize[1]), GroupSizeZ: uint32(s.GroupSize[2]),
+		HostAppendNs: s.HostNs, ExecutionIndex: exec,
+	}
+	if c != nil {
+		rec.DeviceId = c.id
+	}
+	if s.Flags&SlotFlagImmediate != 0 {
+		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)
+	}
+	if s.Flags&SlotFlagOurs != 0 {
+		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED)
+	}
+	if s.Flags&SlotFlagAppEvent != 0 {
+		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_APP_EVENT)
+	}
+	if s.Flags&SlotFlagNoEvent != 0 || s.Event == 0 || c == nil {
+		reason := pb.NoTimestampReason(s.Reason)
+		if reason == 0 {
+			reason = pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED
+		}
+		h.finishNoTS(rec, reason)
+		return
+	}
+	h.pending = append(h.pending, &pendingLaunch{
+		rec: rec, event: s.Event, context: s.Context, dev: c, ref: ref,
+		ours: s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0,
+		app:  s.Flags&SlotFlagAppEvent != 0,
+	})
+}
+
+func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
+	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
+	rec.NoTimestampReason = reason
+	h.noTS[reason]++
+	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: rec}})
+}
+
+// harvestLocked reads the events of pending launches. Several pending
+// launches may share an event (a regular list executed again, or an
+// application event reused): a new reading belongs to the latest launch
+// that began before it; earlier ones were overwritten. With final, launches
+// whose event never signalled are written without timestamps.
+func (h *harvester) harvestLocked(final bool) {
+	if len(h.pending) == 0 {
+		return
+	}
+	seen := map[uint64]bool{}
+	var events []uint64
+	for _, p := range h.pending {
+		if !seen[p.event] {
+			seen[p.event] = true
+			events = append(events, p.event)
+		}
+	}
+	for _, ev := range events {
+		var app bool
+		for _, p := range h.pending {
+			if p.event == ev {
+				app = p.app
+				break
+			}
+		}
+		if app {
+			// Never query an application event from here: it may be gone.
+			if final {
+				h.reading(ev, KernelTimestamp{}, nil, true)
+			}
+			continue
+		}
+		ts, ready, err := h.src.KernelTimestamp(ev)
+		if !ready && err == nil {
+			if final {
+				h.reading(ev, KernelTimestamp{}, nil, true)
+			}
+			continue
+		}
+		h.reading(ev, ts, err, false)
+	}
+}
+
+// reading applies one reading of event ev to the launches pending on it.
+// gone: the event will not signal for them any more (destroyed, or exit).
+func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool) {
+	var ps, keep []*pendingLaunch
+	for _, p := range h.pending {
+		if p.event == ev {
+			ps = append(ps, p)
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	if len(ps) == 0 {
+		return
+	}
+	finishAll := func(reason pb.NoTimestampReason) {
+		for _, p := range ps {
+			h.release(p)
+			h.finishNoTS(p.rec, reason)
+		}
+		h.pending = keep
+	}
+	switch {
+	case err != nil:
+		finishAll(pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+		return
+	case gone:
+		finishAll(pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+		return
+	}
+	if last, seen := h.lastTS[ev]; seen && last == ts {
+		return // the reading of a launch already harvested
+	}
+	// The reading belongs to the latest launch whose reference time
+	// precedes the kernel's start; earlier ones were overwritten.
+	var owner *pendingLaunch
+	var startNs uint64
+	for _, p := range ps {
+		s, _ := p.dev.toHost(ts.Start, p.ref)
+		if s+1000 >= p.ref && (owner == nil || p.ref >= owner.ref) {
+			owner, startNs = p, s
+		}
+	}
+	if owner == nil {
+		return // an older reading: the pending launches have not run yet
+	}
+	h.lastTS[ev] = ts
+	for _, p := range ps {
+		switch {
+		case p == owner:
+			h.finishTimed(p, ts, startNs)
+		case p.ref < owner.ref:
+			h.release(p)
+			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
+		default:
+			keep = append(keep, p)
+		}
+	}
+	h.pending = keep
+}
+
+func (h *harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
+	c := p.dev
+	_, startTicks := c.toHost(ts.Start, p.ref)
+	dur := (ts.End - ts.Start) & c.kernelMask
+	if ts.End < ts.Start {
+		p.rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_WRAPPED)
+	}
+	endTicks := startTicks + dur
+	p.rec.DeviceStartNs = startNs
+	p.rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
+	h.timed++
+	h.release(p)
+	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: p.rec}})
+}
+
+func (h *harvester) release(p *pendingLaunch) {
+	if p.ours {
+		delete(h.lastTS, p.event)
+		h.src.ReleaseEvent(p.context, p.event)
+		p.ours = false
+	}
+}
+
+// endList: a regular list was reset or destroyed. Its pending executions
+// must have completed (the application synchronised); read them now, then
+// recycle the list's events.
+func (h *harvester) endList(id uint32) {
+	ls := h.lists[id]
+	if ls == nil {
+		return
+	}
+	h.harvestLocked(false)
+	var keep []*pendingLaunch
+	for _, p := range h.pending {
+		// Launches signalling an application event stay pending: their
+		// reading comes from the application's own threads.
+		if p.rec.CommandListId == uint64(id) && p.rec.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE) == 0 && !p.app {
+			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	h.pending = keep
+	for _, t := range ls.templates {
+		if t.slot.Flags&SlotFlagOurs != 0 {
+			delete(h.lastTS, t.slot.Event)
+			h.src.ReleaseEvent(t.slot.Context, t.slot.Event)
+		}
+	}
+	delete(h.lists, id)
+}
+
+// contextDestroying harvests everything of a context the application is
+// about to destroy, then destroys zestall's events in it.
+func (h *harvester) contextDestroying(ctx uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.drainLocked()
+	h.harvestLocked(false)
+	var keep []*pendingLaunch
+	for _, p := range h.pending {
+		if p.context == ctx {
+			p.ours = false // the pools go away with the context
+			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	h.pending = keep
+	for id, ls := range h.lists {
+		if len(ls.templates) > 0 && ls.templates[0].slot.Context == ctx {
+			delete(h.lists, id)
+		}
+	}
+	for ev := range h.lastTS {
+		delete(h.lastTS, ev) // event handles of the context become invalid
+	}
+	h.src.DestroyContextPools(ctx)
+}
+
+// final harvests everything at exit.
+func (h *harvester) final() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.drainLocked()
+	h.harvestLocked(false)
+	h.harvestLocked(true)
+}
+
+// counters fills the launch counters of the trailer.
+func (h *harvester) counters(c *pb.Counters) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c.LaunchesSeen = h.seen
+	c.LaunchesTimed = h.timed
+	var reasons []pb.NoTimestampReason
+	for r := range h.noTS {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool { return reasons[i] < reasons[j] })
+	for _, r := range reasons {
+		c.LaunchesWithoutTimestamp = append(c.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: r, Count: h.noTS[r]})
+	}
+	if d := h.src.Dropped(); d > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: "launch slots (per-thread ring full)", Count: d})
+	}
+}
