@@ -157,7 +157,7 @@ void zl_release_event(uint64_t context, uint64_t event) {
 
 /* ---- per-thread rings ------------------------------------------------------- */
 
-#define ZL_RING 8192
+#define ZL_RING 32768
 
 typedef struct zl_ring {
     _Atomic uint64_t head; /* written by the owning thread */
@@ -184,6 +184,17 @@ static zl_ring_t *my_ring(void) {
     } while (!atomic_compare_exchange_weak(&rings, &old, r));
     tl_ring = r;
     return r;
+}
+
+/* True when this thread's ring has room: checked before an event is
+ * swapped in, so a launch whose slot could not be published never holds
+ * one of zestall's events. */
+static bool ring_has_room(void) {
+    zl_ring_t *r = my_ring();
+    if (r == NULL) return false;
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return h - t < ZL_RING;
 }
 
 static void push(const zl_slot_t *s) {
@@ -222,10 +233,9 @@ uint64_t zl_dropped(void) { return atomic_load(&ring_dropped); }
 ze_result_t zl_kernel_timestamp(uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start,
                                 uint64_t *ctx_end) {
     ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
-    ze_result_t r = zeEventQueryStatus(ev);
-    if (r != ZE_RESULT_SUCCESS) return r;
+    /* NOT_READY until the event signalled (spec), so one call suffices. */
     ze_kernel_timestamp_result_t ts;
-    r = zeEventQueryKernelTimestamp(ev, &ts);
+    ze_result_t r = zeEventQueryKernelTimestamp(ev, &ts);
     if (r != ZE_RESULT_SUCCESS) return r;
     *start = ts.global.kernelStart;
     *end = ts.global.kernelEnd;
@@ -273,6 +283,13 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     memset(p, 0, sizeof *p);
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) {
         p->flags = 0x80; /* not collecting: the epilogue does nothing */
+        return;
+    }
+    if (!ring_has_room()) {
+        /* The harvester is behind: this launch is counted as lost and
+         * passes untouched. */
+        atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
+        p->flags = 0x80;
         return;
     }
     p->t0 = zl_now_ns();
@@ -505,14 +522,14 @@ static void app_event_read(ze_event_handle_t ev, bool gone) {
     ze_kernel_timestamp_result_t ts;
     if (zeEventQueryStatus(ev) == ZE_RESULT_SUCCESS && zeEventQueryKernelTimestamp(ev, &ts) == ZE_RESULT_SUCCESS) {
         s.kind = ZL_SLOT_APP_TS;
-        s.ts[0] = ts.global.kernelStart;
-        s.ts[1] = ts.global.kernelEnd;
-        s.ts[2] = ts.context.kernelStart;
-        s.ts[3] = ts.context.kernelEnd;
+        s.list = ts.global.kernelStart; /* APP_TS reuses these fields */
+        s.device = ts.global.kernelEnd;
+        s.context = ts.context.kernelStart;
+        s.queue = ts.context.kernelEnd;
         /* Spinning on zeEventQueryStatus must not flood the ring. */
-        if (!gone && tl_last_ev == s.event && tl_last_ts == (s.ts[0] ^ (s.ts[1] << 1))) return;
+        if (!gone && tl_last_ev == s.event && tl_last_ts == (s.list ^ (s.device << 1))) return;
         tl_last_ev = s.event;
-        tl_last_ts = s.ts[0] ^ (s.ts[1] << 1);
+        tl_last_ts = s.list ^ (s.device << 1);
         push(&s);
     }
     if (gone) {

@@ -35,12 +35,11 @@ enum {
 
 typedef struct zl_slot {
     uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */
-    uint64_t list;         /* command list handle */
+    uint64_t list;         /* command list handle (APP_TS: global start) */
     uint64_t event;        /* event that carries the launch's timestamps */
-    uint64_t device;       /* device of the command list */
-    uint64_t context;      /* context of the command list */
-    uint64_t queue;        /* EXEC: the queue */
-    uint64_t ts[4];        /* APP_TS: global start/end, context start/end */
+    uint64_t device;       /* device of the command list (APP_TS: global end) */
+    uint64_t context;      /* context of the command list (APP_TS: context start) */
+    uint64_t queue;        /* EXEC: the queue (APP_TS: context end) */
     uint32_t kernel_id;
     uint32_t list_id;
     uint32_t group_count[3];

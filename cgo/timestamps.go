@@ -41,9 +41,13 @@ func (s *source) Drain(dst []collector.Slot) []collector.Slot {
 				LaunchKind: uint8(r.launch_kind),
 				Flags:      uint8(r.flags),
 				Reason:     uint8(r.reason),
-				TS: collector.KernelTimestamp{Start: uint64(r.ts[0]), End: uint64(r.ts[1]),
-					ContextStart: uint64(r.ts[2]), ContextEnd: uint64(r.ts[3])},
 			})
+			if r.kind == C.ZL_SLOT_APP_TS {
+				d := &dst[len(dst)-1]
+				d.TS = collector.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
+					ContextStart: uint64(r.context), ContextEnd: uint64(r.queue)}
+				d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
+			}
 		}
 		if n < len(s.raw) {
 			return dst

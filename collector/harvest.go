@@ -126,7 +126,9 @@ type harvester struct {
 	clocks   map[uint64]*devClock // device handle
 	lists    map[uint32]*listState
 	queues   map[uint64]uint64
-	pending  []*pendingLaunch
+	pending  map[uint64][]*pendingLaunch // by event
+	evOrder  []uint64                    // events with pending launches, oldest first
+	npending int
 	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
 	nextID   uint64
 	buf      []Slot
@@ -134,13 +136,15 @@ type harvester struct {
 	timed    uint64
 	noTS     map[pb.NoTimestampReason]uint64
 	newClock func(dev uint64) *devClock
+	now      func() uint64 // host ns; a reading cannot lie in the future
 }
 
 func newHarvester(src TimestampSource, emit func(*pb.Record), newClock func(uint64) *devClock) *harvester {
 	return &harvester{
 		src: src, emit: emit, newClock: newClock,
 		clocks: map[uint64]*devClock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
-		lastTS: map[uint64]KernelTimestamp{}, noTS: map[pb.NoTimestampReason]uint64{},
+		pending: map[uint64][]*pendingLaunch{},
+		lastTS:  map[uint64]KernelTimestamp{}, noTS: map[pb.NoTimestampReason]uint64{},
 	}
 }
 
@@ -159,16 +163,16 @@ func (h *harvester) clock(dev uint64) *devClock {
 }
 
 // poll drains new slots and harvests what has completed. It returns the
-// number of launches still pending.
-func (h *harvester) poll() int {
+// number of slots drained and of launches still pending.
+func (h *harvester) poll() (drained, pending int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.drainLocked()
+	drained = h.drainLocked()
 	h.harvestLocked(false)
-	return len(h.pending)
+	return drained, h.npending
 }
 
-func (h *harvester) drainLocked() {
+func (h *harvester) drainLocked() int {
 	h.buf = h.src.Drain(h.buf[:0])
 	// Slots of different threads: process in time order, so an execute
 	// sees the appends that preceded it.
@@ -176,6 +180,7 @@ func (h *harvester) drainLocked() {
 	for i := range h.buf {
 		h.slot(&h.buf[i])
 	}
+	return len(h.buf)
 }
 
 func (h *harvester) slot(s *Slot) {
@@ -254,11 +259,29 @@ func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64) {
 		h.finishNoTS(rec, reason)
 		return
 	}
-	h.pending = append(h.pending, &pendingLaunch{
+	h.addPendingLaunch(&pendingLaunch{
 		rec: rec, event: s.Event, context: s.Context, dev: c, ref: ref,
 		ours: s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0,
 		app:  s.Flags&SlotFlagAppEvent != 0,
 	})
+}
+
+func (h *harvester) addPendingLaunch(p *pendingLaunch) {
+	if len(h.pending[p.event]) == 0 {
+		h.evOrder = append(h.evOrder, p.event)
+	}
+	h.pending[p.event] = append(h.pending[p.event], p)
+	h.npending++
+}
+
+// setPending replaces the launches pending on ev.
+func (h *harvester) setPending(ev uint64, ps []*pendingLaunch) {
+	h.npending += len(ps) - len(h.pending[ev])
+	if len(ps) == 0 {
+		delete(h.pending, ev)
+		return
+	}
+	h.pending[ev] = ps
 }
 
 func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
@@ -274,63 +297,47 @@ func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 // that began before it; earlier ones were overwritten. With final, launches
 // whose event never signalled are written without timestamps.
 func (h *harvester) harvestLocked(final bool) {
-	if len(h.pending) == 0 {
+	if h.npending == 0 {
+		h.evOrder = h.evOrder[:0]
 		return
 	}
-	seen := map[uint64]bool{}
-	var events []uint64
-	for _, p := range h.pending {
-		if !seen[p.event] {
-			seen[p.event] = true
-			events = append(events, p.event)
-		}
-	}
+	events := h.evOrder
+	h.evOrder = nil
 	for _, ev := range events {
-		var app bool
-		for _, p := range h.pending {
-			if p.event == ev {
-				app = p.app
-				break
-			}
+		ps := h.pending[ev]
+		if len(ps) == 0 {
+			continue
 		}
-		if app {
+		if ps[0].app {
 			// Never query an application event from here: it may be gone.
 			if final {
 				h.reading(ev, KernelTimestamp{}, nil, true)
 			}
-			continue
+		} else if ts, ready, err := h.src.KernelTimestamp(ev); ready || err != nil {
+			h.reading(ev, ts, err, false)
+		} else if final {
+			h.reading(ev, KernelTimestamp{}, nil, true)
 		}
-		ts, ready, err := h.src.KernelTimestamp(ev)
-		if !ready && err == nil {
-			if final {
-				h.reading(ev, KernelTimestamp{}, nil, true)
-			}
-			continue
+		if len(h.pending[ev]) > 0 {
+			h.evOrder = append(h.evOrder, ev)
 		}
-		h.reading(ev, ts, err, false)
 	}
 }
 
 // reading applies one reading of event ev to the launches pending on it.
 // gone: the event will not signal for them any more (destroyed, or exit).
 func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool) {
-	var ps, keep []*pendingLaunch
-	for _, p := range h.pending {
-		if p.event == ev {
-			ps = append(ps, p)
-		} else {
-			keep = append(keep, p)
-		}
-	}
+	ps := h.pending[ev]
 	if len(ps) == 0 {
 		return
 	}
+	var keep []*pendingLaunch
 	finishAll := func(reason pb.NoTimestampReason) {
+		h.setPending(ev, nil)
 		for _, p := range ps {
 			h.release(p)
 			h.finishNoTS(p.rec, reason)
 		}
-		h.pending = keep
 	}
 	switch {
 	case err != nil:
@@ -344,12 +351,15 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 		return // the reading of a launch already harvested
 	}
 	// The reading belongs to the latest launch whose reference time
-	// precedes the kernel's start; earlier ones were overwritten.
+	// precedes the kernel's start; earlier ones were overwritten. A start
+	// in the future means the reading is older than the launch (the
+	// masked counter placed it one wrap later).
 	var owner *pendingLaunch
 	var startNs uint64
+	limit := h.now() + 10_000_000
 	for _, p := range ps {
 		s, _ := p.dev.toHost(ts.Start, p.ref)
-		if s+1000 >= p.ref && (owner == nil || p.ref >= owner.ref) {
+		if s+1000 >= p.ref && s <= limit && (owner == nil || p.ref >= owner.ref) {
 			owner, startNs = p, s
 		}
 	}
@@ -358,17 +368,20 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	}
 	h.lastTS[ev] = ts
 	for _, p := range ps {
+		if p != owner && p.ref >= owner.ref {
+			keep = append(keep, p)
+		}
+	}
+	h.setPending(ev, keep)
+	for _, p := range ps {
 		switch {
 		case p == owner:
 			h.finishTimed(p, ts, startNs)
 		case p.ref < owner.ref:
 			h.release(p)
 			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
-		default:
-			keep = append(keep, p)
 		}
 	}
-	h.pending = keep
 }
 
 func (h *harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
@@ -402,18 +415,32 @@ func (h *harvester) endList(id uint32) {
 	if ls == nil {
 		return
 	}
-	h.harvestLocked(false)
-	var keep []*pendingLaunch
-	for _, p := range h.pending {
-		// Launches signalling an application event stay pending: their
-		// reading comes from the application's own threads.
-		if p.rec.CommandListId == uint64(id) && p.rec.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE) == 0 && !p.app {
-			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+	// The list's events may still hold unread executions.
+	for _, t := range ls.templates {
+		if ps := h.pending[t.slot.Event]; len(ps) > 0 && !ps[0].app {
+			if ts, ready, err := h.src.KernelTimestamp(t.slot.Event); ready || err != nil {
+				h.reading(t.slot.Event, ts, err, false)
+			}
+		}
+	}
+	for _, t := range ls.templates {
+		ev := t.slot.Event
+		ps := h.pending[ev]
+		if len(ps) == 0 || ps[0].app {
+			// Launches signalling an application event stay pending:
+			// their reading comes from the application's own threads.
 			continue
 		}
-		keep = append(keep, p)
+		var keep []*pendingLaunch
+		for _, p := range ps {
+			if p.rec.CommandListId == uint64(id) {
+				h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		h.setPending(ev, keep)
 	}
-	h.pending = keep
 	for _, t := range ls.templates {
 		if t.slot.Flags&SlotFlagOurs != 0 {
 			delete(h.lastTS, t.slot.Event)
@@ -430,16 +457,18 @@ func (h *harvester) contextDestroying(ctx uint64) {
 	defer h.mu.Unlock()
 	h.drainLocked()
 	h.harvestLocked(false)
-	var keep []*pendingLaunch
-	for _, p := range h.pending {
-		if p.context == ctx {
-			p.ours = false // the pools go away with the context
-			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
-			continue
+	for ev, ps := range h.pending {
+		var keep []*pendingLaunch
+		for _, p := range ps {
+			if p.context == ctx {
+				p.ours = false // the pools go away with the context
+				h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			} else {
+				keep = append(keep, p)
+			}
 		}
-		keep = append(keep, p)
+		h.setPending(ev, keep)
 	}
-	h.pending = keep
 	for id, ls := range h.lists {
 		if len(ls.templates) > 0 && ls.templates[0].slot.Context == ctx {
 			delete(h.lists, id)

@@ -95,6 +95,7 @@ type Session struct {
 	lost      uint64
 	closeOnce sync.Once
 
+	profile  *os.File
 	src      TimestampSource
 	harvest  *harvester
 	stopPoll chan struct{}
@@ -150,15 +151,30 @@ func (s *Session) newClock(dev uint64) *devClock {
 // pollLoop harvests launch timestamps until stopped.
 func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
+	t := time.NewTimer(time.Millisecond)
+	defer t.Stop()
 	for {
+		drained, pending := h.poll()
 		wait := 10 * time.Millisecond
-		if h.poll() > 0 {
+		switch {
+		case drained >= 1024:
+			wait = 0 // a backlog: keep going
+		case pending > 0 || drained > 0:
 			wait = time.Millisecond
 		}
+		if wait == 0 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			continue
+		}
+		t.Reset(wait)
 		select {
 		case <-stop:
 			return
-		case <-time.After(wait):
+		case <-t.C:
 		}
 	}
 }
@@ -243,6 +259,7 @@ func (s *Session) startLocked() {
 	}
 	s.started = true
 	s.cfg = ConfigFromEnv(s.getenv, s.stderr)
+	s.startProfile()
 	host := hostname()
 	rank := Rank(s.getenv)
 	s.path = ExpandOutput(s.cfg.Output, os.Getpid(), host, rank)
@@ -480,6 +497,7 @@ func (s *Session) Shutdown() {
 			}
 			return
 		}
+		s.stopProfile()
 		if !s.cfg.Quiet {
 			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times)\n", s.path, c.LaunchesSeen, c.LaunchesTimed)
 		}

@@ -1,0 +1,197 @@
+package collector
+
+import (
+	"testing"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// fakeSource is a device whose events signal when the test says so. Its
+// clock: 38.4 MHz, tick 0 at host ns 0, kernel timestamps 32 bits.
+type fakeSource struct {
+	slots    []Slot
+	signaled map[uint64]KernelTimestamp
+	released map[uint64]int
+	failing  map[uint64]bool
+	pools    []uint64
+}
+
+func newFake() *fakeSource {
+	return &fakeSource{signaled: map[uint64]KernelTimestamp{}, released: map[uint64]int{}, failing: map[uint64]bool{}}
+}
+
+func (f *fakeSource) Enable(bool) {}
+func (f *fakeSource) Drain(dst []Slot) []Slot {
+	dst = append(dst, f.slots...)
+	f.slots = nil
+	return dst
+}
+func (f *fakeSource) Dropped() uint64 { return 0 }
+func (f *fakeSource) KernelTimestamp(ev uint64) (KernelTimestamp, bool, error) {
+	if f.failing[ev] {
+		return KernelTimestamp{}, false, Result(0x78000005)
+	}
+	ts, ok := f.signaled[ev]
+	return ts, ok, nil
+}
+func (f *fakeSource) ReleaseEvent(ctx, ev uint64) {
+	f.released[ev]++
+	delete(f.signaled, ev)
+}
+func (f *fakeSource) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
+func (f *fakeSource) DestroyContextPools(ctx uint64)                  { f.pools = append(f.pools, ctx) }
+
+// Result mirrors the cgo error type for the fake.
+type Result uint32
+
+func (r Result) Error() string { return "result" }
+
+const hz = 38_400_000
+
+func ticks(ns uint64) uint64 { return ns/1e9*hz + ns%1e9*hz/1e9 }
+func tsAt(startNs, endNs uint64) KernelTimestamp {
+	s, e := ticks(startNs)&0xffffffff, ticks(endNs)&0xffffffff
+	return KernelTimestamp{Start: s, End: e, ContextStart: s, ContextEnd: e}
+}
+
+type harness struct {
+	f    *fakeSource
+	h    *harvester
+	recs []*pb.Launch
+	now  uint64 // virtual host time: the latest slot's time + 1 ms
+}
+
+func newHarness() *harness {
+	x := &harness{f: newFake()}
+	x.h = newHarvester(x.f, func(r *pb.Record) {
+		if l := r.GetLaunch(); l != nil {
+			x.recs = append(x.recs, l)
+		}
+	}, func(uint64) *devClock { return &devClock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	x.h.now = func() uint64 { return x.now }
+	return x
+}
+
+func (x *harness) step(slots ...Slot) {
+	for _, s := range slots {
+		if s.HostNs+1e6 > x.now {
+			x.now = s.HostNs + 1e6
+		}
+	}
+	x.f.slots = append(x.f.slots, slots...)
+	x.h.poll()
+}
+
+func launch(ns, ev uint64, flags uint8, list uint32) Slot {
+	return Slot{Kind: SlotLaunch, HostNs: ns, Event: ev, Device: 7, Context: 9, KernelID: 3, ListID: list, Flags: flags}
+}
+
+func TestHarvester(t *testing.T) {
+	const sec = uint64(1e9)
+	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
+	tests := []struct {
+		name   string
+		run    func(x *harness)
+		want   []string // per record: "timed" or the reason
+		starts []uint64 // expected device start ns of timed records (±30 ns)
+	}{
+		{"immediate", func(x *harness) {
+			x.step(launch(10*sec, 100, imm, 1))
+			x.f.signaled[100] = tsAt(10*sec+500, 10*sec+9000)
+			x.step()
+		}, []string{"timed"}, []uint64{10*sec + 500}},
+		{"not yet signalled then final", func(x *harness) {
+			x.step(launch(sec, 100, imm, 1))
+			x.h.final()
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
+		{"kernel timestamps wrap (112 s at 38.4 MHz)", func(x *harness) {
+			at := uint64(500) * sec // several wraps after tick 0
+			x.step(launch(at, 100, imm, 1))
+			x.f.signaled[100] = tsAt(at+1000, at+2000)
+			x.step()
+		}, []string{"timed"}, []uint64{500*sec + 1000}},
+		{"regular list executed twice, read between", func(x *harness) {
+			x.step(launch(sec, 100, SlotFlagOurs, 5), Slot{Kind: SlotExec, HostNs: 2 * sec, ListID: 5, Queue: 1, Device: 7})
+			x.f.signaled[100] = tsAt(2*sec+100, 2*sec+200)
+			x.step(Slot{Kind: SlotExec, HostNs: 3 * sec, ListID: 5, Queue: 1, Device: 7})
+			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+200)
+			x.step()
+		}, []string{"timed", "timed"}, []uint64{2*sec + 100, 3*sec + 100}},
+		{"regular list executed twice, read after both", func(x *harness) {
+			x.step(launch(sec, 100, SlotFlagOurs, 5),
+				Slot{Kind: SlotExec, HostNs: 2 * sec, ListID: 5, Device: 7},
+				Slot{Kind: SlotExec, HostNs: 3 * sec, ListID: 5, Device: 7})
+			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+200)
+			x.step()
+		}, []string{"NO_TIMESTAMP_REASON_OVERWRITTEN", "timed"}, []uint64{3*sec + 100}},
+		{"stale reading before execution is ignored", func(x *harness) {
+			x.f.signaled[100] = tsAt(sec/2, sec/2+10)
+			x.step(launch(sec, 100, imm, 1))
+			x.f.signaled[100] = tsAt(sec+100, sec+200)
+			x.step()
+		}, []string{"timed"}, []uint64{sec + 100}},
+		{"application event read on its thread", func(x *harness) {
+			x.step(launch(sec, 200, SlotFlagImmediate|SlotFlagAppEvent, 1))
+			x.f.signaled[200] = tsAt(sec+10, sec+20) // never queried by the harvester
+			x.step()
+			x.step(Slot{Kind: SlotAppTS, HostNs: sec + 50, Event: 200, TS: tsAt(sec+100, sec+200)})
+		}, []string{"timed"}, []uint64{sec + 100}},
+		{"application event destroyed unread", func(x *harness) {
+			x.step(launch(sec, 200, SlotFlagImmediate|SlotFlagAppEvent, 1), Slot{Kind: SlotAppGone, HostNs: sec + 1, Event: 200})
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
+		{"query error", func(x *harness) {
+			x.f.failing[100] = true
+			x.step(launch(sec, 100, imm, 1))
+		}, []string{"NO_TIMESTAMP_REASON_QUERY_FAILED"}, nil},
+		{"no event", func(x *harness) {
+			s := launch(sec, 0, SlotFlagImmediate|SlotFlagNoEvent, 1)
+			s.Reason = uint8(pb.NoTimestampReason_NO_TIMESTAMP_REASON_POOL_EXHAUSTED)
+			x.step(s)
+		}, []string{"NO_TIMESTAMP_REASON_POOL_EXHAUSTED"}, nil},
+		{"list reset before completion", func(x *harness) {
+			x.step(launch(sec, 100, SlotFlagOurs, 5), Slot{Kind: SlotExec, HostNs: 2 * sec, ListID: 5, Device: 7},
+				Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
+		{"context destroyed", func(x *harness) {
+			x.step(launch(sec, 100, imm, 1))
+			x.h.contextDestroying(9)
+			if len(x.f.pools) != 1 || x.f.released[100] != 0 {
+				panic("pools not destroyed, or an event of a dead context released")
+			}
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := newHarness()
+			tt.run(x)
+			if len(x.recs) != len(tt.want) {
+				t.Fatalf("%d records, want %d: %v", len(x.recs), len(tt.want), x.recs)
+			}
+			si := 0
+			for i, r := range x.recs {
+				got := "timed"
+				if r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+					got = r.NoTimestampReason.String()
+				}
+				if got != tt.want[i] {
+					t.Errorf("record %d: %s, want %s", i, got, tt.want[i])
+				}
+				if got == "timed" {
+					want := tt.starts[si]
+					si++
+					if d := int64(r.DeviceStartNs - want); d < -30 || d > 30 {
+						t.Errorf("record %d starts at %d, want %d", i, r.DeviceStartNs, want)
+					}
+					if r.DeviceEndNs <= r.DeviceStartNs {
+						t.Errorf("record %d ends at %d, before its start %d", i, r.DeviceEndNs, r.DeviceStartNs)
+					}
+				}
+			}
+			var c pb.Counters
+			x.h.counters(&c)
+			if c.LaunchesSeen != uint64(len(tt.want)) {
+				t.Errorf("launches seen %d, want %d", c.LaunchesSeen, len(tt.want))
+			}
+		})
+	}
+}

@@ -1,0 +1,35 @@
+package collector
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+)
+
+// startProfile profiles zestall's own Go code when ZESTALL_CPUPROFILE names
+// a file (a developer setting for the benchmarks; see BENCHMARKS.md).
+func (s *Session) startProfile() {
+	path := s.getenv("ZESTALL_CPUPROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(ExpandOutput(path, os.Getpid(), hostname(), -1), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "zestall: ZESTALL_CPUPROFILE: %v; no profile\n", err)
+		return
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		fmt.Fprintf(s.stderr, "zestall: ZESTALL_CPUPROFILE: %v; no profile\n", err)
+		return
+	}
+	s.profile = f
+}
+
+func (s *Session) stopProfile() {
+	if s.profile != nil {
+		pprof.StopCPUProfile()
+		s.profile.Close()
+		s.profile = nil
+	}
+}
