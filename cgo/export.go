@@ -11,6 +11,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
@@ -62,6 +63,9 @@ func current() Handler {
 func recoverTo(where string) {
 	if r := recover(); r != nil {
 		fmt.Fprintf(os.Stderr, "zestall: internal error in %s: %v (ignored; the application continues)\n", where, r)
+		if os.Getenv("ZESTALL_DEBUG_STACKS") == "1" {
+			os.Stderr.Write(debug.Stack())
+		}
 	}
 }
 

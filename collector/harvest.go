@@ -145,6 +145,7 @@ func newHarvester(src TimestampSource, emit func(*pb.Record), newClock func(uint
 		clocks: map[uint64]*devClock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
 		pending: map[uint64][]*pendingLaunch{},
 		lastTS:  map[uint64]KernelTimestamp{}, noTS: map[pb.NoTimestampReason]uint64{},
+		now: monotonicRawNs,
 	}
 }
 
