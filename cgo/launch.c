@@ -25,6 +25,12 @@
 #include "_cgo_export.h"
 #include "zmap.h"
 
+/* Off until Go's harvester runs, at exit, and in a forked child: then every
+ * callback returns at once, takes no lock and never enters Go (a forked
+ * child has only the forking thread; reference P8). */
+static atomic_bool zl_enabled;
+void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
+
 /* ---- object maps ---------------------------------------------------------- */
 
 static zmap_t kernels; /* kernel -> {id, packed group size} */
@@ -272,10 +278,6 @@ typedef struct {
 } zl_pending_t;
 static _Thread_local zl_pending_t tl_p;
 
-/* Off until Go's harvester runs (and in a forked child): then launches
- * pass untouched. */
-static atomic_bool zl_enabled;
-void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
 
 /* Common prologue: decide about the signal event. */
 static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *signal) {
@@ -413,6 +415,7 @@ static void ZE_APICALL epi_multi(ze_command_list_append_launch_multiple_kernels_
 
 static void ZE_APICALL epi_set_group_size(ze_kernel_set_group_size_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     if (r != ZE_RESULT_SUCCESS) return;
     uint64_t v[ZMAP_WORDS];
     if (!zmap_get(&kernels, (uintptr_t)*p->phKernel, v)) return;
@@ -421,6 +424,7 @@ static void ZE_APICALL epi_set_group_size(ze_kernel_set_group_size_params_t *p, 
 }
 
 static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze_device_handle_t dev, bool imm) {
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     uint32_t id = atomic_fetch_add(&next_list_id, 1) + 1;
     uint64_t v[ZMAP_WORDS] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)dev, ((uint64_t)id << 2) | (imm ? 1 : 0)};
     zmap_put(&lists, (uintptr_t)l, v);
@@ -458,6 +462,7 @@ static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_
 }
 static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     if (r == ZE_RESULT_SUCCESS) zmap_del(&lists, (uintptr_t)*p->phCommandList);
 }
 /* The execution's reference time is taken before the driver call: the
@@ -492,16 +497,19 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
 }
 static void ZE_APICALL epi_pool_create(ze_event_pool_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     if (r != ZE_RESULT_SUCCESS || *p->pdesc == NULL) return;
     uint64_t v[ZMAP_WORDS] = {(*p->pdesc)->flags, 0, 0};
     zmap_put(&pools, (uintptr_t)**p->pphEventPool, v);
 }
 static void ZE_APICALL epi_pool_destroy(ze_event_pool_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     if (r == ZE_RESULT_SUCCESS) zmap_del(&pools, (uintptr_t)*p->phEventPool);
 }
 static void ZE_APICALL epi_event_create(ze_event_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     uint64_t v[ZMAP_WORDS];
     if (r != ZE_RESULT_SUCCESS || !zmap_get(&pools, (uintptr_t)*p->phEventPool, v)) return;
     zmap_put(&events, (uintptr_t)**p->pphEvent, v);
@@ -556,6 +564,7 @@ static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result
 
 static void ZE_APICALL epi_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     if (r == ZE_RESULT_SUCCESS) zmap_del(&events, (uintptr_t)*p->phEvent);
 }
 
@@ -577,6 +586,7 @@ void zl_context_destroy(uint64_t context) {
 
 static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     if (ctxpool_of(*p->phContext, false) == NULL) return;
     zestallContextDestroying((uint64_t)(uintptr_t)*p->phContext);
 }

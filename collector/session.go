@@ -328,7 +328,7 @@ func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) 
 	defer close(s.done)
 	tick := time.NewTicker(s.cfg.FlushInterval)
 	defer tick.Stop()
-	failed := false
+	failed, first := false, true
 	write := func(r *pb.Record) {
 		if failed {
 			return
@@ -359,6 +359,12 @@ func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) 
 				return
 			}
 			write(r)
+			if first {
+				// The header reaches the file at once: a run killed
+				// before the first tick still leaves a readable file.
+				first = false
+				flush()
+			}
 		case <-tick.C:
 			flush()
 		}

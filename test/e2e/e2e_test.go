@@ -409,11 +409,18 @@ func TestLaunchTimes(t *testing.T) {
 		{"zestall-multi", []string{"8"}, nil},
 		{"zestall-churn", []string{"4"}, nil},
 		{"zestall-multi", []string{"2"}, map[string]string{"ZESIM_TIMESTAMP_OFFSET": "4294960000"}}, // kernel timestamps wrap
+		// the loader wraps every handle: extension calls need translation
+		{"zestall-multi", []string{"3"}, map[string]string{"ZE_ENABLE_LOADER_INTERCEPT": "1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.app+strings.Join(tt.args, "_"), func(t *testing.T) {
 			dir := t.TempDir()
 			gt := filepath.Join(dir, "truth.jsonl")
+			defer func() {
+				if t.Failed() {
+					t.Logf("environment %v", tt.env)
+				}
+			}()
 			env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt}
 			for k, v := range tt.env {
 				env[k] = v
