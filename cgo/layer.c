@@ -212,6 +212,39 @@ ZE_APIEXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
     return r;
 }
 
+/* ---- dlsym interposer ---------------------------------------------------- */
+
+/* Applications and runtimes that dlopen the loader and resolve zeInit with
+ * dlsym would bypass the zeInit interposer (reference §7). zestall also
+ * interposes dlsym and answers "zeInit" with its own interposer, which
+ * forwards to the same loader: libzestall.so links libze_loader, so the
+ * application's dlopen returns that very instance. Every other lookup goes
+ * to glibc's dlsym unchanged. */
+typedef void *(*dlsym_fn_t)(void *, const char *);
+static _Atomic(dlsym_fn_t) real_dlsym;
+
+static dlsym_fn_t get_real_dlsym(void) {
+    dlsym_fn_t f = atomic_load(&real_dlsym);
+    if (f == NULL) {
+        f = (dlsym_fn_t)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (f == NULL) f = (dlsym_fn_t)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        atomic_store(&real_dlsym, f);
+    }
+    return f;
+}
+
+ZE_APIEXPORT void *dlsym(void *handle, const char *symbol) {
+    dlsym_fn_t real = get_real_dlsym();
+    if (real == NULL) return NULL;
+    if (handle != RTLD_NEXT && strcmp(symbol, "zeInit") == 0 && !atomic_load(&in_fork_child)) {
+        void *found = real(handle, symbol);
+        /* Only redirect a lookup that would have found the loader's zeInit. */
+        if (found != NULL && found == real(RTLD_NEXT, "zeInit")) return (void *)zeInit;
+        return found;
+    }
+    return real(handle, symbol);
+}
+
 /* ---- helpers called from Go --------------------------------------------- */
 
 ze_result_t zestall_module_native_binary(ze_module_handle_t m, void *buf, size_t *size) {
