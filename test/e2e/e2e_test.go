@@ -11,11 +11,8 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -61,50 +58,12 @@ type result struct {
 	stdout, stderr string
 }
 
-// run runs a sample app. env entries override the base environment, which
-// always points the loader at the simulated driver only.
+// run runs a sample app through the real loader on the simulated driver,
+// with libzestall.so preloaded or not; env entries override the base
+// environment (see tree.command). It fails the test if the app hangs.
 func (tr tree) run(t *testing.T, dir string, preload bool, env map[string]string, app string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(tr.build, "bin", app), args...)
-	cmd.Dir = dir
-	base := map[string]string{
-		"ZE_ENABLE_ALT_DRIVERS":   tr.sim,
-		"ZE_ENABLE_TRACING_LAYER": "1",
-		"ZESTALL_KERNELS":         filepath.Join(tr.root, "test", "kernels"),
-	}
-	for k, v := range env {
-		base[k] = v
-	}
-	if preload {
-		base["LD_PRELOAD"] = tr.layer
-	}
-	var e []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := base[k]; over || k == "LD_PRELOAD" || strings.HasPrefix(k, "ZESTALL_") || strings.HasPrefix(k, "ZESIM_") || strings.HasPrefix(k, "ZE_") || strings.HasPrefix(k, "ZET_") {
-			continue
-		}
-		e = append(e, kv)
-	}
-	for k, v := range base {
-		if v != "" {
-			e = append(e, k+"="+v)
-		}
-	}
-	cmd.Env = e
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	r := result{stdout: so.String(), stderr: se.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running %s: %v", app, err)
-	}
-	return r
+	return tr.runT(t, dir, preload, env, app, args...)
 }
 
 func readRecords(t *testing.T, path string) []*pb.Record {
