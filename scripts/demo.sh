@@ -14,10 +14,13 @@ OUT=$(mktemp -d "${TMPDIR:-/tmp}/zestall-demo.XXXXXX")
 echo "== profiling build/bin/zestall-multi (4 threads) on the simulated PVC device" >&2
 # ZE_ENABLE_ALT_DRIVERS points the loader at the simulated driver only
 # (never at Debian's libze_intel_gpu.so.1, which crashes without a GPU).
+# ZESIM_KERNEL_COST gives the simulated kernels their cost (ps per
+# work-item / fixed ns; test/sim/README.md).
 env ZE_ENABLE_ALT_DRIVERS="$ROOT/build/lib/libze_zestall_sim.so" \
     ZE_ENABLE_TRACING_LAYER=1 \
     ZET_ENABLE_METRICS=1 \
     ZESTALL_KERNELS="$ROOT/test/kernels" \
+    ZESIM_KERNEL_COST="compute_poly=4000/3000,stream_triad=300" \
     ZESTALL_OUTPUT="$OUT/demo.%p.zst" \
     LD_PRELOAD="$ROOT/build/lib/libzestall.so" \
     "$ROOT/build/bin/zestall-multi" 4

@@ -21,6 +21,8 @@ type runModel struct {
 	kernels  []*pb.Kernel
 	ended    map[uint64]uint64 // kernel id -> valid until
 	launches map[uint64]int    // kernel id -> launch records
+	devNs    map[uint64]uint64 // kernel id -> summed device time, ns
+	timed    map[uint64]int    // kernel id -> launches with device times
 	counters *pb.Counters
 	records  int
 	readErr  error
@@ -32,7 +34,8 @@ func loadRun(path string) (*runModel, error) {
 		return nil, err
 	}
 	defer f.Close()
-	m := &runModel{modules: map[uint64]*pb.Module{}, ended: map[uint64]uint64{}, launches: map[uint64]int{}}
+	m := &runModel{modules: map[uint64]*pb.Module{}, ended: map[uint64]uint64{}, launches: map[uint64]int{},
+		devNs: map[uint64]uint64{}, timed: map[uint64]int{}}
 	r := stream.NewReader(f)
 	for {
 		rec, err := r.Next()
@@ -55,7 +58,12 @@ func loadRun(path string) (*runModel, error) {
 		case *pb.Record_KernelDestroyed:
 			m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
 		case *pb.Record_Launch:
-			m.launches[k.Launch.KernelId]++
+			l := k.Launch
+			m.launches[l.KernelId]++
+			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
+				m.timed[l.KernelId]++
+				m.devNs[l.KernelId] += l.DeviceEndNs - l.DeviceStartNs
+			}
 		case *pb.Record_Counters:
 			m.counters = k.Counters
 		}
@@ -109,7 +117,10 @@ func writeReport(w io.Writer, m *runModel) {
 	}
 	fmt.Fprintf(w, "records: %d, modules: %d, kernels: %d\n", m.records, len(m.modules), len(m.kernels))
 	if c := m.counters; c != nil {
-		fmt.Fprintf(w, "kernel launches seen: %d\n", c.LaunchesSeen)
+		fmt.Fprintf(w, "kernel launches seen: %d, with device times: %d\n", c.LaunchesSeen, c.LaunchesTimed)
+		for _, r := range c.LaunchesWithoutTimestamp {
+			fmt.Fprintf(w, "  without device times: %d (%s)\n", r.Count, strings.TrimPrefix(r.Reason.String(), "NO_TIMESTAMP_REASON_"))
+		}
 		for _, l := range c.Lost {
 			fmt.Fprintf(w, "LOST: %d %s\n", l.Count, l.What)
 		}
@@ -122,6 +133,7 @@ func writeReport(w io.Writer, m *runModel) {
 	if len(m.kernels) == 0 {
 		return
 	}
+	writeKernelTime(w, m)
 	ks := append([]*pb.Kernel(nil), m.kernels...)
 	sort.SliceStable(ks, func(i, j int) bool { return ks[i].Id < ks[j].Id })
 	fmt.Fprintln(w)
@@ -147,6 +159,57 @@ func writeReport(w io.Writer, m *runModel) {
 			life = fmt.Sprintf("%.3f ms", float64(until-k.ValidFromHostNs)/1e6)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%#016x\t%d\t%s\t%s\n", k.Id, name, k.ModuleId, k.BaseAddress, k.IsaSize, dbg, life)
+	}
+	tw.Flush()
+}
+
+// kernelName is the demangled name when there is one.
+func kernelName(k *pb.Kernel) string {
+	if k.DemangledName != "" {
+		return k.DemangledName
+	}
+	return k.Name
+}
+
+// writeKernelTime lists kernels (by name: every zeKernelCreate of the same
+// code counts together) by total device time.
+func writeKernelTime(w io.Writer, m *runModel) {
+	type row struct {
+		name            string
+		launches, timed int
+		ns              uint64
+	}
+	byName := map[string]*row{}
+	var rows []*row
+	for _, k := range m.kernels {
+		n := kernelName(k)
+		r := byName[n]
+		if r == nil {
+			r = &row{name: n}
+			byName[n] = r
+			rows = append(rows, r)
+		}
+		r.launches += m.launches[k.Id]
+		r.timed += m.timed[k.Id]
+		r.ns += m.devNs[k.Id]
+	}
+	var total uint64
+	for _, r := range rows {
+		total += r.ns
+	}
+	if total == 0 {
+		return
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ns > rows[j].ns })
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "DEVICE TIME\tSHARE\tLAUNCHES\tMEAN\t KERNEL\t")
+	for _, r := range rows {
+		mean := 0.0
+		if r.timed > 0 {
+			mean = float64(r.ns) / float64(r.timed) / 1e3
+		}
+		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.launches, mean, r.name)
 	}
 	tw.Flush()
 }
