@@ -136,6 +136,7 @@ typedef struct app_env {
     ze_device_handle_t device;
     ze_context_handle_t context;
     uint32_t compute_ordinal;
+    uint32_t compute_queues; /* engines of the compute group */
     uint32_t copy_ordinal; /* == compute_ordinal when no copy-only group */
 } app_env_t;
 
@@ -168,6 +169,7 @@ static inline void app_init(app_env_t *env) {
             env->copy_ordinal = i;
     }
     if (env->compute_ordinal == UINT32_MAX) app_die("no compute queue group");
+    env->compute_queues = gp[env->compute_ordinal].numQueues ? gp[env->compute_ordinal].numQueues : 1;
     if (env->copy_ordinal == UINT32_MAX) env->copy_ordinal = env->compute_ordinal;
 }
 
@@ -300,6 +302,16 @@ static inline ze_command_list_handle_t app_list(app_env_t *env, uint32_t ordinal
     ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, ordinal, 0};
     ze_command_list_handle_t l = NULL;
     CK(zeCommandListCreate(env->context, env->device, &ld, &l));
+    return l;
+}
+
+/* An immediate list on engine `index` of the group `ordinal`. */
+static inline ze_command_list_handle_t app_imm_list_at(app_env_t *env, uint32_t ordinal, uint32_t index,
+                                                       uint32_t flags) {
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, ordinal, index, flags,
+                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t l = NULL;
+    CK(zeCommandListCreateImmediate(env->context, env->device, &qd, &l));
     return l;
 }
 

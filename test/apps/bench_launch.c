@@ -21,7 +21,7 @@ static long launches = 100000;
 static bool immediate = true;
 static pthread_barrier_t start_barrier;
 
-typedef struct result { double wall_ns, cpu_ns; } result_t;
+typedef struct result { double wall_ns, cpu_ns; uint32_t index; } result_t;
 
 static uint64_t now_ns(clockid_t c) {
     struct timespec ts;
@@ -39,7 +39,9 @@ static void *worker(void *arg) {
     ze_command_queue_handle_t q = NULL;
     ze_command_list_handle_t l;
     if (immediate) {
-        l = app_imm_list(&env, env.compute_ordinal, 0);
+        /* One engine per thread where the device has enough: threads do
+         * not contend for one engine's lock. */
+        l = app_imm_list_at(&env, env.compute_ordinal, res->index % env.compute_queues, 0);
     } else {
         q = app_queue(&env, env.compute_ordinal);
         l = app_list(&env, env.compute_ordinal);
@@ -94,8 +96,10 @@ int main(int argc, char **argv) {
     if (!t || !res) app_die("out of memory");
     pthread_barrier_init(&start_barrier, NULL, (unsigned)threads);
     uint64_t w0 = now_ns(CLOCK_MONOTONIC);
-    for (long i = 0; i < threads; i++)
+    for (long i = 0; i < threads; i++) {
+        res[i].index = (uint32_t)i;
         if (pthread_create(&t[i], NULL, worker, &res[i]) != 0) app_die("pthread_create");
+    }
     for (long i = 0; i < threads; i++) pthread_join(t[i], NULL);
     uint64_t w1 = now_ns(CLOCK_MONOTONIC);
     pthread_barrier_destroy(&start_barrier);
