@@ -38,6 +38,7 @@ func cStates() [][2]int {
 type Handler interface {
 	Devices(devs []collector.Device)
 	Timestamps(src collector.TimestampSource)
+	Stalls(src collector.StallSource)
 	ContextDestroying(context uint64)
 	Status(st collector.LayerState, code uint32)
 	ModuleCreated(m *collector.Module)
@@ -77,6 +78,9 @@ type Result uint32
 
 func (r Result) Error() string { return fmt.Sprintf("Level-Zero result 0x%x", uint32(r)) }
 
+// Code is the raw result code.
+func (r Result) Code() uint32 { return uint32(r) }
+
 func zeErr(r C.ze_result_t) error {
 	if r == C.ZE_RESULT_SUCCESS {
 		return nil
@@ -114,6 +118,7 @@ func zestallReport(state C.int, code C.uint32_t) {
 	if collector.LayerState(state) == collector.StateActive {
 		h.Devices(devices())
 		h.Timestamps(&source{})
+		h.Stalls(&stallSource{})
 	}
 	h.Status(collector.LayerState(state), uint32(code))
 }

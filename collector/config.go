@@ -22,6 +22,16 @@ type Config struct {
 	// Quiet suppresses the one-line start and end notices (ZESTALL_QUIET=1);
 	// warnings are always printed.
 	Quiet bool
+	// Sampling turns EU stall sampling on (ZESTALL_SAMPLING=1, default) or
+	// off (0).
+	Sampling bool
+	// SamplingPeriodNs is the EU stall sampling period asked of the driver
+	// (ZESTALL_SAMPLING_PERIOD_NS); the driver rounds it to what the
+	// hardware supports, and the header records both.
+	SamplingPeriodNs uint32
+	// StallReadInterval is the longest time between two reads of a
+	// streamer (ZESTALL_STALL_READ_INTERVAL).
+	StallReadInterval time.Duration
 	// FromEnv names the settings whose value came from the environment
 	// (false when unset, or invalid and replaced by the default).
 	FromEnv map[string]bool
@@ -29,14 +39,43 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultOutput        = "zestall.%h.%p.zst"
-	DefaultFlushInterval = time.Second
+	DefaultOutput            = "zestall.%h.%p.zst"
+	DefaultFlushInterval     = time.Second
+	DefaultSamplingPeriodNs  = 50000
+	DefaultStallReadInterval = 10 * time.Millisecond
 )
 
 // ConfigFromEnv reads the configuration with getenv and reports invalid
 // values on w (normally os.Stderr), once each.
 func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
-	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, FromEnv: map[string]bool{}}
+	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
+		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval, FromEnv: map[string]bool{}}
+	switch v := getenv("ZESTALL_SAMPLING"); v {
+	case "":
+	case "0", "1":
+		c.Sampling = v == "1"
+		c.FromEnv["ZESTALL_SAMPLING"] = true
+	default:
+		fmt.Fprintf(w, "zestall: ZESTALL_SAMPLING=%q is not 0 or 1; using the default 1\n", v)
+	}
+	if v := getenv("ZESTALL_SAMPLING_PERIOD_NS"); v != "" {
+		var p uint64
+		if _, err := fmt.Sscanf(v, "%d", &p); err != nil || fmt.Sprint(p) != v || p < 1000 || p > 1e9 {
+			fmt.Fprintf(w, "zestall: ZESTALL_SAMPLING_PERIOD_NS=%q is not a number of ns between 1000 and 1000000000; using the default %d\n", v, DefaultSamplingPeriodNs)
+		} else {
+			c.SamplingPeriodNs = uint32(p)
+			c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"] = true
+		}
+	}
+	if v := getenv("ZESTALL_STALL_READ_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Microsecond || d > time.Second {
+			fmt.Fprintf(w, "zestall: ZESTALL_STALL_READ_INTERVAL=%q is not a duration between 100us and 1s; using the default %s\n", v, DefaultStallReadInterval)
+		} else {
+			c.StallReadInterval = d
+			c.FromEnv["ZESTALL_STALL_READ_INTERVAL"] = true
+		}
+	}
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
 		c.Output = v
 		c.FromEnv["ZESTALL_OUTPUT"] = true

@@ -49,7 +49,8 @@ func TestConfigFromEnv(t *testing.T) {
 				t.Errorf("%s marked from environment but unset", k)
 			}
 		}
-		if got.Output != tt.want.Output || got.FlushInterval != tt.want.FlushInterval || got.Quiet != tt.want.Quiet {
+		if got.Output != tt.want.Output || got.FlushInterval != tt.want.FlushInterval || got.Quiet != tt.want.Quiet ||
+			got.Sampling != true || got.SamplingPeriodNs != DefaultSamplingPeriodNs {
 			t.Errorf("ConfigFromEnv(%v) = %+v, want %+v", tt.env, got, tt.want)
 		}
 		out := w.String()

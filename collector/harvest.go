@@ -136,7 +136,9 @@ type harvester struct {
 	timed    uint64
 	noTS     map[pb.NoTimestampReason]uint64
 	newClock func(dev uint64) *devClock
-	now      func() uint64 // host ns; a reading cannot lie in the future
+	now      func() uint64    // host ns; a reading cannot lie in the future
+	onLaunch func(*pb.Launch) // every finished launch record (stall attribution)
+	drainNs  uint64           // host ns at the start of the last drain
 }
 
 func newHarvester(src TimestampSource, emit func(*pb.Record), newClock func(uint64) *devClock) *harvester {
@@ -174,6 +176,7 @@ func (h *harvester) poll() (drained, pending int) {
 }
 
 func (h *harvester) drainLocked() int {
+	h.drainNs = h.now()
 	h.buf = h.src.Drain(h.buf[:0])
 	// Slots of different threads: process in time order, so an execute
 	// sees the appends that preceded it.
@@ -289,6 +292,9 @@ func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
 	h.noTS[reason]++
+	if h.onLaunch != nil {
+		h.onLaunch(rec)
+	}
 	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: rec}})
 }
 
@@ -397,6 +403,9 @@ func (h *harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs ui
 	p.rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
 	h.timed++
 	h.release(p)
+	if h.onLaunch != nil {
+		h.onLaunch(p.rec)
+	}
 	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: p.rec}})
 }
 
@@ -479,6 +488,29 @@ func (h *harvester) contextDestroying(ctx uint64) {
 		delete(h.lastTS, ev) // event handles of the context become invalid
 	}
 	h.src.DestroyContextPools(ctx)
+}
+
+// pendingBefore is a host time before which every launch is final: the
+// earliest reference time of a pending launch, and at most the last drain
+// minus a margin for slots published after it (a launch's slot is
+// published at the end of its append call).
+func (h *harvester) pendingBefore() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.drainNs
+	if t > 10_000_000 {
+		t -= 10_000_000
+	} else {
+		t = 0
+	}
+	for _, ps := range h.pending {
+		for _, p := range ps {
+			if p.ref < t {
+				t = p.ref
+			}
+		}
+	}
+	return t
 }
 
 // final harvests everything at exit.

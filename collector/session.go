@@ -95,11 +95,22 @@ type Session struct {
 	lost      uint64
 	closeOnce sync.Once
 
-	profile  *os.File
-	src      TimestampSource
-	harvest  *harvester
-	stopPoll chan struct{}
-	pollDone chan struct{}
+	profile   *os.File
+	said      map[string]bool // stderr notices given once
+	stallSrc  StallSource
+	stall     *stallState
+	stallInfo []stallInfo
+	src       TimestampSource
+	harvest   *harvester
+	stopPoll  chan struct{}
+	pollDone  chan struct{}
+}
+
+// Stalls attaches the EU stall sampling source (before Status(StateActive)).
+func (s *Session) Stalls(src StallSource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stallSrc = src
 }
 
 // Timestamps attaches the launch path's source (before Status(StateActive)).
@@ -192,6 +203,7 @@ func NewSession(getenv func(string) string, stderr io.Writer) *Session {
 		contents:  map[[sha256.Size]byte]uint64{},
 		kernels:   map[uintptr]uint64{},
 		deviceIDs: map[uintptr]uint32{},
+		said:      map[string]bool{},
 		modSecs:   map[uint64]map[string]uint64{},
 	}
 }
@@ -288,7 +300,11 @@ func (s *Session) startLocked() {
 			{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Quiet]), FromEnvironment: s.cfg.FromEnv["ZESTALL_QUIET"]},
 		},
 	}
+	if s.stallSrc != nil {
+		s.openStalls(s.stallSrc)
+	}
 	hdr.Devices = s.headerDevices()
+	s.stallHeader(hdr.Devices)
 	if rank >= 0 {
 		r := uint32(rank)
 		hdr.MpiRank = &r
@@ -299,10 +315,16 @@ func (s *Session) startLocked() {
 	go s.writeLoop(s.out, f, w)
 	if s.src != nil {
 		s.harvest = newHarvester(s.src, s.emitBlocking, s.newClock)
+		if st := s.stall; st != nil {
+			s.harvest.onLaunch = st.launch
+		}
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
 		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
 		s.src.Enable(true)
+	}
+	if st := s.stall; st != nil {
+		go s.stallLoop(st, s.cfg.StallReadInterval)
 	}
 	if !s.cfg.Quiet {
 		fmt.Fprintf(s.stderr, "zestall: profiling to %s\n", s.path)
@@ -408,8 +430,19 @@ func (s *Session) ModuleCreated(m *Module) {
 	s.emitLocked(&pb.Record{Kind: &pb.Record_Module{Module: rec}})
 }
 
-// ModuleDestroyed ends a module's life.
+// ModuleDestroyed ends a module's life. With stall sampling on, it first
+// has the streamers read (bounded wait): the module's instruction addresses
+// may go to the next module, and a read window spanning both could not
+// tell their samples apart.
 func (s *Session) ModuleDestroyed(handle uintptr) {
+	s.mu.Lock()
+	st := s.stall
+	s.mu.Unlock()
+	if st != nil && !st.readNow(200*time.Millisecond) {
+		st.mu.Lock()
+		st.errs["module destroyed without a streamer read (reader busy)"]++
+		st.mu.Unlock()
+	}
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -446,6 +479,9 @@ func (s *Session) KernelCreated(k *Kernel) {
 		Id: id, ModuleId: mod, Name: k.Name, DemangledName: dem,
 		BaseAddress: k.Base, IsaSize: size, ValidFromHostNs: now,
 	}
+	if s.stall != nil && k.BaseErr == nil {
+		s.stall.kernelCreated(id, k.Base, size, now)
+	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_Kernel{Kernel: rec}})
 }
 
@@ -459,6 +495,9 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 		return
 	}
 	delete(s.kernels, handle)
+	if s.stall != nil {
+		s.stall.kernelDestroyed(id, now)
+	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_KernelDestroyed{KernelDestroyed: &pb.KernelDestroyed{Id: id, ValidUntilHostNs: now}}})
 }
 
@@ -480,6 +519,14 @@ func (s *Session) Shutdown() {
 			<-s.pollDone
 			h.final()
 			h.counters(c)
+		}
+		if st := s.stall; st != nil {
+			close(st.stop)
+			<-st.done // a last read, then every window decided
+			st.counters(c)
+			for _, stream := range st.streams {
+				st.src.Close(stream)
+			}
 		}
 		s.mu.Lock()
 		c.HostNs = s.now()

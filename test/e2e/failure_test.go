@@ -43,6 +43,7 @@ func (tr tree) command(ctx context.Context, dir string, preload bool, env map[st
 	base := map[string]string{
 		"ZE_ENABLE_ALT_DRIVERS":   tr.sim,
 		"ZE_ENABLE_TRACING_LAYER": "1",
+		"ZET_ENABLE_METRICS":      "1", // EU stall sampling on, as users run it
 		"ZESTALL_KERNELS":         filepath.Join(tr.root, "test", "kernels"),
 	}
 	for k, v := range env {

@@ -1,0 +1,149 @@
+package cgo
+
+/*
+#include <stdlib.h>
+#include "stall.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/zestall/zestall/collector"
+)
+
+// stallSource implements collector.StallSource over stall.c. Streams live
+// in C memory (C keeps pointers into them); Go refers to them by index.
+type stallSource struct {
+	mu      sync.Mutex
+	streams []*C.zs_stream_t
+	vals    []C.uint64_t
+}
+
+var _ collector.StallSource = (*stallSource)(nil)
+
+func (s *stallSource) Open(device uint64, periodNs uint32) *collector.StallStream {
+	cs := (*C.zs_stream_t)(C.calloc(1, C.sizeof_zs_stream_t))
+	if cs == nil {
+		return &collector.StallStream{Off: collector.StallOffOpenFailed, Detail: "out of memory"}
+	}
+	C.zs_open_device(cs, C.uint64_t(device), C.uint32_t(periodNs))
+	st := &collector.StallStream{
+		Device:        device,
+		Result:        uint32(cs.result),
+		PeriodNs:      uint32(cs.period_ns),
+		NotifyReports: uint32(cs.notify_reports),
+		SubDevices:    uint32(cs.sub_devices),
+		IPIndex:       int(cs.ip_index),
+	}
+	switch cs.status {
+	case C.ZS_OK:
+	case C.ZS_OFF_NO_METRICS:
+		st.Off = collector.StallOffNoMetrics
+	case C.ZS_OFF_NO_GROUP:
+		st.Off = collector.StallOffNoGroup
+	default:
+		st.Off = collector.StallOffOpenFailed
+	}
+	for i := 0; i < int(cs.num_metrics) && i < C.ZS_MAX_METRICS; i++ {
+		m := &cs.metrics[i]
+		st.Metrics = append(st.Metrics, collector.StallMetric{
+			Name:        C.GoString(&m.name[0]),
+			Description: C.GoString(&m.description[0]),
+			Units:       C.GoString(&m.units[0]),
+			Type:        uint32(m._type),
+		})
+	}
+	if st.Off != collector.StallOn {
+		C.free(unsafe.Pointer(cs))
+		return st
+	}
+	s.mu.Lock()
+	st.Handle = len(s.streams)
+	s.streams = append(s.streams, cs)
+	s.mu.Unlock()
+	return st
+}
+
+func (s *stallSource) stream(st *collector.StallStream) *C.zs_stream_t {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.Off != collector.StallOn || st.Handle < 0 || st.Handle >= len(s.streams) {
+		return nil
+	}
+	return s.streams[st.Handle]
+}
+
+// Read reads raw records into buf (Go memory, pinned for the call).
+func (s *stallSource) Read(st *collector.StallStream, buf []byte) (int, bool, error) {
+	cs := s.stream(st)
+	if cs == nil || len(buf) == 0 {
+		return 0, false, Result(C.ZE_RESULT_ERROR_UNINITIALIZED)
+	}
+	size := C.size_t(len(buf))
+	r := C.zs_read(cs, (*C.uint8_t)(unsafe.Pointer(&buf[0])), &size)
+	switch r {
+	case C.ZE_RESULT_SUCCESS:
+		return int(size), false, nil
+	case C.ZE_RESULT_WARNING_DROPPED_DATA:
+		return int(size), true, nil
+	default:
+		return 0, false, Result(r)
+	}
+}
+
+func (s *stallSource) Notified(st *collector.StallStream) bool {
+	cs := s.stream(st)
+	return cs != nil && C.zs_notified(cs) != 0
+}
+
+// Calculate runs zetMetricGroupCalculateMultipleMetricValuesExp: values
+// per set, report-major in metric order.
+func (s *stallSource) Calculate(st *collector.StallStream, raw []byte) ([][]uint64, bool, error) {
+	cs := s.stream(st)
+	if cs == nil || len(raw) == 0 {
+		return nil, false, nil
+	}
+	craw := C.CBytes(raw)
+	defer C.free(craw)
+	var sets, total C.uint32_t
+	r := C.zs_calculate_count(cs, (*C.uint8_t)(craw), C.size_t(len(raw)), &sets, &total)
+	if r != C.ZE_RESULT_SUCCESS && r != C.ZE_RESULT_WARNING_DROPPED_DATA {
+		return nil, false, Result(r)
+	}
+	if total == 0 || sets == 0 {
+		return nil, false, nil
+	}
+	const maxSets = 16
+	counts := make([]C.uint32_t, maxSets)
+	vals := (*C.uint64_t)(C.calloc(C.size_t(total), 8))
+	if vals == nil {
+		return nil, false, Result(C.ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)
+	}
+	defer C.free(unsafe.Pointer(vals))
+	r = C.zs_calculate(cs, (*C.uint8_t)(craw), C.size_t(len(raw)), &sets, &counts[0], maxSets, vals, &total)
+	dropped := r == C.ZE_RESULT_WARNING_DROPPED_DATA
+	if r != C.ZE_RESULT_SUCCESS && !dropped {
+		return nil, false, Result(r)
+	}
+	all := unsafe.Slice((*uint64)(unsafe.Pointer(vals)), int(total))
+	var out [][]uint64
+	off := 0
+	for i := 0; i < int(sets) && i < maxSets; i++ {
+		n := int(counts[i])
+		if off+n > len(all) {
+			n = len(all) - off
+		}
+		out = append(out, append([]uint64(nil), all[off:off+n]...))
+		off += n
+	}
+	return out, dropped, nil
+}
+
+func (s *stallSource) Close(st *collector.StallStream) {
+	cs := s.stream(st)
+	if cs != nil {
+		C.zs_close(cs)
+	}
+}

@@ -1,0 +1,1041 @@
+package collector
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/zestall/zestall/collector/eustall"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// Attribution of EU stall samples (issue 4, reference eu-stall-sampling.md
+// §8): which kernel, which instruction offset and, where possible, which
+// launch.
+//
+// # Time model
+//
+// The streamer of one device (or one sub-device set) is read repeatedly;
+// the samples a read at host time E delivers were produced in the read
+// window (S, E], S being the time of the previous read. Kernels have a
+// lifetime [created, destroyed) during which their address range is theirs;
+// launches have device times [start, end] converted to host ns, which arrive
+// asynchronously, after the launch completed.
+//
+// Hardware delivers samples slightly late (per-Xe-core buffers are flushed
+// to the streamer buffer in batches), so with a slack s every test of "does
+// X overlap the window" uses the widened window (S − s, E]: a launch overlaps
+// it when [start, end] ∩ (S − s, E] ≠ ∅, a kernel is alive in it when
+// [created, destroyed) ∩ (S − s, E] ≠ ∅. The slack defaults to 0 (exact for
+// the simulated device, whose samples carry the time they were produced);
+// on real hardware a few microseconds to a sampling period's worth is
+// sensible. A larger slack never misattributes: it only turns LAUNCH rows
+// into SHARED or KERNEL ones more often.
+//
+// # Decisions
+//
+// Kernel: the sampled byte address addr32 = (IP << 3) mod 2^32 is looked up
+// among kernels whose [base mod 2^32, +isa size) contains it (a range may
+// wrap around 2^32) and that are alive in the window. Several such kernels
+// can only happen when an address range was reused inside one (widened)
+// window, or when the driver reported overlapping ranges: then the kernels
+// with a timed launch overlapping the window are preferred; if that leaves
+// none or several, the most recently created one wins and the row is counted
+// in AttributionTotals.AmbiguousKernelRows. Kernels with isa size 0 match
+// nothing. Rows matching no kernel are kept in Unattributed records.
+//
+// Launch, per (kernel K, window W), decided only when no launch that could
+// overlap W is still waiting for its device times (see Resolve):
+//
+//   - If an untimed launch of K could have run in W (it was appended at or
+//     before E and is not known to have finished before S − s: see
+//     UntimedEndedBy), the samples cannot be split: STALL_ATTRIBUTION_KERNEL.
+//     This is deliberately conservative: an untimed launch may run at any
+//     time after its append, so without an end bound it keeps every later
+//     window of K at kernel level until K is destroyed.
+//   - Otherwise the candidates are K's timed launches overlapping W:
+//     exactly one gives STALL_ATTRIBUTION_LAUNCH, several give
+//     STALL_ATTRIBUTION_SHARED with their ids ascending, none gives
+//     STALL_ATTRIBUTION_KERNEL (launches unknown to the attributor, e.g.
+//     samples arriving later than the slack allows).
+//
+// # Output
+//
+// LAUNCH and SHARED rows: one StallRows per (kernel, window), with the
+// window's times. KERNEL rows: summed per (kernel, offset) over the windows
+// decided since the last kernel flush and emitted as one StallRows per
+// kernel with window 0/0 (every AttributorOptions.KernelFlushNs of window time, when
+// 2^20 distinct rows are held, and at final). Unattributed rows: one
+// Unattributed per window, addresses ascending. Rows with equal (kernel,
+// offset) or equal address within one record are summed (the driver may
+// deliver an IP twice in one read in COMPOSITE mode, reference §7.3).
+//
+// Records only name launches given to LaunchTimed and kernels given to
+// KernelCreated; the caller writes them after those Launch and Kernel
+// records, as the file's order rules require.
+//
+// # Accounting
+//
+// A row is one (IP, window) entry as delivered by the driver's calculation
+// (or the raw decoder's aggregation), with its summed counters. Every row
+// given to AddWindow ends in exactly one of: attributed (StallRows),
+// unattributed (Unattributed), or skipped as IP-0 padding (IP 0 and all
+// counters 0; the driver's zero-filled tail, reference §7.5 — a row with IP
+// 0 and non-zero counters is treated like any other address). Totals counts
+// rows and sums every counter column for each outcome, so that
+// attributed + unattributed column sums equal the input's exactly.
+
+// Default Attributor options.
+const (
+	DefaultMaxUndecided  = 4096
+	DefaultKernelFlushNs = 1_000_000_000
+	kernelAccLimit       = 1 << 20 // distinct KERNEL rows held before an early flush
+	windowPoolRows       = 1 << 15 // row capacity of window buffers kept for reuse
+)
+
+// Sample is one row of the driver's calculation for one read: the IP as the
+// driver reports it (the masked raw field, 8-byte units) and the summed
+// counters in metric order without the IP metric.
+type Sample struct {
+	IP       uint64
+	Counters []uint64
+}
+
+// AttributorOptions tune an Attributor. Zero values mean the defaults.
+type AttributorOptions struct {
+	// SlackNs widens read windows backwards by this much when testing
+	// overlap with launches and kernel lifetimes (see the time model).
+	// Default 0.
+	SlackNs uint64
+	// MaxUndecided caps the windows waiting for launch times. Beyond it
+	// the oldest windows are decided at once; if launches that could
+	// overlap them are still pending, all their rows are attributed at
+	// kernel level (never guessed) and counted in WindowsForced.
+	// Default DefaultMaxUndecided.
+	MaxUndecided int
+	// KernelFlushNs is how much window time KERNEL rows are summed over
+	// before Resolve emits them. Default DefaultKernelFlushNs.
+	KernelFlushNs uint64
+}
+
+// AttributionTotals are running totals of one Attributor.
+type AttributionTotals struct {
+	Windows          uint64 // windows given to AddWindow, empty ones included
+	WindowsDecided   uint64 // windows with rows that were decided
+	WindowsForced    uint64 // of those, decided early at KERNEL level (MaxUndecided)
+	WindowsUndecided uint64 // windows with rows still waiting now
+
+	InputRows           uint64 // rows given to AddWindow
+	ZeroIPRows          uint64 // rows skipped: IP 0 with all counters 0
+	AttributedRows      uint64 // rows matched to a kernel
+	UnattributedRows    uint64 // rows kept in Unattributed records
+	LaunchRows          uint64 // attributed rows decided as LAUNCH
+	SharedRows          uint64 // ... as SHARED
+	KernelRows          uint64 // ... as KERNEL
+	AmbiguousKernelRows uint64 // attributed rows whose kernel was a tie (see package notes)
+	BadWidthRows        uint64 // rows whose Counters length was not metricCount (missing values taken as 0, extra ones ignored)
+
+	// Per counter column: sums over attributed and unattributed rows.
+	AttributedCounters   []uint64
+	UnattributedCounters []uint64
+
+	LaunchesTimed         uint64 // LaunchTimed calls
+	LaunchesUntimed       uint64 // LaunchUntimed calls
+	LaunchesUnknownKernel uint64 // launches of kernels not (or no longer) known: ignored
+}
+
+// SampleSum returns the sum of every counter column of sums.
+func SampleSum(sums []uint64) uint64 {
+	var t uint64
+	for _, v := range sums {
+		t += v
+	}
+	return t
+}
+
+// AddTo adds the totals to c. A "stall sample" of Counters is one row: one
+// (IP, read window) entry of the driver's calculation with its summed
+// counters, so stall_samples_attributed and stall_samples_unattributed are
+// AttributedRows and UnattributedRows (rows skipped as IP-0 padding are in
+// neither). Several Attributors (one per device or sub-device set) add to
+// one Counters record.
+func (t *AttributionTotals) AddTo(c *pb.Counters) {
+	c.StallSamplesAttributed += t.AttributedRows
+	c.StallSamplesUnattributed += t.UnattributedRows
+}
+
+// Attributor assigns EU stall samples of one streamer (one device, or one
+// sub-device set of a COMPOSITE-mode root device) to kernels, instruction
+// offsets and launches. All methods are safe for concurrent use; windows
+// must be added in time order.
+type Attributor struct {
+	mu        sync.Mutex
+	device    uint32
+	subDevice *uint32
+	m         int // counter columns
+	opt       AttributorOptions
+
+	kernels map[uint64]*atKernel // known kernels by id
+	seq     uint64
+
+	// Address index over the indexed kernels, rebuilt when the set changes.
+	dirty   bool
+	idx     *eustall.AddrIndex
+	entries []atEntry
+
+	undecided   []*atWindow // oldest first
+	outbox      []*pb.Record
+	lastEnd     uint64 // end of the last window added
+	lastPending uint64 // pendingBefore of the last Resolve
+
+	// KERNEL rows held for the next kernel flush.
+	accKernels []*atKernel
+	accRows    int
+	accSince   uint64 // window end at which accumulation began
+	accAny     bool
+
+	// Pruning: work since the last prune, size after it.
+	churn, held int
+
+	tot AttributionTotals
+
+	// scratch
+	perm     []int32
+	cands    []uint64
+	pool     []*atWindow // windows to reuse
+	poolRows int         // their row capacity
+	keys     []uint64
+}
+
+type atKernel struct {
+	id     uint64
+	base32 uint32
+	size   uint64 // ISA bytes, at most 2^32
+	from   uint64
+	until  uint64 // math.MaxUint64 while alive
+	seq    uint64
+
+	timed    []atLaunch // sorted by start unless unsorted
+	unsorted bool
+	maxDur   uint64
+	untimed  []atUntimed
+
+	// KERNEL rows held, one per offset: offsets, row-major counters, and
+	// the row of each offset.
+	accOff []uint32
+	accCnt []uint64
+	accIdx map[uint32]int32
+}
+
+type atLaunch struct{ id, start, end uint64 }
+
+type atUntimed struct{ id, appendNs, endedBy uint64 }
+
+// atEntry is what an index range stands for: one kernel, or a group of
+// kernels whose ranges overlap (address reuse), resolved by scanning.
+type atEntry struct {
+	k     *atKernel
+	group []*atKernel
+}
+
+type atRow struct {
+	k   *atKernel // nil while ambiguous
+	off uint32    // offset in k; the address while ambiguous
+	amb int32     // index into window.amb, or -1
+	ci  int32     // first counter of the row in window.cnt
+}
+
+type atWindow struct {
+	start, end uint64
+	rows       []atRow
+	cnt        []uint64 // m counters per attributed row
+	amb        [][]*atKernel
+	uaAddr     []uint64
+	uaCnt      []uint64 // m counters per unattributed row
+}
+
+// NewAttributor returns an Attributor for the streamer of device (and of
+// sub-device set *subDevice in COMPOSITE mode; nil otherwise) whose
+// calculation yields metricCount counter columns besides the IP.
+func NewAttributor(device uint32, subDevice *uint32, metricCount int) *Attributor {
+	var sub *uint32
+	if subDevice != nil {
+		s := *subDevice
+		sub = &s
+	}
+	metricCount = max(metricCount, 0)
+	a := &Attributor{
+		device:    device,
+		subDevice: sub,
+		m:         metricCount,
+		kernels:   make(map[uint64]*atKernel),
+	}
+	a.tot.AttributedCounters = make([]uint64, metricCount)
+	a.tot.UnattributedCounters = make([]uint64, metricCount)
+	a.setOptions(AttributorOptions{})
+	return a
+}
+
+// SetOptions changes the options; zero fields take their defaults.
+func (a *Attributor) SetOptions(o AttributorOptions) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.setOptions(o)
+}
+
+func (a *Attributor) setOptions(o AttributorOptions) {
+	if o.MaxUndecided <= 0 {
+		o.MaxUndecided = DefaultMaxUndecided
+	}
+	if o.KernelFlushNs == 0 {
+		o.KernelFlushNs = DefaultKernelFlushNs
+	}
+	a.opt = o
+}
+
+// KernelCreated registers a kernel: its full 64-bit base address (only the
+// low 32 bits are compared with samples), its ISA size in bytes and the host
+// ns from which the address range is its own. Call it before any launch of
+// the kernel is reported.
+func (a *Attributor) KernelCreated(kernelID uint64, base uint64, isaSize uint64, fromNs uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seq++
+	a.kernels[kernelID] = &atKernel{
+		id:     kernelID,
+		base32: uint32(base),
+		size:   min(isaSize, 1<<32),
+		from:   fromNs,
+		until:  math.MaxUint64,
+		seq:    a.seq,
+	}
+	a.dirty = true
+	a.churn++
+}
+
+// KernelDestroyed ends a kernel's lifetime at untilNs (exclusive).
+func (a *Attributor) KernelDestroyed(kernelID uint64, untilNs uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if k := a.kernels[kernelID]; k != nil && k.until == math.MaxUint64 {
+		k.until = untilNs
+		a.churn++
+	}
+}
+
+// LaunchTimed reports a launch's device times in host ns.
+func (a *Attributor) LaunchTimed(launchID, kernelID uint64, startNs, endNs uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tot.LaunchesTimed++
+	k := a.kernels[kernelID]
+	if k == nil {
+		a.tot.LaunchesUnknownKernel++
+		return
+	}
+	endNs = max(endNs, startNs)
+	if n := len(k.timed); n > 0 && k.timed[n-1].start > startNs {
+		k.unsorted = true
+	}
+	k.timed = append(k.timed, atLaunch{launchID, startNs, endNs})
+	k.maxDur = max(k.maxDur, endNs-startNs)
+	a.churn++
+}
+
+// LaunchUntimed reports a launch that will never get device times,
+// appended at appendNs. Until UntimedEndedBy bounds it, it keeps the
+// kernel's samples at kernel level in every window ending at or after
+// appendNs.
+func (a *Attributor) LaunchUntimed(launchID, kernelID uint64, appendNs uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tot.LaunchesUntimed++
+	k := a.kernels[kernelID]
+	if k == nil {
+		a.tot.LaunchesUnknownKernel++
+		return
+	}
+	k.untimed = append(k.untimed, atUntimed{launchID, appendNs, math.MaxUint64})
+	a.churn++
+}
+
+// UntimedEndedBy bounds an untimed launch: it had certainly finished by
+// host ns byNs (a later launch of the same in-order command list started
+// then, or the list was synchronized or reset). Windows starting after byNs
+// (less the slack) are no longer affected by it. Optional.
+func (a *Attributor) UntimedEndedBy(launchID, kernelID uint64, byNs uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := a.kernels[kernelID]
+	if k == nil {
+		return
+	}
+	for i := range k.untimed {
+		if k.untimed[i].id == launchID {
+			k.untimed[i].endedBy = min(k.untimed[i].endedBy, byNs)
+		}
+	}
+}
+
+// AddWindow records the samples delivered by the read at endNs, produced in
+// (startNs, endNs]. Each sample's Counters must hold metricCount values.
+// Cost: O(len(samples)) lookups, O(1) each on average.
+func (a *Attributor) AddWindow(startNs, endNs uint64, samples []Sample) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := a.beginWindow(startNs, endNs, len(samples))
+	if w == nil {
+		return
+	}
+	lo := sat(startNs, a.opt.SlackNs)
+	for i := range samples {
+		a.addRow(w, lo, samples[i].IP, samples[i].Counters)
+	}
+	a.endWindow(w)
+}
+
+// AddWindowValues is AddWindow for the driver's flat value array: report r,
+// metric j at values[r*(metricCount+1)+j], the IP at metric ipIndex (as
+// zetMetricGroupCalculateMultipleMetricValuesExp and eustall's Aggregate
+// return them, one set).
+func (a *Attributor) AddWindowValues(startNs, endNs uint64, values []uint64, ipIndex int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	stride := a.m + 1
+	n := len(values) / stride
+	w := a.beginWindow(startNs, endNs, n)
+	if w == nil {
+		return
+	}
+	if ipIndex < 0 || ipIndex > a.m {
+		ipIndex = 0
+	}
+	lo := sat(startNs, a.opt.SlackNs)
+	var tmp []uint64
+	if ipIndex != 0 && ipIndex != a.m {
+		tmp = make([]uint64, a.m)
+	}
+	for r := 0; r < n; r++ {
+		rep := values[r*stride : (r+1)*stride]
+		ip := rep[ipIndex]
+		var cs []uint64
+		switch ipIndex {
+		case 0:
+			cs = rep[1:]
+		case a.m:
+			cs = rep[:a.m]
+		default:
+			copy(tmp, rep[:ipIndex])
+			copy(tmp[ipIndex:], rep[ipIndex+1:])
+			cs = tmp
+		}
+		a.addRow(w, lo, ip, cs)
+	}
+	a.endWindow(w)
+}
+
+func (a *Attributor) beginWindow(startNs, endNs uint64, n int) *atWindow {
+	a.tot.Windows++
+	a.tot.InputRows += uint64(n)
+	a.lastEnd = max(a.lastEnd, endNs)
+	if n == 0 {
+		return nil
+	}
+	if a.dirty {
+		a.rebuildIndex()
+	}
+	var w *atWindow
+	if k := len(a.pool); k > 0 {
+		w = a.pool[k-1]
+		a.pool = a.pool[:k-1]
+		a.poolRows -= cap(w.rows)
+	} else {
+		w = new(atWindow)
+	}
+	w.start, w.end = startNs, endNs
+	if cap(w.rows) < n {
+		w.rows = make([]atRow, 0, n)
+		w.cnt = make([]uint64, 0, n*a.m)
+	}
+	return w
+}
+
+func (a *Attributor) endWindow(w *atWindow) {
+	if len(w.rows) == 0 && len(w.uaAddr) == 0 {
+		a.recycle(w)
+		return
+	}
+	a.undecided = append(a.undecided, w)
+	for len(a.undecided) > a.opt.MaxUndecided {
+		w := a.undecided[0]
+		a.undecided = a.undecided[1:]
+		a.outbox = a.decide(a.outbox, w, a.lastPending <= w.end)
+	}
+}
+
+// addRow attributes one row to a kernel or keeps it unattributed.
+func (a *Attributor) addRow(w *atWindow, lo uint64, ip uint64, cs []uint64) {
+	m := a.m
+	if len(cs) != m {
+		a.tot.BadWidthRows++
+		if len(cs) > m {
+			cs = cs[:m]
+		}
+	}
+	if ip == 0 && allZero(cs) {
+		a.tot.ZeroIPRows++
+		return
+	}
+	addr := uint32(ip << 3)
+	if ki, _, ok := a.idx.Lookup(addr); ok {
+		e := &a.entries[ki]
+		if k := e.k; k != nil {
+			if alive(k, lo, w.end) {
+				w.rows = append(w.rows, atRow{k: k, off: addr - k.base32, amb: -1, ci: int32(len(w.cnt))})
+				w.cnt = appendCounters(w.cnt, cs, m)
+				addSums(a.tot.AttributedCounters, cs)
+				a.tot.AttributedRows++
+				return
+			}
+		} else if a.addGroupRow(w, lo, e.group, addr, cs) {
+			return
+		}
+	}
+	w.uaAddr = append(w.uaAddr, ip<<3)
+	w.uaCnt = appendCounters(w.uaCnt, cs, m)
+	addSums(a.tot.UnattributedCounters, cs)
+	a.tot.UnattributedRows++
+}
+
+// addGroupRow handles an address in a range shared by several kernels.
+func (a *Attributor) addGroupRow(w *atWindow, lo uint64, group []*atKernel, addr uint32, cs []uint64) bool {
+	var found *atKernel
+	var many []*atKernel
+	for _, k := range group {
+		if uint64(addr-k.base32) < k.size && alive(k, lo, w.end) {
+			if found == nil {
+				found = k
+			} else {
+				if many == nil {
+					many = []*atKernel{found}
+				}
+				many = append(many, k)
+			}
+		}
+	}
+	if found == nil {
+		return false
+	}
+	row := atRow{k: found, off: addr - found.base32, amb: -1, ci: int32(len(w.cnt))}
+	if many != nil {
+		// Decided with the launches, when the window is decided.
+		row = atRow{off: addr, amb: int32(len(w.amb)), ci: int32(len(w.cnt))}
+		w.amb = append(w.amb, many)
+	}
+	w.rows = append(w.rows, row)
+	w.cnt = appendCounters(w.cnt, cs, a.m)
+	addSums(a.tot.AttributedCounters, cs)
+	a.tot.AttributedRows++
+	return true
+}
+
+// alive reports whether k's lifetime [from, until) meets (lo, end].
+func alive(k *atKernel, lo, end uint64) bool {
+	return k.from <= end && k.until > lo+1
+}
+
+func appendCounters(dst, cs []uint64, m int) []uint64 {
+	dst = append(dst, cs...)
+	for i := len(cs); i < m; i++ {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+func addSums(sums, cs []uint64) {
+	for j, v := range cs {
+		sums[j] += v
+	}
+}
+
+func allZero(cs []uint64) bool {
+	for _, v := range cs {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func sat(x, y uint64) uint64 {
+	if x < y {
+		return 0
+	}
+	return x - y
+}
+
+// rebuildIndex indexes every known kernel with a non-empty range. Ranges
+// that overlap (a reused address range while the old kernel may still
+// matter, or overlapping sizes) are merged into one group entry.
+func (a *Attributor) rebuildIndex() {
+	a.dirty = false
+	type piece struct {
+		start, end uint64 // [start, end) within [0, 2^32)
+		k          *atKernel
+	}
+	ps := make([]piece, 0, len(a.kernels))
+	for _, k := range a.kernels {
+		if k.size == 0 {
+			continue
+		}
+		end := uint64(k.base32) + k.size
+		ps = append(ps, piece{uint64(k.base32), min(end, 1<<32), k})
+		if end > 1<<32 {
+			ps = append(ps, piece{0, end - 1<<32, k})
+		}
+	}
+	slices.SortFunc(ps, func(x, y piece) int {
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.k.seq, y.k.seq))
+	})
+	ranges := make([]eustall.KernelRange, 0, len(ps))
+	a.entries = a.entries[:0]
+	for i := 0; i < len(ps); {
+		j, end := i+1, ps[i].end
+		for j < len(ps) && ps[j].start < end {
+			end = max(end, ps[j].end)
+			j++
+		}
+		size := min(end-ps[i].start, math.MaxUint32)
+		ranges = append(ranges, eustall.KernelRange{Base32: uint32(ps[i].start), Size: uint32(size)})
+		var e atEntry
+		if j == i+1 {
+			e.k = ps[i].k
+		} else {
+			for _, p := range ps[i:j] {
+				if !slices.Contains(e.group, p.k) {
+					e.group = append(e.group, p.k)
+				}
+			}
+			if len(e.group) == 1 {
+				e.k, e.group = e.group[0], nil
+			}
+		}
+		a.entries = append(a.entries, e)
+		i = j
+	}
+	a.idx, _ = eustall.NewAddrIndex(ranges) // fails only beyond 2^30 ranges
+	if a.idx == nil {
+		a.idx, _ = eustall.NewAddrIndex(nil)
+	}
+}
+
+// Resolve decides the windows that can be decided and returns their
+// records. pendingBefore is the smallest host append time of any launch
+// whose device times are still awaited, or math.MaxUint64 when there is
+// none: every launch appended before it has been given to LaunchTimed or
+// LaunchUntimed. (The caller must also account for launches appended but
+// not yet seen by it, e.g. by passing at most the time up to which the
+// launch-path slots were drained.) A window (S, E] is decided when
+// pendingBefore > E; final decides every window and flushes KERNEL rows.
+func (a *Attributor) Resolve(pendingBefore uint64, final bool) []*pb.Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.lastPending = pendingBefore
+	out := a.outbox
+	a.outbox = nil
+	n := 0
+	for _, w := range a.undecided {
+		if !final && pendingBefore <= w.end {
+			break
+		}
+		out = a.decide(out, w, false)
+		n++
+	}
+	clear(a.undecided[:n])
+	a.undecided = a.undecided[n:]
+	if a.accAny && (final || a.accRows >= kernelAccLimit || sat(a.lastEnd, a.accSince) >= a.opt.KernelFlushNs) {
+		out = a.flushKernelRows(out)
+	}
+	a.maybePrune()
+	return out
+}
+
+// Totals returns a copy of the running totals.
+func (a *Attributor) Totals() AttributionTotals {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := a.tot
+	t.AttributedCounters = slices.Clone(a.tot.AttributedCounters)
+	t.UnattributedCounters = slices.Clone(a.tot.UnattributedCounters)
+	t.WindowsUndecided = uint64(len(a.undecided))
+	return t
+}
+
+// decide attributes the rows of w and appends its records to out. forced:
+// launches that could overlap w may still be pending, so every row is
+// attributed at kernel level.
+func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Record {
+	a.tot.WindowsDecided++
+	if forced {
+		a.tot.WindowsForced++
+	}
+	lo := sat(w.start, a.opt.SlackNs)
+	m := a.m
+
+	// Ambiguous kernels: prefer those with a timed launch in the window,
+	// then the most recently created.
+	var launched map[*atKernel]bool
+	if len(w.amb) > 0 {
+		launched = make(map[*atKernel]bool)
+		for _, cands := range w.amb {
+			for _, k := range cands {
+				if _, ok := launched[k]; !ok {
+					launched[k] = !forced && k.hasTimedIn(lo, w.end)
+				}
+			}
+		}
+	}
+	// Kernels that shared an address with the picked kernel in this
+	// window: several kernel objects created from one module share its
+	// code, and re-created modules may reuse addresses. Their launches are
+	// all candidates for the picked kernel's rows.
+	var sharers map[*atKernel][]*atKernel
+	for i := range w.rows {
+		r := &w.rows[i]
+		if r.amb < 0 {
+			continue
+		}
+		cands := w.amb[r.amb]
+		var withLaunch *atKernel
+		nl := 0
+		for _, k := range cands {
+			if launched[k] {
+				withLaunch = k
+				nl++
+			}
+		}
+		var pick *atKernel
+		if nl == 1 {
+			pick = withLaunch
+		} else {
+			a.tot.AmbiguousKernelRows++
+			for _, k := range cands {
+				if nl > 1 && !launched[k] {
+					continue
+				}
+				if pick == nil || k.from > pick.from || (k.from == pick.from && k.seq > pick.seq) {
+					pick = k
+				}
+			}
+		}
+		r.k, r.off, r.amb = pick, r.off-pick.base32, -1
+		if sharers == nil {
+			sharers = make(map[*atKernel][]*atKernel)
+		}
+		for _, k := range cands {
+			if k != pick && !slices.Contains(sharers[pick], k) {
+				sharers[pick] = append(sharers[pick], k)
+			}
+		}
+	}
+
+	// Group by kernel (creation order), offsets ascending. The driver
+	// delivers rows by ascending IP, so this is often sorted already.
+	byKernel := func(x, y atRow) int {
+		return cmp.Or(cmp.Compare(x.k.seq, y.k.seq), cmp.Compare(x.off, y.off))
+	}
+	if !slices.IsSortedFunc(w.rows, byKernel) {
+		slices.SortFunc(w.rows, byKernel)
+	}
+	for i := 0; i < len(w.rows); {
+		k := w.rows[i].k
+		j := i + 1
+		for j < len(w.rows) && w.rows[j].k == k {
+			j++
+		}
+		rows := w.rows[i:j]
+		i = j
+
+		att := pb.StallAttribution_STALL_ATTRIBUTION_KERNEL
+		var ids []uint64
+		if !forced {
+			ids = k.candidates(a.cands[:0], lo, w.end)
+			for _, o := range sharers[k] {
+				if ids == nil {
+					break
+				}
+				more := o.candidates(nil, lo, w.end)
+				if more == nil {
+					ids = nil // an untimed launch of a sharer could overlap
+					break
+				}
+				ids = append(ids, more...)
+				slices.Sort(ids)
+				ids = slices.Compact(ids)
+			}
+			if ids != nil {
+				a.cands = ids[:0]
+			}
+			switch {
+			case ids == nil: // untimed launch could overlap
+			case len(ids) == 1:
+				att = pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH
+			case len(ids) > 1:
+				att = pb.StallAttribution_STALL_ATTRIBUTION_SHARED
+			}
+		}
+		switch att {
+		case pb.StallAttribution_STALL_ATTRIBUTION_KERNEL:
+			a.tot.KernelRows += uint64(len(rows))
+			if !a.accAny {
+				a.accAny, a.accSince = true, w.end
+			}
+			if len(k.accOff) == 0 {
+				a.accKernels = append(a.accKernels, k)
+			}
+			if k.accIdx == nil {
+				k.accIdx = make(map[uint32]int32)
+			}
+			for _, r := range rows {
+				x, ok := k.accIdx[r.off]
+				if !ok {
+					x = int32(len(k.accOff))
+					k.accIdx[r.off] = x
+					k.accOff = append(k.accOff, r.off)
+					k.accCnt = append(k.accCnt, w.cnt[r.ci:int(r.ci)+m]...)
+					a.accRows++
+					continue
+				}
+				acc := k.accCnt[int(x)*m : int(x)*m+m]
+				for c, v := range w.cnt[r.ci : int(r.ci)+m] {
+					acc[c] += v
+				}
+			}
+			continue
+		case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+			a.tot.LaunchRows += uint64(len(rows))
+		default:
+			a.tot.SharedRows += uint64(len(rows))
+		}
+		// Rows are sorted by offset: merge equal offsets, store by column.
+		nu := 1
+		for x := 1; x < len(rows); x++ {
+			if rows[x].off != rows[x-1].off {
+				nu++
+			}
+		}
+		s := &pb.StallRows{
+			KernelId:          k.id,
+			DeviceId:          a.device,
+			SubDeviceIndex:    a.subDevice,
+			Attribution:       att,
+			WindowStartHostNs: w.start,
+			WindowEndHostNs:   w.end,
+			ColumnCount:       uint32(m),
+			OffsetDeltas:      make([]uint64, 0, nu),
+			Counters:          make([]uint64, m*nu),
+		}
+		if att == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
+			s.LaunchId = ids[0]
+		} else {
+			s.CandidateLaunchIds = slices.Clone(ids)
+		}
+		row, prev := -1, uint32(0)
+		for x, r := range rows {
+			if x == 0 || r.off != prev {
+				row++
+				s.OffsetDeltas = append(s.OffsetDeltas, uint64(r.off-prev))
+				prev = r.off
+			}
+			for c := 0; c < m; c++ {
+				s.Counters[c*nu+row] += w.cnt[int(r.ci)+c]
+			}
+		}
+		out = append(out, &pb.Record{Kind: &pb.Record_StallRows{StallRows: s}})
+	}
+
+	if len(w.uaAddr) > 0 {
+		out = append(out, &pb.Record{Kind: &pb.Record_Unattributed{Unattributed: a.unattributed(w)}})
+	}
+	a.recycle(w)
+	return out
+}
+
+func (a *Attributor) unattributed(w *atWindow) *pb.Unattributed {
+	m := a.m
+	perm := a.perm[:0]
+	for i := range w.uaAddr {
+		perm = append(perm, int32(i))
+	}
+	a.perm = perm
+	if !slices.IsSorted(w.uaAddr) { // the driver delivers ascending IPs
+		slices.SortFunc(perm, func(x, y int32) int { return cmp.Compare(w.uaAddr[x], w.uaAddr[y]) })
+	}
+	nu := 0
+	for x := range perm {
+		if x == 0 || w.uaAddr[perm[x]] != w.uaAddr[perm[x-1]] {
+			nu++
+		}
+	}
+	u := &pb.Unattributed{
+		DeviceId:          a.device,
+		SubDeviceIndex:    a.subDevice,
+		WindowStartHostNs: w.start,
+		WindowEndHostNs:   w.end,
+		ColumnCount:       uint32(m),
+		AddressDeltas:     make([]uint64, 0, nu),
+		Counters:          make([]uint64, m*nu),
+	}
+	row, prev := -1, uint64(0)
+	for x, p := range perm {
+		addr := w.uaAddr[p]
+		if x == 0 || addr != prev {
+			row++
+			u.AddressDeltas = append(u.AddressDeltas, addr-prev)
+			prev = addr
+		}
+		for c := 0; c < m; c++ {
+			u.Counters[c*nu+row] += w.uaCnt[int(p)*m+c]
+		}
+	}
+	return u
+}
+
+func (a *Attributor) recycle(w *atWindow) {
+	clear(w.rows) // drop kernel pointers
+	w.rows, w.cnt, w.uaAddr, w.uaCnt = w.rows[:0], w.cnt[:0], w.uaAddr[:0], w.uaCnt[:0]
+	w.amb = nil
+	if a.poolRows+cap(w.rows) <= windowPoolRows {
+		a.pool = append(a.pool, w)
+		a.poolRows += cap(w.rows)
+	}
+}
+
+// flushKernelRows emits the KERNEL rows held, one record per kernel.
+func (a *Attributor) flushKernelRows(out []*pb.Record) []*pb.Record {
+	m := a.m
+	slices.SortFunc(a.accKernels, func(x, y *atKernel) int {
+		return cmp.Or(cmp.Compare(x.id, y.id), cmp.Compare(x.seq, y.seq))
+	})
+	for _, k := range a.accKernels {
+		// Sort (offset, row) pairs packed in one word.
+		keys := a.keys[:0]
+		for i, off := range k.accOff {
+			keys = append(keys, uint64(off)<<32|uint64(i))
+		}
+		a.keys = keys
+		slices.Sort(keys)
+		nu := 0
+		for x := range keys {
+			if x == 0 || keys[x]>>32 != keys[x-1]>>32 {
+				nu++
+			}
+		}
+		s := &pb.StallRows{
+			KernelId:       k.id,
+			DeviceId:       a.device,
+			SubDeviceIndex: a.subDevice,
+			Attribution:    pb.StallAttribution_STALL_ATTRIBUTION_KERNEL,
+			ColumnCount:    uint32(m),
+			OffsetDeltas:   make([]uint64, 0, nu),
+			Counters:       make([]uint64, m*nu),
+		}
+		row, prev := -1, uint32(0)
+		for x, key := range keys {
+			off, p := uint32(key>>32), int(uint32(key))
+			if x == 0 || off != prev {
+				row++
+				s.OffsetDeltas = append(s.OffsetDeltas, uint64(off-prev))
+				prev = off
+			}
+			for c := 0; c < m; c++ {
+				s.Counters[c*nu+row] += k.accCnt[p*m+c]
+			}
+		}
+		out = append(out, &pb.Record{Kind: &pb.Record_StallRows{StallRows: s}})
+		if len(k.accOff) <= 1024 {
+			// Reuse: the same kernels recur.
+			k.accOff, k.accCnt = k.accOff[:0], k.accCnt[:0]
+			clear(k.accIdx)
+		} else {
+			k.accOff, k.accCnt, k.accIdx = nil, nil, nil
+		}
+	}
+	clear(a.accKernels)
+	a.accKernels = a.accKernels[:0]
+	a.accRows, a.accAny = 0, false
+	return out
+}
+
+// hasTimedIn reports whether k has a timed launch overlapping (lo, end].
+func (k *atKernel) hasTimedIn(lo, end uint64) bool {
+	for _, l := range k.timed {
+		if l.start <= end && l.end > lo {
+			return true
+		}
+	}
+	return false
+}
+
+// candidates appends to dst the ids, ascending, of k's timed launches that
+// overlap (lo, end]. It returns nil when an untimed launch of k could
+// overlap the window (attribution must stay at kernel level).
+func (k *atKernel) candidates(dst []uint64, lo, end uint64) []uint64 {
+	for _, u := range k.untimed {
+		if u.appendNs <= end && u.endedBy > lo {
+			return nil
+		}
+	}
+	if k.unsorted {
+		slices.SortFunc(k.timed, func(x, y atLaunch) int { return cmp.Compare(x.start, y.start) })
+		k.unsorted = false
+	}
+	// Launches starting at or before end; of those, only ones starting
+	// after lo − maxDur can end after lo.
+	hi, _ := slices.BinarySearchFunc(k.timed, end+1, func(l atLaunch, t uint64) int { return cmp.Compare(l.start, t) })
+	if end == math.MaxUint64 {
+		hi = len(k.timed)
+	}
+	floor := sat(lo, k.maxDur)
+	for i := hi - 1; i >= 0 && k.timed[i].start >= floor; i-- {
+		if l := k.timed[i]; l.end > lo {
+			dst = append(dst, l.id)
+		}
+	}
+	slices.Sort(dst)
+	dst = slices.Compact(dst) // a launch reported twice
+	if dst == nil {
+		dst = []uint64{}
+	}
+	return dst
+}
+
+// maybePrune forgets launches and kernels that no undecided or future
+// window can meet, once enough has changed since the last prune (amortized
+// O(1) per call of the other methods).
+func (a *Attributor) maybePrune() {
+	if a.churn < max(256, a.held) {
+		return
+	}
+	a.churn = 0
+	h := a.lastEnd
+	if len(a.undecided) > 0 {
+		h = a.undecided[0].start
+	}
+	// Every window still to decide or to come is (S, E] with S >= h, and
+	// its widened start S − slack >= lo.
+	lo := sat(h, a.opt.SlackNs)
+	held := 0
+	for id, k := range a.kernels {
+		if k.until <= lo {
+			delete(a.kernels, id)
+			a.dirty = true
+			continue
+		}
+		k.timed = slices.DeleteFunc(k.timed, func(l atLaunch) bool { return l.end <= lo })
+		k.untimed = slices.DeleteFunc(k.untimed, func(u atUntimed) bool { return u.endedBy <= lo })
+		held += 1 + len(k.timed) + len(k.untimed)
+	}
+	a.held = held
+}

@@ -1,0 +1,363 @@
+package collector
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// StallOff says why EU stall sampling is off on a device (mirrors
+// pb.StallSamplingOff).
+type StallOff int
+
+const (
+	StallOn            StallOff = 0
+	StallOffDisabled   StallOff = 1 // ZESTALL_SAMPLING=0
+	StallOffNoMetrics  StallOff = 2 // the driver exposes no metric groups
+	StallOffNoGroup    StallOff = 3 // no EuStallSampling group on the device
+	StallOffOpenFailed StallOff = 4 // activation or zetMetricStreamerOpen failed
+)
+
+// StallMetric is one metric of the EuStallSampling group, as the driver
+// reports it.
+type StallMetric struct {
+	Name, Description, Units string
+	Type                     uint32 // zet_metric_type_t
+}
+
+// StallStream is one streamer, open for the life of the process, on one
+// root device.
+type StallStream struct {
+	Handle        int
+	Device        uint64 // device handle
+	Off           StallOff
+	Result        uint32 // Level-Zero result of the failing call
+	Detail        string
+	Metrics       []StallMetric // driver order, IP included
+	IPIndex       int
+	PeriodNs      uint32 // what the driver chose
+	NotifyReports uint32
+	SubDevices    uint32 // calculation sets (COMPOSITE root: sub-devices)
+}
+
+// StallSource is the Level-Zero metrics access the stall reader needs;
+// package cgo implements it.
+type StallSource interface {
+	Open(device uint64, periodNs uint32) *StallStream
+	// Read reads raw records; dropped reports ZE_RESULT_WARNING_DROPPED_DATA.
+	Read(st *StallStream, buf []byte) (n int, dropped bool, err error)
+	Notified(st *StallStream) bool
+	// Calculate returns, per set, the calculated values report-major in
+	// metric order; dropped reports the calculation's drop warning.
+	Calculate(st *StallStream, raw []byte) (sets [][]uint64, dropped bool, err error)
+	Close(st *StallStream)
+}
+
+// stallState is the sampling side of a session: streams, their
+// attributors, and the reader goroutine.
+type stallState struct {
+	src     StallSource
+	streams []*StallStream
+	devIDs  []uint32           // device id of each stream
+	attr    [][]*Attributor    // per stream, per set
+	prevEnd []uint64           // end of each stream's last read window
+	mu      sync.Mutex         // attr (fed from application threads)
+	wake    chan struct{}      // a launch completed: read now
+	syncReq chan chan struct{} // read now and say when done
+	stop    chan struct{}
+	done    chan struct{}
+	read    uint64            // raw records read
+	warn    uint64            // reads that returned WARNING_DROPPED_DATA
+	flagged uint64            // calculations that reported drop-flagged records
+	errs    map[string]uint64 // failed reads/calculations by what
+}
+
+func offReason(o StallOff) pb.StallSamplingOff {
+	return pb.StallSamplingOff(o)
+}
+
+// openStalls opens one streamer per root device (under s.mu, at start).
+func (s *Session) openStalls(src StallSource) {
+	st := &stallState{src: src, wake: make(chan struct{}, 1), syncReq: make(chan chan struct{}, 16),
+		stop: make(chan struct{}), done: make(chan struct{}), errs: map[string]uint64{}}
+	any := false
+	for i, d := range s.devices {
+		if d.Parent >= 0 {
+			continue // sub-devices: sampled through their root (COMPOSITE)
+		}
+		var stream *StallStream
+		if !s.cfg.Sampling {
+			stream = &StallStream{Device: uint64(d.Handle), Off: StallOffDisabled}
+		} else {
+			stream = src.Open(uint64(d.Handle), s.cfg.SamplingPeriodNs)
+		}
+		s.reportStallOff(i, d, stream)
+		if stream.Off != StallOn {
+			s.stallInfo = append(s.stallInfo, stallInfo{dev: i, stream: stream})
+			continue
+		}
+		any = true
+		sets := int(stream.SubDevices)
+		if sets < 1 {
+			sets = 1
+		}
+		cols := len(stream.Metrics) - 1
+		var as []*Attributor
+		for set := 0; set < sets; set++ {
+			var sub *uint32
+			if stream.SubDevices > 1 {
+				v := uint32(set)
+				sub = &v
+			}
+			as = append(as, NewAttributor(uint32(i+1), sub, cols))
+		}
+		st.streams = append(st.streams, stream)
+		st.devIDs = append(st.devIDs, uint32(i+1))
+		st.attr = append(st.attr, as)
+		st.prevEnd = append(st.prevEnd, s.now())
+		s.stallInfo = append(s.stallInfo, stallInfo{dev: i, stream: stream})
+	}
+	if any {
+		s.stall = st
+	}
+}
+
+type stallInfo struct {
+	dev    int
+	stream *StallStream
+}
+
+// reportStallOff says once, on stderr, why sampling is off.
+func (s *Session) reportStallOff(i int, d Device, st *StallStream) {
+	key := fmt.Sprint("stall", st.Off)
+	if st.Off == StallOn || st.Off == StallOffDisabled || s.said[key] {
+		return
+	}
+	s.said[key] = true
+	switch st.Off {
+	case StallOffNoMetrics:
+		fmt.Fprintln(s.stderr, "zestall: EU stall sampling is off: the driver exposes no metrics; set ZET_ENABLE_METRICS=1 (default: unset). Kernel timing continues.")
+	case StallOffNoGroup:
+		fmt.Fprintf(s.stderr, "zestall: EU stall sampling is off on device %d (%s): it has no EuStallSampling metric group (the GPU may not support it, e.g. DG2, or access is denied: sysctl dev.i915.perf_stream_paranoid=0 or dev.xe.observation_paranoid=0). Kernel timing continues.\n", i+1, d.Name)
+	default:
+		fmt.Fprintf(s.stderr, "zestall: EU stall sampling is off on device %d (%s): the metric streamer could not be opened (%s)%s; another sampling session may be active. Kernel timing continues.\n", i+1, d.Name, ResultName(st.Result), st.Detail)
+	}
+}
+
+// stallHeader fills the header's per-device sampling description.
+func (s *Session) stallHeader(devs []*pb.Device) {
+	for _, si := range s.stallInfo {
+		if si.dev >= len(devs) {
+			continue
+		}
+		st := si.stream
+		ss := &pb.StallSampling{
+			Enabled:             st.Off == StallOn,
+			OffReason:           offReason(st.Off),
+			SamplingPeriodNs:    uint64(st.PeriodNs),
+			RequestedPeriodNs:   uint64(s.cfg.SamplingPeriodNs),
+			NotifyEveryNReports: st.NotifyReports,
+			SubDeviceSets:       st.SubDevices,
+		}
+		if st.Off != StallOn && st.Off != StallOffDisabled {
+			ss.Detail = ResultName(st.Result)
+		}
+		for _, m := range st.Metrics {
+			ss.Metrics = append(ss.Metrics, &pb.Metric{Name: m.Name, Description: m.Description, Units: m.Units, MetricType: m.Type})
+		}
+		devs[si.dev].StallSampling = ss
+	}
+}
+
+// stallKernel and stallLaunch feed the attributors (any thread).
+func (st *stallState) kernelCreated(id, base, size, from uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, as := range st.attr {
+		for _, a := range as {
+			a.KernelCreated(id, base, size, from)
+		}
+	}
+}
+
+func (st *stallState) kernelDestroyed(id, until uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, as := range st.attr {
+		for _, a := range as {
+			a.KernelDestroyed(id, until)
+		}
+	}
+}
+
+func (st *stallState) launch(l *pb.Launch) {
+	st.mu.Lock()
+	for i, as := range st.attr {
+		if st.devIDs[i] != l.DeviceId {
+			continue
+		}
+		for _, a := range as {
+			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+				a.LaunchUntimed(l.Id, l.KernelId, l.HostAppendNs)
+			} else {
+				a.LaunchTimed(l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
+			}
+		}
+	}
+	st.mu.Unlock()
+	// Read right after a launch completed, so read windows fall between
+	// launches as often as possible.
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop is the streamer-reader goroutine: it drains every streamer on a
+// timer, on its notification event and after launches complete, and never
+// blocks an application thread.
+func (s *Session) stallLoop(st *stallState, interval time.Duration) {
+	defer close(st.done)
+	buf := make([]byte, 8<<20)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	final := false
+	var acks []chan struct{}
+	for {
+		for i := range st.streams {
+			s.readStream(st, i, buf)
+		}
+		for _, a := range acks {
+			close(a)
+		}
+		acks = acks[:0]
+		s.resolveStalls(st, final)
+		if final {
+			return
+		}
+		select {
+		case <-st.stop:
+			final = true
+		case <-st.wake:
+		case a := <-st.syncReq:
+			acks = append(acks, a)
+		case <-t.C:
+		}
+	}
+}
+
+// readNow makes the reader read every streamer and waits (bounded) until
+// it has. Called when a module is destroyed: its instruction addresses may
+// be given to the next module, and samples taken before must be read
+// while the address still means the old kernel.
+func (st *stallState) readNow(timeout time.Duration) bool {
+	ack := make(chan struct{})
+	select {
+	case st.syncReq <- ack:
+	default:
+		return false
+	}
+	select {
+	case <-ack:
+		return true
+	case <-st.done:
+		return false
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+func (s *Session) readStream(st *stallState, i int, buf []byte) {
+	stream := st.streams[i]
+	for {
+		// The samples a read delivers were taken after the previous read
+		// began and before this read returned: the window runs from the
+		// previous read's start to this read's end (a preempted reader
+		// widens windows, it never misplaces samples).
+		begin := s.now()
+		n, dropped, err := st.src.Read(stream, buf)
+		end := s.now()
+		if dropped {
+			st.warn++
+		}
+		if err != nil {
+			st.errs[fmt.Sprintf("stall reads failed (%s)", ResultName(uint32(resultOf(err))))]++
+			return
+		}
+		if n == 0 {
+			if !dropped {
+				return
+			}
+			continue // the warning comes once, then the data
+		}
+		st.read += uint64(n / 64)
+		sets, flagged, err := st.src.Calculate(stream, buf[:n])
+		if flagged {
+			st.flagged++
+		}
+		if err != nil {
+			st.errs[fmt.Sprintf("stall calculations failed (%s)", ResultName(uint32(resultOf(err))))]++
+		}
+		mc := len(stream.Metrics)
+		st.mu.Lock()
+		for set, vals := range sets {
+			if set < len(st.attr[i]) && mc > 0 {
+				// IP 0 rows (driver padding) are skipped by the attributor.
+				st.attr[i][set].AddWindowValues(st.prevEnd[i], end, vals, stream.IPIndex)
+			}
+		}
+		st.mu.Unlock()
+		st.prevEnd[i] = begin
+		if n < len(buf) {
+			return
+		}
+	}
+}
+
+// resolveStalls writes the windows whose launches are all known.
+func (s *Session) resolveStalls(st *stallState, final bool) {
+	pendingBefore := ^uint64(0)
+	if h := s.harvest; h != nil {
+		pendingBefore = h.pendingBefore()
+	}
+	var recs []*pb.Record
+	st.mu.Lock()
+	for _, as := range st.attr {
+		for _, a := range as {
+			recs = append(recs, a.Resolve(pendingBefore, final)...)
+		}
+	}
+	st.mu.Unlock()
+	for _, r := range recs {
+		s.emitBlocking(r)
+	}
+}
+
+// counters adds the sampling totals to the trailer.
+func (st *stallState) counters(c *pb.Counters) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	c.StallRecordsRead = st.read
+	c.StallDropWarnings = st.warn
+	c.StallDropFlagRecords = st.flagged
+	for _, as := range st.attr {
+		for _, a := range as {
+			t := a.Totals()
+			c.StallSamplesAttributed += t.AttributedRows
+			c.StallSamplesUnattributed += t.UnattributedRows
+		}
+	}
+	for what, n := range st.errs {
+		c.Lost = append(c.Lost, &pb.Loss{What: what, Count: n})
+	}
+}
+
+// resultOf extracts a Level-Zero result code from an error, if it has one.
+func resultOf(err error) uint32 {
+	if r, ok := err.(interface{ Code() uint32 }); ok {
+		return r.Code()
+	}
+	return 0
+}

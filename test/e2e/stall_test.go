@@ -1,0 +1,294 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/test/groundtruth"
+)
+
+// TestStallSampling: every EU stall sample the simulated device produced
+// and delivered is in zestall's output, at the right kernel and
+// instruction offset (sums per offset equal the device's, exactly), and
+// samples attributed to one launch came from that launch.
+func TestStallSampling(t *testing.T) {
+	tr := buildTree(t)
+	tests := []struct {
+		name string
+		app  string
+		args []string
+		env  map[string]string
+	}{
+		{"pvc", "zestall-multi", []string{"2"}, nil},
+		{"pvc long kernels", "zestall-simple", []string{"20"}, map[string]string{"ZESIM_KERNEL_COST": "stream_triad=200000/20000,stream_copy=100000"}},
+		{"xe2", "zestall-multi", []string{"2"}, map[string]string{"ZESIM_MODEL": "xe2"}},
+		{"pvc composite", "zestall-simple", []string{"10"}, map[string]string{"ZE_FLAT_DEVICE_HIERARCHY": "COMPOSITE", "ZESIM_KERNEL_COST": "stream_triad=100000/20000"}},
+		{"churn: addresses reused", "zestall-churn", []string{"6"}, map[string]string{"ZESIM_KERNEL_COST": "*=100000/20000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gt := filepath.Join(dir, "truth.jsonl")
+			env := map[string]string{
+				"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt,
+				"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000",
+			}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			res := tr.run(t, dir, true, env, tt.app, tt.args...)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			truth, err := groundtruth.Read(gt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStalls(t, readRecords(t, filepath.Join(dir, "out.zst")), truth)
+		})
+	}
+}
+
+type kernelSpan struct {
+	base, size uint64
+}
+
+func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
+	t.Helper()
+	hdr := recs[0].GetHeader()
+	on := false
+	for _, d := range hdr.GetDevices() {
+		if d.GetStallSampling().GetEnabled() {
+			on = true
+			if d.StallSampling.SamplingPeriodNs == 0 || len(d.StallSampling.Metrics) < 10 {
+				t.Errorf("device %d: sampling set-up incomplete: %+v", d.Id, d.StallSampling)
+			}
+		}
+	}
+	if !on {
+		t.Fatalf("sampling is off on every device: %+v", hdr.GetDevices())
+	}
+	kernels := map[uint64]kernelSpan{}
+	type key struct{ base, off uint64 }
+	got := map[key]uint64{}
+	var gotTotal, unattributed uint64
+	var final *pb.Counters
+	var launchRows []*pb.StallRows
+	for _, r := range recs {
+		switch {
+		case r.GetKernel() != nil:
+			k := r.GetKernel()
+			kernels[k.Id] = kernelSpan{k.BaseAddress, k.IsaSize}
+		case r.GetStallRows() != nil:
+			s := r.GetStallRows()
+			n := len(s.OffsetDeltas)
+			if int(s.ColumnCount)*n != len(s.Counters) {
+				t.Fatalf("malformed rows: %d columns, %d offsets, %d counters", s.ColumnCount, n, len(s.Counters))
+			}
+			off := uint64(0)
+			for i, d := range s.OffsetDeltas {
+				off += d
+				var sum uint64
+				for j := 0; j < int(s.ColumnCount); j++ {
+					sum += s.Counters[j*n+i]
+				}
+				got[key{kernels[s.KernelId].base, off}] += sum
+				gotTotal += sum
+			}
+			if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
+				launchRows = append(launchRows, s)
+			}
+		case r.GetUnattributed() != nil:
+			u := r.GetUnattributed()
+			for _, c := range u.Counters {
+				unattributed += c
+			}
+		case r.GetCounters() != nil:
+			final = r.GetCounters()
+		}
+	}
+	want := map[key]uint64{}
+	var wantTotal, dropped uint64
+	for _, s := range truth.Samples {
+		var sum uint64
+		for _, c := range s.Counters {
+			sum += c
+		}
+		if s.Dropped {
+			dropped++
+			continue
+		}
+		base := uint64(0)
+		for _, k := range truth.Kernels {
+			if k.Kernel == s.Kernel {
+				base = k.Base
+				break
+			}
+		}
+		want[key{base, s.Offset}] += sum
+		wantTotal += sum
+	}
+	if wantTotal == 0 {
+		t.Fatalf("the device produced no samples: the test proves nothing")
+	}
+	if unattributed != 0 {
+		t.Errorf("%d sample counts unattributed; every sample lies in a kernel", unattributed)
+	}
+	if gotTotal != wantTotal {
+		t.Errorf("sample counts: zestall %d, device delivered %d (dropped %d records)", gotTotal, wantTotal, dropped)
+	}
+	bad := 0
+	for k, w := range want {
+		if got[k] != w && bad < 10 {
+			bad++
+			t.Errorf("kernel %#x offset %#x: zestall %d, device %d", k.base, k.off, got[k], w)
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok && bad < 10 {
+			bad++
+			t.Errorf("kernel %#x offset %#x: zestall %d, device none", k.base, k.off, g)
+		}
+	}
+	if final == nil || final.StallRecordsRead == 0 {
+		t.Errorf("trailer counters lack stall totals: %v", final)
+	}
+	if dropped > 0 && final.StallDropWarnings == 0 {
+		t.Errorf("the device dropped %d records but zestall counted no drop", dropped)
+	}
+	checkLaunchAttribution(t, recs, truth, launchRows)
+	t.Logf("%d sample counts at %d offsets; %d rows attributed to one launch; %d records dropped by the device", gotTotal, len(got), len(launchRows), dropped)
+}
+
+// checkLaunchAttribution: samples the device produced well inside a read
+// window of a row attributed to launch L came from L.
+func checkLaunchAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, rows []*pb.StallRows) {
+	t.Helper()
+	// zestall launch id -> device launch id, by kernel code and start time.
+	base := map[uint64]uint64{}
+	ours := map[uint64]*pb.Launch{}
+	for _, r := range recs {
+		if k := r.GetKernel(); k != nil {
+			base[k.Id] = k.BaseAddress
+		}
+		if l := r.GetLaunch(); l != nil {
+			ours[l.Id] = l
+		}
+	}
+	toTruth := map[uint64]map[uint64]bool{}
+	for id, l := range ours {
+		for _, g := range truth.Launches {
+			if g.Base == base[l.KernelId] && absDiff(g.StartNs, l.DeviceStartNs) <= 100 {
+				if toTruth[id] == nil {
+					toTruth[id] = map[uint64]bool{}
+				}
+				toTruth[id][g.Launch] = true
+			}
+		}
+	}
+	const margin = 50_000 // ns away from the window's edges
+	checked := 0
+	for _, row := range rows {
+		lo, hi := row.WindowStartHostNs+margin, row.WindowEndHostNs
+		if hi < margin || lo >= hi-margin {
+			continue
+		}
+		hi -= margin
+		for _, s := range truth.Samples {
+			if s.Dropped || s.TimeNs <= lo || s.TimeNs >= hi {
+				continue
+			}
+			var b uint64
+			for _, k := range truth.Kernels {
+				if k.Kernel == s.Kernel {
+					b = k.Base
+					break
+				}
+			}
+			if b != base[row.KernelId] {
+				continue
+			}
+			checked++
+			if !toTruth[row.LaunchId][s.Launch] {
+				l := ours[row.LaunchId]
+				var g groundtruth.Launch
+				for _, x := range truth.Launches {
+					if x.Launch == s.Launch {
+						g = x
+					}
+				}
+				t.Errorf("row attributed to launch %d (kernel %d, %d..%d ns), window %d..%d, holds a sample at %d ns of device launch %d (%s at %#x, %d..%d ns)",
+					row.LaunchId, l.GetKernelId(), l.GetDeviceStartNs(), l.GetDeviceEndNs(), row.WindowStartHostNs, row.WindowEndHostNs,
+					s.TimeNs, s.Launch, g.Name, g.Base, g.StartNs, g.EndNs)
+				return
+			}
+		}
+	}
+	t.Logf("%d samples checked against their launch", checked)
+}
+
+// TestSamplingOff: without metrics (ZET_ENABLE_METRICS unset) or on a GPU
+// without the EuStallSampling group (DG2), zestall says once why and what
+// to set, records the reason in the header, and keeps timing kernels.
+func TestSamplingOff(t *testing.T) {
+	tr := buildTree(t)
+	tests := []struct {
+		name   string
+		env    map[string]string
+		notice string
+		reason pb.StallSamplingOff
+	}{
+		{"metrics not enabled", map[string]string{"ZET_ENABLE_METRICS": ""}, "ZET_ENABLE_METRICS=1", pb.StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED},
+		{"dg2 has no group", map[string]string{"ZESIM_MODEL": "dg2"}, "no EuStallSampling metric group", pb.StallSamplingOff_STALL_SAMPLING_OFF_NO_GROUP},
+		{"permission denied", map[string]string{"ZESIM_METRICS_PERMISSION": "denied"}, "paranoid", pb.StallSamplingOff_STALL_SAMPLING_OFF_NO_GROUP},
+		{"disabled by configuration", map[string]string{"ZESTALL_SAMPLING": "0"}, "", pb.StallSamplingOff_STALL_SAMPLING_OFF_DISABLED},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst")}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			res := tr.run(t, dir, true, env, "zestall-simple", "3")
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
+			}
+			var notices []string
+			for _, l := range zestallLines(res.stderr) {
+				if strings.Contains(l, "stall sampling is off") {
+					notices = append(notices, l)
+				}
+			}
+			switch {
+			case tt.notice == "" && len(notices) != 0:
+				t.Errorf("notices %q; want none", notices)
+			case tt.notice != "" && (len(notices) != 1 || !strings.Contains(notices[0], tt.notice)):
+				t.Errorf("notices %q; want exactly one naming %q", notices, tt.notice)
+			}
+			recs := readRecords(t, filepath.Join(dir, "out.zst"))
+			for _, d := range recs[0].GetHeader().GetDevices() {
+				if d.ParentId != 0 {
+					continue
+				}
+				if ss := d.GetStallSampling(); ss.GetEnabled() || ss.GetOffReason() != tt.reason {
+					t.Errorf("device %d: sampling %+v, want off with %v", d.Id, ss, tt.reason)
+				}
+			}
+			timed := 0
+			for _, r := range recs {
+				if r.GetStallRows() != nil {
+					t.Errorf("stall rows written while sampling is off")
+				}
+				if l := r.GetLaunch(); l != nil && l.DeviceEndNs > 0 {
+					timed++
+				}
+			}
+			if timed == 0 {
+				t.Errorf("no timed launches: timing must continue")
+			}
+		})
+	}
+}
