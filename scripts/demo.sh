@@ -21,6 +21,7 @@ env ZE_ENABLE_ALT_DRIVERS="$ROOT/build/lib/libze_zestall_sim.so" \
     ZET_ENABLE_METRICS=1 \
     ZESTALL_KERNELS="$ROOT/test/kernels" \
     ZESIM_KERNEL_COST="compute_poly=4000/3000,stream_triad=300" \
+    ZESTALL_SAMPLING_PERIOD_NS=10000 \
     ZESTALL_OUTPUT="$OUT/demo.%p.zst" \
     LD_PRELOAD="$ROOT/build/lib/libzestall.so" \
     "$ROOT/build/bin/zestall-multi" 4

@@ -25,6 +25,11 @@ type runModel struct {
 	timed    map[uint64]int    // kernel id -> launches with device times
 	counters *pb.Counters
 	records  int
+	metrics  []string                       // stall counter columns (driver order, IP excluded)
+	stalls   map[uint64]map[uint64][]uint64 // kernel id -> offset -> counters
+	unattr   uint64                         // unattributed sample counts
+	byLaunch uint64                         // sample counts attributed to one launch
+	shared   uint64                         // sample counts shared by overlapping launches
 	readErr  error
 }
 
@@ -35,7 +40,7 @@ func loadRun(path string) (*runModel, error) {
 	}
 	defer f.Close()
 	m := &runModel{modules: map[uint64]*pb.Module{}, ended: map[uint64]uint64{}, launches: map[uint64]int{},
-		devNs: map[uint64]uint64{}, timed: map[uint64]int{}}
+		devNs: map[uint64]uint64{}, timed: map[uint64]int{}, stalls: map[uint64]map[uint64][]uint64{}}
 	r := stream.NewReader(f)
 	for {
 		rec, err := r.Next()
@@ -51,6 +56,21 @@ func loadRun(path string) (*runModel, error) {
 		switch k := rec.Kind.(type) {
 		case *pb.Record_Header:
 			m.header = k.Header
+			for _, d := range k.Header.Devices {
+				if ss := d.GetStallSampling(); ss.GetEnabled() && m.metrics == nil {
+					for _, mt := range ss.Metrics {
+						if mt.MetricType != 0x7ffffffe { // the IP metric is no column
+							m.metrics = append(m.metrics, mt.Name)
+						}
+					}
+				}
+			}
+		case *pb.Record_StallRows:
+			m.addStalls(k.StallRows)
+		case *pb.Record_Unattributed:
+			for _, c := range k.Unattributed.Counters {
+				m.unattr += c
+			}
 		case *pb.Record_Module:
 			m.modules[k.Module.Id] = k.Module
 		case *pb.Record_Kernel:
@@ -118,6 +138,12 @@ func writeReport(w io.Writer, m *runModel) {
 	fmt.Fprintf(w, "records: %d, modules: %d, kernels: %d\n", m.records, len(m.modules), len(m.kernels))
 	if c := m.counters; c != nil {
 		fmt.Fprintf(w, "kernel launches seen: %d, with device times: %d\n", c.LaunchesSeen, c.LaunchesTimed)
+		if c.StallRecordsRead > 0 || c.StallDropWarnings > 0 {
+			fmt.Fprintf(w, "EU stall records read: %d; samples attributed: %d, unattributed: %d\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
+		}
+		if c.StallDropWarnings > 0 || c.StallDropFlagRecords > 0 {
+			fmt.Fprintf(w, "LOST: EU stall data dropped by the hardware: %d reads warned (ZE_RESULT_WARNING_DROPPED_DATA), %d calculations saw drop-flagged records; raise ZESTALL_SAMPLING_PERIOD_NS or lower ZESTALL_STALL_READ_INTERVAL\n", c.StallDropWarnings, c.StallDropFlagRecords)
+		}
 		for _, r := range c.LaunchesWithoutTimestamp {
 			fmt.Fprintf(w, "  without device times: %d (%s)\n", r.Count, strings.TrimPrefix(r.Reason.String(), "NO_TIMESTAMP_REASON_"))
 		}
@@ -134,6 +160,7 @@ func writeReport(w io.Writer, m *runModel) {
 		return
 	}
 	writeKernelTime(w, m)
+	writeStalls(w, m, 5)
 	ks := append([]*pb.Kernel(nil), m.kernels...)
 	sort.SliceStable(ks, func(i, j int) bool { return ks[i].Id < ks[j].Id })
 	fmt.Fprintln(w)
@@ -212,4 +239,162 @@ func writeKernelTime(w io.Writer, m *runModel) {
 		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.launches, mean, r.name)
 	}
 	tw.Flush()
+}
+
+// addStalls sums a StallRows record into the per-kernel, per-offset table.
+func (m *runModel) addStalls(s *pb.StallRows) {
+	n := len(s.OffsetDeltas)
+	c := int(s.ColumnCount)
+	if c*n != len(s.Counters) {
+		return // malformed: the reader rejects these, be safe anyway
+	}
+	rows := m.stalls[s.KernelId]
+	if rows == nil {
+		rows = map[uint64][]uint64{}
+		m.stalls[s.KernelId] = rows
+	}
+	off := uint64(0)
+	for i, d := range s.OffsetDeltas {
+		off += d
+		v := rows[off]
+		if v == nil {
+			v = make([]uint64, c)
+			rows[off] = v
+		}
+		for j := 0; j < c && j < len(v); j++ {
+			x := s.Counters[j*n+i]
+			v[j] += x
+			switch s.Attribution {
+			case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+				m.byLaunch += x
+			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+				m.shared += x
+			}
+		}
+	}
+}
+
+// writeStalls prints, per kernel (by name), the stall reasons and the
+// hottest instruction offsets.
+func writeStalls(w io.Writer, m *runModel, top int) {
+	if len(m.stalls) == 0 {
+		if m.header != nil {
+			for _, d := range m.header.Devices {
+				if ss := d.GetStallSampling(); ss != nil && !ss.Enabled && d.ParentId == 0 {
+					fmt.Fprintf(w, "\nEU stall sampling: off on device %d (%s)\n", d.Id, strings.TrimPrefix(ss.OffReason.String(), "STALL_SAMPLING_OFF_"))
+				}
+			}
+		}
+		return
+	}
+	names := map[uint64]string{}
+	for _, k := range m.kernels {
+		names[k.Id] = kernelName(k)
+	}
+	type koff struct {
+		off uint64
+		c   []uint64
+	}
+	byName := map[string]map[uint64][]uint64{}
+	for id, rows := range m.stalls {
+		n := names[id]
+		agg := byName[n]
+		if agg == nil {
+			agg = map[uint64][]uint64{}
+			byName[n] = agg
+		}
+		for off, c := range rows {
+			a := agg[off]
+			if a == nil {
+				a = make([]uint64, len(c))
+				agg[off] = a
+			}
+			for j := range c {
+				a[j] += c[j]
+			}
+		}
+	}
+	total := func(c []uint64) (t uint64) {
+		for _, x := range c {
+			t += x
+		}
+		return t
+	}
+	type kern struct {
+		name  string
+		sum   []uint64
+		total uint64
+		offs  []koff
+	}
+	var ks []kern
+	var all uint64
+	for name, rows := range byName {
+		k := kern{name: name}
+		for off, c := range rows {
+			if k.sum == nil {
+				k.sum = make([]uint64, len(c))
+			}
+			for j := range c {
+				k.sum[j] += c[j]
+			}
+			k.offs = append(k.offs, koff{off, c})
+		}
+		k.total = total(k.sum)
+		all += k.total
+		sort.Slice(k.offs, func(i, j int) bool {
+			ti, tj := total(k.offs[i].c), total(k.offs[j].c)
+			if ti != tj {
+				return ti > tj
+			}
+			return k.offs[i].off < k.offs[j].off
+		})
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].total > ks[j].total })
+	fmt.Fprintf(w, "\nEU stall samples: %d attributed to kernels (%d to single launches, %d shared by overlapping launches), %d unattributed\n",
+		all, m.byLaunch, m.shared, m.unattr)
+	col := func(j int) string {
+		if j < len(m.metrics) {
+			return m.metrics[j]
+		}
+		return fmt.Sprintf("col%d", j)
+	}
+	for _, k := range ks {
+		fmt.Fprintf(w, "\n%s: %d samples (%.1f%%)\n", k.name, k.total, 100*float64(k.total)/float64(max(all, 1)))
+		// Reasons, largest first.
+		idx := make([]int, len(k.sum))
+		for j := range idx {
+			idx[j] = j
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return k.sum[idx[a]] > k.sum[idx[b]] })
+		var parts []string
+		for _, j := range idx {
+			if k.sum[j] == 0 {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %.1f%%", col(j), 100*float64(k.sum[j])/float64(max(k.total, 1))))
+		}
+		fmt.Fprintf(w, "  reasons: %s\n", strings.Join(parts, ", "))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  OFFSET\tSAMPLES\tTOP REASONS\t")
+		for i, o := range k.offs {
+			if i == top {
+				break
+			}
+			t := total(o.c)
+			oi := make([]int, len(o.c))
+			for j := range oi {
+				oi[j] = j
+			}
+			sort.SliceStable(oi, func(a, b int) bool { return o.c[oi[a]] > o.c[oi[b]] })
+			var rs []string
+			for _, j := range oi[:min(3, len(oi))] {
+				if o.c[j] > 0 {
+					rs = append(rs, fmt.Sprintf("%s %d", col(j), o.c[j]))
+				}
+			}
+			fmt.Fprintf(tw, "  %#06x\t%d\t%s\t\n", o.off, t, strings.Join(rs, ", "))
+		}
+		tw.Flush()
+	}
 }

@@ -26,6 +26,10 @@ func TestStallSampling(t *testing.T) {
 		{"xe2", "zestall-multi", []string{"2"}, map[string]string{"ZESIM_MODEL": "xe2"}},
 		{"pvc composite", "zestall-simple", []string{"10"}, map[string]string{"ZE_FLAT_DEVICE_HIERARCHY": "COMPOSITE", "ZESIM_KERNEL_COST": "stream_triad=100000/20000"}},
 		{"churn: addresses reused", "zestall-churn", []string{"6"}, map[string]string{"ZESIM_KERNEL_COST": "*=100000/20000"}},
+		// The shortest period and rare reads: the per-Xe-core buffers
+		// (8192 records) overflow during the 100 ms kernel.
+		{"overflow", "zestall-simple", []string{"1"}, map[string]string{
+			"ZESIM_KERNEL_COST": "stream_triad=1/100000000", "ZESTALL_SAMPLING_PERIOD_NS": "1000", "ZESTALL_STALL_READ_INTERVAL": "1s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +50,7 @@ func TestStallSampling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkStalls(t, readRecords(t, filepath.Join(dir, "out.zst")), truth)
+			checkStalls(t, readRecords(t, filepath.Join(dir, "out.zst")), truth, tt.name == "overflow")
 		})
 	}
 }
@@ -55,7 +59,7 @@ type kernelSpan struct {
 	base, size uint64
 }
 
-func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
+func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, wantDrops bool) {
 	t.Helper()
 	hdr := recs[0].GetHeader()
 	on := false
@@ -157,6 +161,12 @@ func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
 	}
 	if dropped > 0 && final.StallDropWarnings == 0 {
 		t.Errorf("the device dropped %d records but zestall counted no drop", dropped)
+	}
+	if dropped == 0 && final.StallDropWarnings != 0 {
+		t.Errorf("zestall counted %d drop warnings, the device dropped nothing", final.StallDropWarnings)
+	}
+	if wantDrops && dropped == 0 {
+		t.Errorf("the device dropped nothing: the overflow case proves nothing")
 	}
 	checkLaunchAttribution(t, recs, truth, launchRows)
 	t.Logf("%d sample counts at %d offsets; %d rows attributed to one launch; %d records dropped by the device", gotTotal, len(got), len(launchRows), dropped)
