@@ -46,6 +46,7 @@ type Handler interface {
 	KernelCreated(k *collector.Kernel)
 	KernelDestroyed(handle uintptr)
 	Shutdown()
+	SerializedRead()
 }
 
 var handler atomic.Pointer[Handler]
@@ -212,6 +213,14 @@ func zestallKernelDestroyed(k C.ze_kernel_handle_t) {
 	defer recoverTo("zeKernelDestroy epilogue")
 	if h := current(); h != nil {
 		h.KernelDestroyed(uintptr(unsafe.Pointer(k)))
+	}
+}
+
+//export zestallSerializedRead
+func zestallSerializedRead() {
+	defer recoverTo("serialized read")
+	if h := current(); h != nil {
+		h.SerializedRead()
 	}
 }
 

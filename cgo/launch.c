@@ -31,6 +31,23 @@
 static atomic_bool zl_enabled;
 void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
 
+/* ZESTALL_SERIALIZE=1: each launch completes, and the streamers are read,
+ * before the next launch of the same device proceeds (exact per-launch
+ * stall attribution at the cost of all concurrency). */
+static atomic_bool zl_serialize;
+void zl_set_serialize(int on) { atomic_store(&zl_serialize, on != 0); }
+static atomic_uint_fast64_t ser_timeouts;
+uint64_t zl_serialize_timeouts(void) { return atomic_load(&ser_timeouts); }
+#define ZL_SER_LOCKS 16
+static pthread_mutex_t ser_locks[ZL_SER_LOCKS] = {
+    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+    PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
+static pthread_mutex_t *ser_lock_of(uint64_t device) {
+    return &ser_locks[(device >> 6) % ZL_SER_LOCKS];
+}
+
 /* ---- object maps ---------------------------------------------------------- */
 
 static zmap_t kernels; /* kernel -> {id, packed group size} */
@@ -269,6 +286,7 @@ void zl_kernel_destroyed(ze_kernel_handle_t k) { zmap_del(&kernels, (uintptr_t)k
 /* Prologue -> epilogue state of this thread's current launch (the tracing
  * layer never nests callbacks on one thread). */
 typedef struct {
+    pthread_mutex_t *ser; /* held from prologue to epilogue in serialized mode */
     uint64_t t0;
     ze_event_handle_t app;  /* the application's signal event */
     ze_event_handle_t ours; /* swapped in, or NULL */
@@ -306,6 +324,11 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     p->dev = lv[1];
     p->list_id = (uint32_t)(lv[2] >> 2);
     if (lv[2] & 1) p->flags |= ZL_FLAG_IMMEDIATE;
+    if ((lv[2] & 1) && atomic_load_explicit(&zl_serialize, memory_order_relaxed)) {
+        p->ser = ser_lock_of(p->dev);
+        pthread_mutex_lock(p->ser);
+        p->t0 = zl_now_ns(); /* the append begins once the device is ours */
+    }
     p->app = *signal;
     uint64_t ev[ZMAP_WORDS];
     if (p->app != NULL && zmap_get(&events, (uintptr_t)p->app, ev) && (ev[0] & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) {
@@ -323,6 +346,19 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     *signal = p->ours;
 }
 
+/* Serialized mode: wait for the launch, have the streamers read, then let
+ * the next launch of the device proceed. */
+static void serialize_end(zl_pending_t *p, ze_event_handle_t ev) {
+    if (p->ser == NULL) return;
+    /* Bounded: the launch may wait for something this very thread (or one
+     * blocked behind it) signals later; then the application must go on. */
+    if (ev != NULL && zeEventHostSynchronize(ev, 2000000000ull) != ZE_RESULT_SUCCESS)
+        atomic_fetch_add(&ser_timeouts, 1);
+    zestallSerializedRead();
+    pthread_mutex_unlock(p->ser);
+    p->ser = NULL;
+}
+
 /* Common epilogue: restore the app's semantics and publish the slot. */
 static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, ze_event_handle_t *signal,
                             ze_kernel_handle_t kernel, const ze_group_count_t *groups, uint8_t launch_kind) {
@@ -332,6 +368,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         if (result != ZE_RESULT_SUCCESS) {
             event_put((ze_context_handle_t)(uintptr_t)p->ctx, p->ours);
             *signal = p->app;
+            serialize_end(p, NULL);
             return;
         }
         /* Signal the application's event after the kernel, on the same
@@ -341,6 +378,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
             p->reason = ZL_REASON_EVENT_ERROR;
         }
     } else if (result != ZE_RESULT_SUCCESS) {
+        serialize_end(p, NULL);
         return;
     }
     zl_slot_t s;
@@ -367,7 +405,9 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         s.group_count[1] = groups->groupCountY;
         s.group_count[2] = groups->groupCountZ;
     }
+    if (p->ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
     push(&s);
+    serialize_end(p, (ze_event_handle_t)(uintptr_t)s.event);
 }
 
 static void ZE_APICALL pro_launch(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r, void *u, void **i) {
@@ -468,16 +508,44 @@ static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_
 /* The execution's reference time is taken before the driver call: the
  * kernels may start inside it. */
 static _Thread_local uint64_t tl_exec_t0;
+static _Thread_local pthread_mutex_t *tl_exec_ser;
 static void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
                                    void **i) {
-    (void)p, (void)r, (void)u, (void)i;
+    (void)r, (void)u, (void)i;
+    tl_exec_ser = NULL;
+    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed) &&
+        atomic_load_explicit(&zl_serialize, memory_order_relaxed) && *p->pnumCommandLists > 0 &&
+        *p->pphCommandLists != NULL) {
+        uint64_t v[ZMAP_WORDS];
+        if (zmap_get(&lists, (uintptr_t)(*p->pphCommandLists)[0], v)) {
+            tl_exec_ser = ser_lock_of(v[1]);
+            pthread_mutex_lock(tl_exec_ser);
+        }
+    }
     tl_exec_t0 = zl_now_ns();
+}
+
+/* Serialized mode, regular lists: the execution completes (queue
+ * synchronised) and the streamers are read before the device is released;
+ * kernels inside one list still run back to back. */
+static void exec_serialize_end(ze_command_queue_handle_t q, bool ok) {
+    pthread_mutex_t *m = tl_exec_ser;
+    if (m == NULL) return;
+    tl_exec_ser = NULL;
+    if (ok) {
+        if (zeCommandQueueSynchronize(q, 2000000000ull) != ZE_RESULT_SUCCESS) atomic_fetch_add(&ser_timeouts, 1);
+        zestallSerializedRead();
+    }
+    pthread_mutex_unlock(m);
 }
 static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
                                    void **i) {
     (void)u, (void)i;
-    if (r != ZE_RESULT_SUCCESS || *p->pphCommandLists == NULL) return;
-    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    if (r != ZE_RESULT_SUCCESS || *p->pphCommandLists == NULL ||
+        !atomic_load_explicit(&zl_enabled, memory_order_relaxed)) {
+        exec_serialize_end(*p->phCommandQueue, false);
+        return;
+    }
     uint64_t now = tl_exec_t0;
     for (uint32_t k = 0; k < *p->pnumCommandLists; k++) {
         ze_command_list_handle_t l = (*p->pphCommandLists)[k];
@@ -492,8 +560,10 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
         s.context = v[0];
         s.device = v[1];
         s.queue = (uint64_t)(uintptr_t)*p->phCommandQueue;
+        if (tl_exec_ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
         push(&s);
     }
+    exec_serialize_end(*p->phCommandQueue, true);
 }
 static void ZE_APICALL epi_pool_create(ze_event_pool_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;

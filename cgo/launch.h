@@ -24,6 +24,7 @@ enum {
     ZL_FLAG_APP_EVENT = 2,  /* the event is the app's own timestamp event */
     ZL_FLAG_IMMEDIATE = 4,  /* immediate command list */
     ZL_FLAG_NO_EVENT = 8,   /* no timestamp event; see reason */
+    ZL_FLAG_SERIALIZED = 16, /* ran alone (ZESTALL_SERIALIZE=1) */
 };
 
 /* Reasons mirror proto NoTimestampReason. */
@@ -65,6 +66,8 @@ uint32_t zl_kernel_created(ze_kernel_handle_t k);
 void zl_kernel_destroyed(ze_kernel_handle_t k);
 uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
-void zl_set_enabled(int on);               /* launch path on/off */ /* destroys zestall's pools in it */
+void zl_set_enabled(int on);               /* launch path on/off */
+void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */
+uint64_t zl_serialize_timeouts(void);      /* serialized waits that timed out */ /* destroys zestall's pools in it */
 
 #endif

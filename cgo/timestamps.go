@@ -63,7 +63,17 @@ func (s *source) Enable(on bool) {
 	C.zl_set_enabled(v)
 }
 
+func (s *source) Serialize(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.zl_set_serialize(v)
+}
+
 func (s *source) Dropped() uint64 { return uint64(C.zl_dropped()) }
+
+func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 
 func (s *source) KernelTimestamp(event uint64) (collector.KernelTimestamp, bool, error) {
 	var st, en, cs, ce C.uint64_t

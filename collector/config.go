@@ -32,6 +32,10 @@ type Config struct {
 	// StallReadInterval is the longest time between two reads of a
 	// streamer (ZESTALL_STALL_READ_INTERVAL).
 	StallReadInterval time.Duration
+	// Serialize makes every launch run alone, followed by a streamer read
+	// (ZESTALL_SERIALIZE=1): exact per-launch stall attribution, no
+	// concurrency.
+	Serialize bool
 	// FromEnv names the settings whose value came from the environment
 	// (false when unset, or invalid and replaced by the default).
 	FromEnv map[string]bool
@@ -50,6 +54,14 @@ const (
 func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval, FromEnv: map[string]bool{}}
+	switch v := getenv("ZESTALL_SERIALIZE"); v {
+	case "":
+	case "0", "1":
+		c.Serialize = v == "1"
+		c.FromEnv["ZESTALL_SERIALIZE"] = true
+	default:
+		fmt.Fprintf(w, "zestall: ZESTALL_SERIALIZE=%q is not 0 or 1; using the default 0\n", v)
+	}
 	switch v := getenv("ZESTALL_SAMPLING"); v {
 	case "":
 	case "0", "1":

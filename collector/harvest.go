@@ -23,10 +23,11 @@ const (
 
 // Slot flags (mirror ZL_FLAG_*).
 const (
-	SlotFlagOurs      = 1 // the event is zestall's, swapped in
-	SlotFlagAppEvent  = 2 // the event is the application's timestamp event
-	SlotFlagImmediate = 4 // immediate command list
-	SlotFlagNoEvent   = 8 // no timestamp event; Reason says why
+	SlotFlagOurs      = 1  // the event is zestall's, swapped in
+	SlotFlagAppEvent  = 2  // the event is the application's timestamp event
+	SlotFlagImmediate = 4  // immediate command list
+	SlotFlagNoEvent   = 8  // no timestamp event; Reason says why
+	SlotFlagSerial    = 16 // ran alone (ZESTALL_SERIALIZE=1)
 )
 
 // Slot is one event of the launch path, recorded in C on an application
@@ -60,10 +61,16 @@ type KernelTimestamp struct {
 type TimestampSource interface {
 	// Enable switches timestamp injection on the launch path on or off.
 	Enable(on bool)
+	// Serialize makes every launch complete, and the streamers be read,
+	// before the next launch of its device proceeds.
+	Serialize(on bool)
 	// Drain appends the pending slots of every application thread.
 	Drain(dst []Slot) []Slot
 	// Dropped counts slots lost because a thread's ring was full.
 	Dropped() uint64
+	// SerializeTimeouts counts serialized launches whose completion was not
+	// awaited (a wait that would have blocked the application).
+	SerializeTimeouts() uint64
 	// KernelTimestamp reads an event's timestamps; ready is false while
 	// the event has not signalled.
 	KernelTimestamp(event uint64) (ts KernelTimestamp, ready bool, err error)
@@ -207,7 +214,7 @@ func (h *harvester) slot(s *Slot) {
 		}
 		for _, t := range ls.templates {
 			if t.slot.HostNs <= s.HostNs {
-				h.addPending(&t.slot, s.HostNs, ls.execs, s.Queue)
+				h.addPendingSerial(&t.slot, s.HostNs, ls.execs, s.Queue, s.Flags&SlotFlagSerial != 0)
 			}
 		}
 		ls.execs++
@@ -233,6 +240,10 @@ func (h *harvester) queueID(q uint64) uint64 {
 }
 
 func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64) {
+	h.addPendingSerial(s, ref, exec, queue, false)
+}
+
+func (h *harvester) addPendingSerial(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
 	h.nextID++
 	h.seen++
 	c := h.clock(s.Device)
@@ -254,6 +265,9 @@ func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64) {
 	}
 	if s.Flags&SlotFlagAppEvent != 0 {
 		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_APP_EVENT)
+	}
+	if s.Flags&SlotFlagSerial != 0 || execSerial {
+		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED)
 	}
 	if s.Flags&SlotFlagNoEvent != 0 || s.Event == 0 || c == nil {
 		reason := pb.NoTimestampReason(s.Reason)
@@ -535,6 +549,9 @@ func (h *harvester) counters(c *pb.Counters) {
 	sort.Slice(reasons, func(i, j int) bool { return reasons[i] < reasons[j] })
 	for _, r := range reasons {
 		c.LaunchesWithoutTimestamp = append(c.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: r, Count: h.noTS[r]})
+	}
+	if n := h.src.SerializeTimeouts(); n > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: "serialized launches not awaited (2 s timeout)", Count: n})
 	}
 	if d := h.src.Dropped(); d > 0 {
 		c.Lost = append(c.Lost, &pb.Loss{What: "launch slots (per-thread ring full)", Count: d})

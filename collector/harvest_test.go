@@ -20,13 +20,15 @@ func newFake() *fakeSource {
 	return &fakeSource{signaled: map[uint64]KernelTimestamp{}, released: map[uint64]int{}, failing: map[uint64]bool{}}
 }
 
-func (f *fakeSource) Enable(bool) {}
+func (f *fakeSource) Enable(bool)    {}
+func (f *fakeSource) Serialize(bool) {}
 func (f *fakeSource) Drain(dst []Slot) []Slot {
 	dst = append(dst, f.slots...)
 	f.slots = nil
 	return dst
 }
-func (f *fakeSource) Dropped() uint64 { return 0 }
+func (f *fakeSource) Dropped() uint64           { return 0 }
+func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
 func (f *fakeSource) KernelTimestamp(ev uint64) (KernelTimestamp, bool, error) {
 	if f.failing[ev] {
 		return KernelTimestamp{}, false, Result(0x78000005)

@@ -113,6 +113,18 @@ func (s *Session) Stalls(src StallSource) {
 	s.stallSrc = src
 }
 
+// SerializedRead runs on the application thread in ZESTALL_SERIALIZE mode
+// after each launch completed: the streamers are read before the next
+// launch of the device may start.
+func (s *Session) SerializedRead() {
+	s.mu.Lock()
+	st := s.stall
+	s.mu.Unlock()
+	if st != nil {
+		st.readNow(10 * time.Second)
+	}
+}
+
 // Timestamps attaches the launch path's source (before Status(StateActive)).
 func (s *Session) Timestamps(src TimestampSource) {
 	s.mu.Lock()
@@ -297,6 +309,10 @@ func (s *Session) startLocked() {
 		Config: []*pb.ConfigEntry{
 			{Key: "ZESTALL_OUTPUT", Value: s.cfg.Output, FromEnvironment: s.cfg.FromEnv["ZESTALL_OUTPUT"]},
 			{Key: "ZESTALL_FLUSH_INTERVAL", Value: s.cfg.FlushInterval.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
+			{Key: "ZESTALL_SERIALIZE", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Serialize]), FromEnvironment: s.cfg.FromEnv["ZESTALL_SERIALIZE"]},
+			{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Sampling]), FromEnvironment: s.cfg.FromEnv["ZESTALL_SAMPLING"]},
+			{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(s.cfg.SamplingPeriodNs), FromEnvironment: s.cfg.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
+			{Key: "ZESTALL_STALL_READ_INTERVAL", Value: s.cfg.StallReadInterval.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
 			{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Quiet]), FromEnvironment: s.cfg.FromEnv["ZESTALL_QUIET"]},
 		},
 	}
@@ -321,6 +337,7 @@ func (s *Session) startLocked() {
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
 		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
+		s.src.Serialize(s.cfg.Serialize)
 		s.src.Enable(true)
 	}
 	if st := s.stall; st != nil {

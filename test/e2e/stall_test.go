@@ -26,6 +26,8 @@ func TestStallSampling(t *testing.T) {
 		{"xe2", "zestall-multi", []string{"2"}, map[string]string{"ZESIM_MODEL": "xe2"}},
 		{"pvc composite", "zestall-simple", []string{"10"}, map[string]string{"ZE_FLAT_DEVICE_HIERARCHY": "COMPOSITE", "ZESIM_KERNEL_COST": "stream_triad=100000/20000"}},
 		{"churn: addresses reused", "zestall-churn", []string{"6"}, map[string]string{"ZESIM_KERNEL_COST": "*=100000/20000"}},
+		// Exact mode: every launch alone, a read after each.
+		{"serialized", "zestall-multi", []string{"2"}, map[string]string{"ZESTALL_SERIALIZE": "1", "ZESIM_KERNEL_COST": "*=20000/20000"}},
 		// The shortest period and rare reads: the per-Xe-core buffers
 		// (8192 records) overflow during the 100 ms kernel.
 		{"overflow", "zestall-simple", []string{"1"}, map[string]string{
@@ -50,7 +52,11 @@ func TestStallSampling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkStalls(t, readRecords(t, filepath.Join(dir, "out.zst")), truth, tt.name == "overflow")
+			recs := readRecords(t, filepath.Join(dir, "out.zst"))
+			checkStalls(t, recs, truth, tt.name == "overflow")
+			if tt.env["ZESTALL_SERIALIZE"] == "1" {
+				checkSerialized(t, recs)
+			}
 		})
 	}
 }
@@ -300,5 +306,55 @@ func TestSamplingOff(t *testing.T) {
 				t.Errorf("no timed launches: timing must continue")
 			}
 		})
+	}
+}
+
+// checkSerialized: in exact mode every launch ran alone and every sample
+// is attributed to exactly one launch — except that the kernels inside one
+// execution of a regular command list still run back to back, so a kernel
+// appended twice to one list shares its samples between those two
+// launches (and only those).
+func checkSerialized(t *testing.T, recs []*pb.Record) {
+	t.Helper()
+	launches := map[uint64]*pb.Launch{}
+	var rows, shared int
+	for _, r := range recs {
+		if l := r.GetLaunch(); l != nil {
+			launches[l.Id] = l
+			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED) == 0 {
+				t.Errorf("launch %d not marked serialized", l.Id)
+			}
+		}
+	}
+	for _, r := range recs {
+		s := r.GetStallRows()
+		if s == nil {
+			continue
+		}
+		switch s.Attribution {
+		case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+			rows++
+		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+			shared++
+			first := launches[s.CandidateLaunchIds[0]]
+			for _, id := range s.CandidateLaunchIds {
+				l := launches[id]
+				if l == nil || first == nil || l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE) != 0 ||
+					l.CommandListId != first.CommandListId || l.ExecutionIndex != first.ExecutionIndex {
+					t.Errorf("serialized: samples shared by launches %v, not all of one regular-list execution", s.CandidateLaunchIds)
+					break
+				}
+			}
+		default:
+			t.Errorf("serialized: a row attributed to the kernel only (kernel %d)", s.KernelId)
+		}
+	}
+	if rows == 0 {
+		t.Errorf("serialized: no row attributed to one launch")
+	}
+	if c := recs[len(recs)-1].GetCounters(); c != nil {
+		for _, l := range c.Lost {
+			t.Errorf("lost in serialized mode: %v", l)
+		}
 	}
 }
