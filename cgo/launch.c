@@ -348,12 +348,15 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
 
 /* Serialized mode: wait for the launch, have the streamers read, then let
  * the next launch of the device proceed. */
-static void serialize_end(zl_pending_t *p, ze_event_handle_t ev) {
-    if (p->ser == NULL) return;
+static void serialize_wait(ze_event_handle_t ev) {
     /* Bounded: the launch may wait for something this very thread (or one
      * blocked behind it) signals later; then the application must go on. */
     if (ev != NULL && zeEventHostSynchronize(ev, 2000000000ull) != ZE_RESULT_SUCCESS)
         atomic_fetch_add(&ser_timeouts, 1);
+}
+
+static void serialize_end(zl_pending_t *p) {
+    if (p->ser == NULL) return;
     zestallSerializedRead();
     pthread_mutex_unlock(p->ser);
     p->ser = NULL;
@@ -368,7 +371,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         if (result != ZE_RESULT_SUCCESS) {
             event_put((ze_context_handle_t)(uintptr_t)p->ctx, p->ours);
             *signal = p->app;
-            serialize_end(p, NULL);
+            serialize_end(p);
             return;
         }
         /* Signal the application's event after the kernel, on the same
@@ -378,7 +381,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
             p->reason = ZL_REASON_EVENT_ERROR;
         }
     } else if (result != ZE_RESULT_SUCCESS) {
-        serialize_end(p, NULL);
+        serialize_end(p);
         return;
     }
     zl_slot_t s;
@@ -405,9 +408,14 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         s.group_count[1] = groups->groupCountY;
         s.group_count[2] = groups->groupCountZ;
     }
-    if (p->ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
+    if (p->ser != NULL) {
+        /* Wait before the slot is published: once the harvester sees it,
+         * it may read and recycle the event. */
+        s.flags |= ZL_FLAG_SERIALIZED;
+        serialize_wait((ze_event_handle_t)(uintptr_t)s.event);
+    }
     push(&s);
-    serialize_end(p, (ze_event_handle_t)(uintptr_t)s.event);
+    serialize_end(p);
 }
 
 static void ZE_APICALL pro_launch(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r, void *u, void **i) {
