@@ -47,6 +47,7 @@ type Handler interface {
 	KernelDestroyed(handle uintptr)
 	Shutdown()
 	SerializedRead()
+	SyncPoint()
 }
 
 var handler atomic.Pointer[Handler]
@@ -221,6 +222,14 @@ func zestallSerializedRead() {
 	defer recoverTo("serialized read")
 	if h := current(); h != nil {
 		h.SerializedRead()
+	}
+}
+
+//export zestallSyncPoint
+func zestallSyncPoint() {
+	defer recoverTo("synchronisation epilogue")
+	if h := current(); h != nil {
+		h.SyncPoint()
 	}
 }
 

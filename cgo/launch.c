@@ -623,9 +623,11 @@ static void app_event_read(ze_event_handle_t ev, bool gone) {
         push(&s);
     }
 }
+static void sync_point(ze_result_t r);
 static void ZE_APICALL epi_event_sync(ze_event_host_synchronize_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
     if (r == ZE_RESULT_SUCCESS) app_event_read(*p->phEvent, false);
+    sync_point(r);
 }
 static void ZE_APICALL epi_event_query(ze_event_query_status_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
@@ -669,6 +671,25 @@ static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_re
     zestallContextDestroying((uint64_t)(uintptr_t)*p->phContext);
 }
 
+/* The application's synchronisation points: the device has just finished
+ * work this thread waited for — a good moment for a streamer read, so read
+ * windows fall between launches. Only when sampling is on (Go sets it). */
+static atomic_bool zl_sync_wake;
+void zl_set_sync_wake(int on) { atomic_store(&zl_sync_wake, on != 0); }
+static void sync_point(ze_result_t r) {
+    if (r == ZE_RESULT_SUCCESS && atomic_load_explicit(&zl_sync_wake, memory_order_relaxed) &&
+        atomic_load_explicit(&zl_enabled, memory_order_relaxed))
+        zestallSyncPoint();
+}
+static void ZE_APICALL epi_queue_sync(ze_command_queue_synchronize_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)p, (void)u, (void)i;
+    sync_point(r);
+}
+static void ZE_APICALL epi_fence_sync(ze_fence_host_synchronize_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)p, (void)u, (void)i;
+    sync_point(r);
+}
+
 void zl_register(zel_tracer_handle_t t) {
     pthread_once(&maps_once, maps_init);
     zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_launch);
@@ -696,4 +717,6 @@ void zl_register(zel_tracer_handle_t t) {
     zelTracerEventQueryStatusRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_query);
     zelTracerEventHostResetRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_reset);
     zelTracerContextDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_context_destroy);
+    zelTracerCommandQueueSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_queue_sync);
+    zelTracerFenceHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_fence_sync);
 }

@@ -68,6 +68,7 @@ uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
 void zl_set_enabled(int on);               /* launch path on/off */
 void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */
+void zl_set_sync_wake(int on);             /* wake the stall reader at sync points */
 uint64_t zl_serialize_timeouts(void);      /* serialized waits that timed out */ /* destroys zestall's pools in it */
 
 #endif

@@ -71,6 +71,14 @@ func (s *source) Serialize(on bool) {
 	C.zl_set_serialize(v)
 }
 
+func (s *source) WakeOnSync(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.zl_set_sync_wake(v)
+}
+
 func (s *source) Dropped() uint64 { return uint64(C.zl_dropped()) }
 
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }

@@ -61,6 +61,9 @@ type KernelTimestamp struct {
 type TimestampSource interface {
 	// Enable switches timestamp injection on the launch path on or off.
 	Enable(on bool)
+	// WakeOnSync makes the application's synchronisation calls call
+	// Session.SyncPoint (stall sampling on).
+	WakeOnSync(on bool)
 	// Serialize makes every launch complete, and the streamers be read,
 	// before the next launch of its device proceeds.
 	Serialize(on bool)

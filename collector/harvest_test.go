@@ -20,8 +20,9 @@ func newFake() *fakeSource {
 	return &fakeSource{signaled: map[uint64]KernelTimestamp{}, released: map[uint64]int{}, failing: map[uint64]bool{}}
 }
 
-func (f *fakeSource) Enable(bool)    {}
-func (f *fakeSource) Serialize(bool) {}
+func (f *fakeSource) Enable(bool)     {}
+func (f *fakeSource) Serialize(bool)  {}
+func (f *fakeSource) WakeOnSync(bool) {}
 func (f *fakeSource) Drain(dst []Slot) []Slot {
 	dst = append(dst, f.slots...)
 	f.slots = nil

@@ -113,6 +113,17 @@ func (s *Session) Stalls(src StallSource) {
 	s.stallSrc = src
 }
 
+// SyncPoint: the application just waited for the device; the stall
+// reader reads now (it never blocks the application thread).
+func (s *Session) SyncPoint() {
+	if st := s.stall; st != nil {
+		select {
+		case st.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // SerializedRead runs on the application thread in ZESTALL_SERIALIZE mode
 // after each launch completed: the streamers are read before the next
 // launch of the device may start.
@@ -338,6 +349,7 @@ func (s *Session) startLocked() {
 		s.pollDone = make(chan struct{})
 		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
 		s.src.Serialize(s.cfg.Serialize)
+		s.src.WakeOnSync(s.stall != nil)
 		s.src.Enable(true)
 	}
 	if st := s.stall; st != nil {
@@ -531,6 +543,7 @@ func (s *Session) Shutdown() {
 		s.mu.Unlock()
 		c := &pb.Counters{Final: true}
 		if h != nil {
+			s.src.WakeOnSync(false)
 			s.src.Enable(false)
 			close(s.stopPoll)
 			<-s.pollDone
