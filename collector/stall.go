@@ -76,7 +76,7 @@ type stallState struct {
 	devIDs  []uint32           // device id of each stream
 	attr    [][]*Attributor    // per stream, per set
 	raw     []*rawPath         // per stream; nil when no decoder fits
-	prevEnd []uint64           // end of each stream's last read window
+	prevEnd []uint64           // start of each stream's last read: the next window's start
 	mu      sync.Mutex         // attr (fed from application threads)
 	wake    chan struct{}      // a launch completed: read now
 	syncReq chan chan struct{} // read now and say when done
@@ -302,10 +302,16 @@ func (s *Session) readStream(st *stallState, i int, buf []byte) {
 			return
 		}
 		if n == 0 {
-			if !dropped {
-				return
+			if dropped {
+				// The drop warning comes alone, once; the data
+				// buffered before it follow in the next read, so the
+				// window must not start here.
+				continue
 			}
-			continue // the warning comes once, then the data
+			// Nothing was buffered when this read began: the next
+			// read's samples were all taken after that.
+			st.prevEnd[i] = begin
+			return
 		}
 		st.read += uint64(n / 64)
 		sets, flagged, err := st.decode(i, buf[:n])
