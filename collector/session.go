@@ -156,13 +156,41 @@ func (s *Session) ContextDestroying(ctx uint64) {
 }
 
 // emitBlocking queues a record from zestall's own goroutines; it may wait
-// for the writer (never on an application thread).
+// for the writer (never on an application thread). After the exit path
+// closed the queue (a goroutine that missed its stop deadline), the record
+// is counted as lost instead.
 func (s *Session) emitBlocking(r *pb.Record) {
 	s.mu.Lock()
 	out := s.out
 	s.mu.Unlock()
-	if out != nil {
-		out <- r
+	if out == nil {
+		return
+	}
+	defer func() {
+		if recover() != nil {
+			s.mu.Lock()
+			s.lost++
+			s.mu.Unlock()
+		}
+	}()
+	out <- r
+}
+
+// waitDone waits for done to close, at most d.
+func waitDone(done <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// guard keeps a panic in one of zestall's goroutines from killing the
+// application: it is reported once and the goroutine ends.
+func (s *Session) guard(where string) {
+	if r := recover(); r != nil {
+		fmt.Fprintf(s.stderr, "zestall: internal error in %s: %v (this part of zestall stops; the application continues)\n", where, r)
 	}
 }
 
@@ -185,6 +213,7 @@ func (s *Session) newClock(dev uint64) *devClock {
 // pollLoop harvests launch timestamps until stopped.
 func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
+	defer s.guard("the launch harvester")
 	t := time.NewTimer(time.Millisecond)
 	defer t.Stop()
 	for {
@@ -377,6 +406,7 @@ func (s *Session) emitLocked(r *pb.Record) {
 // least every FlushInterval, so a killed run stays readable.
 func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) {
 	defer close(s.done)
+	defer s.guard("the output writer")
 	tick := time.NewTicker(s.cfg.FlushInterval)
 	defer tick.Stop()
 	failed, first := false, true
@@ -546,13 +576,18 @@ func (s *Session) Shutdown() {
 			s.src.WakeOnSync(false)
 			s.src.Enable(false)
 			close(s.stopPoll)
-			<-s.pollDone
+			if !waitDone(s.pollDone, 5*time.Second) {
+				fmt.Fprintln(s.stderr, "zestall: the launch harvester did not stop within 5 s at exit; launches still pending are not written.")
+			}
 			h.final()
 			h.counters(c)
 		}
 		if st := s.stall; st != nil {
 			close(st.stop)
-			<-st.done // a last read, then every window decided
+			// A last read, then every window decided.
+			if !waitDone(st.done, 5*time.Second) {
+				fmt.Fprintln(s.stderr, "zestall: the stall reader did not stop within 5 s at exit; its last samples are not written.")
+			}
 			st.counters(c)
 			for _, stream := range st.streams {
 				st.src.Close(stream)

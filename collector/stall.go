@@ -235,6 +235,7 @@ func (st *stallState) launch(l *pb.Launch) {
 // blocks an application thread.
 func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 	defer close(st.done)
+	defer s.guard("the stall reader")
 	buf := make([]byte, 8<<20)
 	t := time.NewTicker(interval)
 	defer t.Stop()
