@@ -8,3 +8,5 @@ require (
 	golang.org/x/sys v0.49.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe

@@ -1,7 +1,8 @@
 // Command zestall reads the files libzestall.so writes.
 //
 //	zestall dump FILE      every record as one JSON object per line
-//	zestall report FILE    a run summary and the kernels seen
+//	zestall report FILE    a run summary, kernels, stall reasons, hottest offsets
+//	zestall pprof FILE -o OUT.pb.gz   EU stall samples as a pprof profile
 //
 // Exit codes follow pprof: 0 success, 1 a file could not be read completely
 // (everything readable was still printed), 2 usage error.
@@ -18,7 +19,9 @@ const usage = `usage: zestall <command> [arguments]
 
 commands:
   dump FILE     print every record of FILE as one JSON object per line
-  report FILE   print a run summary and the kernels seen
+  report FILE   print a run summary, kernels, stall reasons and hottest offsets
+  pprof FILE -o OUT.pb.gz
+                write the EU stall samples as a pprof profile
   version       print the version
   help          print this help
 
@@ -41,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdDump(rest, stdout, stderr)
 	case "report":
 		err = cmdReport(rest, stdout, stderr)
+	case "pprof":
+		err = cmdPprof(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "zestall", version)
 		return 0

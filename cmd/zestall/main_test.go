@@ -77,6 +77,8 @@ func TestRun(t *testing.T) {
 		{[]string{"dump", good}, 0, []string{`"type":"header"`, `"type":"kernel"`, `"native_binary_size":5`, `"base_address":140737488420864`, `"type":"counters"`}, nil},
 		{[]string{"report", good}, 0, []string{"pid 42", "device 1: Intel(R) Data Center GPU Max 1550 (0x0bd5 PVC), 64 Xe-cores, timer 38.4 MHz", "triad(float*)", "0x0000800000010000", "576", "2.000 ms", "kernel launches seen: 7"}, nil},
 		{[]string{"report", crashed}, 1, []string{"triad(float*)", "ended abnormally"}, []string{"truncated"}},
+		{[]string{"pprof", good}, 2, nil, []string{"-o OUT"}},
+		{[]string{"pprof", good, "-o", filepath.Join(dir, "p.pb.gz")}, 1, nil, []string{"no EU stall samples"}},
 	}
 	for _, tt := range tests {
 		var so, se bytes.Buffer

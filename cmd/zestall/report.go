@@ -30,6 +30,8 @@ type runModel struct {
 	unattr   uint64                         // unattributed sample counts
 	byLaunch uint64                         // sample counts attributed to one launch
 	shared   uint64                         // sample counts shared by overlapping launches
+	rows     []stallRow                     // every (kernel, offset, attribution) row, for pprof
+	periodNs uint64                         // the sampling period the driver chose
 	readErr  error
 }
 
@@ -58,6 +60,7 @@ func loadRun(path string) (*runModel, error) {
 			m.header = k.Header
 			for _, d := range k.Header.Devices {
 				if ss := d.GetStallSampling(); ss.GetEnabled() && m.metrics == nil {
+					m.periodNs = ss.SamplingPeriodNs
 					for _, mt := range ss.Metrics {
 						if mt.MetricType != 0x7ffffffe { // the IP metric is no column
 							m.metrics = append(m.metrics, mt.Name)
@@ -241,6 +244,15 @@ func writeKernelTime(w io.Writer, m *runModel) {
 	tw.Flush()
 }
 
+// stallRow is one row of a StallRows record.
+type stallRow struct {
+	kernel, off uint64
+	counts      []uint64
+	device      uint32
+	launch      uint64 // the one launch, or 0
+	shared      string // "id,id,..." when shared
+}
+
 // addStalls sums a StallRows record into the per-kernel, per-offset table.
 func (m *runModel) addStalls(s *pb.StallRows) {
 	n := len(s.OffsetDeltas)
@@ -253,9 +265,25 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 		rows = map[uint64][]uint64{}
 		m.stalls[s.KernelId] = rows
 	}
+	shared := ""
+	if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_SHARED {
+		ids := make([]string, len(s.CandidateLaunchIds))
+		for i, id := range s.CandidateLaunchIds {
+			ids[i] = fmt.Sprint(id)
+		}
+		shared = strings.Join(ids, ",")
+	}
 	off := uint64(0)
 	for i, d := range s.OffsetDeltas {
 		off += d
+		row := stallRow{kernel: s.KernelId, off: off, counts: make([]uint64, c), device: s.DeviceId, shared: shared}
+		if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
+			row.launch = s.LaunchId
+		}
+		for j := 0; j < c; j++ {
+			row.counts[j] = s.Counters[j*n+i]
+		}
+		m.rows = append(m.rows, row)
 		v := rows[off]
 		if v == nil {
 			v = make([]uint64, c)

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -355,6 +357,44 @@ func checkSerialized(t *testing.T, recs []*pb.Record) {
 	if c := recs[len(recs)-1].GetCounters(); c != nil {
 		for _, l := range c.Lost {
 			t.Errorf("lost in serialized mode: %v", l)
+		}
+	}
+}
+
+// TestPprof: the CLI turns a real run into a pprof profile that `go tool
+// pprof` reads, with kernels, stall reasons and the compiler's source lines.
+func TestPprof(t *testing.T) {
+	tr := buildTree(t)
+	dir := t.TempDir()
+	env := map[string]string{
+		"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESTALL_SAMPLING_PERIOD_NS": "10000",
+		"ZESIM_KERNEL_COST": "compute_poly=4000/3000,stream_triad=300",
+	}
+	if res := tr.run(t, dir, true, env, "zestall-multi", "2"); res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	prof := filepath.Join(dir, "stalls.pb.gz")
+	cli := exec.Command(filepath.Join(tr.build, "bin", "zestall"), "pprof", filepath.Join(dir, "out.zst"), "-o", prof)
+	if out, err := cli.CombinedOutput(); err != nil {
+		t.Fatalf("zestall pprof: %v\n%s", err, out)
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-top", "-lines"}, []string{"Type: samples", "compute_poly", "compute.cl:", "stream_triad", "stream.cl:"}},
+		{[]string{"-top", "-sample_index=SendStall"}, []string{"Type: SendStall", "stream_triad"}},
+		{[]string{"-raw"}, []string{"PeriodType: eu-stall-sampling nanoseconds", "device"}},
+	} {
+		out, err := exec.Command(gobin, append([]string{"tool", "pprof"}, append(tc.args, prof)...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go tool pprof %v: %v\n%s", tc.args, err, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("go tool pprof %v lacks %q:\n%s", tc.args, w, out)
+			}
 		}
 	}
 }

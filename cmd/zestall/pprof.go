@@ -1,0 +1,179 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/zestall/zestall/collector/dwarfline"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+func cmdPprof(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pprof", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "output file (required): a gzipped pprof profile, e.g. stalls.pb.gz")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: zestall pprof FILE -o OUT.pb.gz
+
+Writes the EU stall samples of FILE as a pprof profile: one sample type
+per stall reason (in the driver's metric order) after "samples" (all
+reasons, the default); one location per (kernel, instruction offset) at
+its GPU address, with the DWARF source line when the module had debug
+info; labels "device", and "launch" (one launch) or "launches" (shared).
+View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source).`)
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return errHelp
+		}
+		return usageError{err.Error()}
+	}
+	if len(files) != 1 || *out == "" {
+		fs.Usage()
+		return usageError{"pprof takes one FILE and -o OUT"}
+	}
+	m, err := loadRun(files[0])
+	if err != nil {
+		return err
+	}
+	p, err := buildProfile(m)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "zestall: wrote %s (%d samples, %d locations)\n", *out, len(p.Sample), len(p.Location))
+	return m.readErr
+}
+
+// buildProfile turns the run's stall rows into a pprof profile.
+func buildProfile(m *runModel) (*profile.Profile, error) {
+	if len(m.rows) == 0 {
+		return nil, fmt.Errorf("the file holds no EU stall samples (was sampling on? see zestall report)")
+	}
+	p := &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: "samples", Unit: "count"}},
+		DefaultSampleType: "samples",
+		PeriodType:        &profile.ValueType{Type: "eu-stall-sampling", Unit: "nanoseconds"},
+		Period:            int64(m.periodNs),
+		Comments:          []string{"zestall EU stall samples"},
+	}
+	for _, name := range m.metrics {
+		p.SampleType = append(p.SampleType, &profile.ValueType{Type: name, Unit: "count"})
+	}
+	if h := m.header; h != nil {
+		p.TimeNanos = h.StartUnixNs
+		p.Comments = append(p.Comments, "command: "+strings.Join(h.Argv, " "))
+	}
+	kernels := map[uint64]*pb.Kernel{}
+	for _, k := range m.kernels {
+		kernels[k.Id] = k
+	}
+	lines := map[uint64]*dwarfline.Table{} // module content id -> line table
+	lineTable := func(k *pb.Kernel) *dwarfline.Table {
+		mod := m.modules[k.ModuleId]
+		if mod == nil {
+			return nil
+		}
+		if mod.ContentModuleId != 0 {
+			mod = m.modules[mod.ContentModuleId]
+		}
+		if mod == nil || len(mod.DebugInfo) == 0 {
+			return nil
+		}
+		if t, ok := lines[mod.Id]; ok {
+			return t
+		}
+		t, err := dwarfline.Open(mod.DebugInfo)
+		if err != nil {
+			t = nil
+		}
+		lines[mod.Id] = t
+		return t
+	}
+	funcs := map[string]*profile.Function{}
+	locs := map[[2]uint64]*profile.Location{}
+	mapping := &profile.Mapping{ID: 1, File: "[gpu]", HasFunctions: true, HasLineNumbers: true}
+	p.Mapping = []*profile.Mapping{mapping}
+	for _, r := range m.rows {
+		k := kernels[r.kernel]
+		if k == nil {
+			continue
+		}
+		key := [2]uint64{k.BaseAddress, r.off}
+		loc := locs[key]
+		if loc == nil {
+			name := kernelName(k)
+			fn := funcs[name]
+			if fn == nil {
+				fn = &profile.Function{ID: uint64(len(funcs) + 1), Name: name, SystemName: k.Name}
+				funcs[name] = fn
+				p.Function = append(p.Function, fn)
+			}
+			line := profile.Line{Function: fn}
+			if t := lineTable(k); t != nil {
+				if row, ok := t.LookupKernel(k.Name, r.off); ok && row.Line > 0 {
+					line.Line = int64(row.Line)
+					if fn.Filename == "" {
+						fn.Filename = row.File
+					}
+				}
+			}
+			loc = &profile.Location{ID: uint64(len(locs) + 1), Mapping: mapping, Address: k.BaseAddress + r.off, Line: []profile.Line{line}}
+			locs[key] = loc
+			p.Location = append(p.Location, loc)
+		}
+		vals := make([]int64, 1+len(m.metrics))
+		for j, c := range r.counts {
+			if j+1 < len(vals) {
+				vals[j+1] = int64(c)
+				vals[0] += int64(c)
+			}
+		}
+		s := &profile.Sample{Location: []*profile.Location{loc}, Value: vals,
+			Label: map[string][]string{"device": {fmt.Sprint(r.device)}}}
+		switch {
+		case r.launch != 0:
+			s.NumLabel = map[string][]int64{"launch": {int64(r.launch)}}
+		case r.shared != "":
+			s.Label["launches"] = []string{r.shared}
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	sort.SliceStable(p.Sample, func(i, j int) bool { return p.Sample[i].Value[0] > p.Sample[j].Value[0] })
+	return p, p.CheckValid()
+}
+
+// parseInterspersed parses flags that may follow positional arguments
+// ("FILE -o OUT" as well as "-o OUT FILE"); it returns the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
