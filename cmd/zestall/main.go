@@ -3,6 +3,7 @@
 //	zestall dump FILE      every record as one JSON object per line
 //	zestall report FILE    a run summary, kernels, stall reasons, hottest offsets
 //	zestall pprof FILE -o OUT.pb.gz   EU stall samples as a pprof profile
+//	zestall trace FILE -o OUT.json    launches as Chrome/Perfetto trace events
 //
 // Exit codes follow pprof: 0 success, 1 a file could not be read completely
 // (everything readable was still printed), 2 usage error.
@@ -22,6 +23,8 @@ commands:
   report FILE   print a run summary, kernels, stall reasons and hottest offsets
   pprof FILE -o OUT.pb.gz
                 write the EU stall samples as a pprof profile
+  trace FILE -o OUT.json
+                write the launches as Chrome/Perfetto trace-event JSON
   version       print the version
   help          print this help
 
@@ -46,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdReport(rest, stdout, stderr)
 	case "pprof":
 		err = cmdPprof(rest, stdout, stderr)
+	case "trace":
+		err = cmdTrace(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "zestall", version)
 		return 0

@@ -16,23 +16,24 @@ import (
 
 // run is the in-memory model of one file that the views read.
 type runModel struct {
-	header   *pb.Header
-	modules  map[uint64]*pb.Module
-	kernels  []*pb.Kernel
-	ended    map[uint64]uint64 // kernel id -> valid until
-	launches map[uint64]int    // kernel id -> launch records
-	devNs    map[uint64]uint64 // kernel id -> summed device time, ns
-	timed    map[uint64]int    // kernel id -> launches with device times
-	counters *pb.Counters
-	records  int
-	metrics  []string                       // stall counter columns (driver order, IP excluded)
-	stalls   map[uint64]map[uint64][]uint64 // kernel id -> offset -> counters
-	unattr   uint64                         // unattributed sample counts
-	byLaunch uint64                         // sample counts attributed to one launch
-	shared   uint64                         // sample counts shared by overlapping launches
-	rows     []stallRow                     // every (kernel, offset, attribution) row, for pprof
-	periodNs uint64                         // the sampling period the driver chose
-	readErr  error
+	header     *pb.Header
+	modules    map[uint64]*pb.Module
+	kernels    []*pb.Kernel
+	ended      map[uint64]uint64 // kernel id -> valid until
+	launches   map[uint64]int    // kernel id -> launch records
+	devNs      map[uint64]uint64 // kernel id -> summed device time, ns
+	timed      map[uint64]int    // kernel id -> launches with device times
+	counters   *pb.Counters
+	records    int
+	metrics    []string                       // stall counter columns (driver order, IP excluded)
+	stalls     map[uint64]map[uint64][]uint64 // kernel id -> offset -> counters
+	unattr     uint64                         // unattributed sample counts
+	byLaunch   uint64                         // sample counts attributed to one launch
+	shared     uint64                         // sample counts shared by overlapping launches
+	rows       []stallRow                     // every (kernel, offset, attribution) row, for pprof
+	launchList []*pb.Launch                   // every launch record, for trace
+	periodNs   uint64                         // the sampling period the driver chose
+	readErr    error
 }
 
 func loadRun(path string) (*runModel, error) {
@@ -82,6 +83,7 @@ func loadRun(path string) (*runModel, error) {
 			m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
 		case *pb.Record_Launch:
 			l := k.Launch
+			m.launchList = append(m.launchList, l)
 			m.launches[l.KernelId]++
 			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
 				m.timed[l.KernelId]++

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -396,5 +398,65 @@ func TestPprof(t *testing.T) {
 				t.Errorf("go tool pprof %v lacks %q:\n%s", tc.args, w, out)
 			}
 		}
+	}
+}
+
+// TestTrace: the trace-event JSON is valid and holds every timed launch as
+// a complete event with the fields the format requires.
+func TestTrace(t *testing.T) {
+	tr := buildTree(t)
+	dir := t.TempDir()
+	env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESTALL_SERIALIZE": "1"}
+	if res := tr.run(t, dir, true, env, "zestall-multi", "2"); res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	out := filepath.Join(dir, "trace.json")
+	cli := exec.Command(filepath.Join(tr.build, "bin", "zestall"), "trace", filepath.Join(dir, "out.zst"), "-o", out)
+	if b, err := cli.CombinedOutput(); err != nil {
+		t.Fatalf("zestall trace: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	timed := 0
+	for _, r := range readRecords(t, filepath.Join(dir, "out.zst")) {
+		if l := r.GetLaunch(); l != nil && l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 {
+			timed++
+		}
+	}
+	complete, withStalls := 0, 0
+	for _, e := range doc.TraceEvents {
+		ph, _ := e["ph"].(string)
+		switch ph {
+		case "X":
+			complete++
+			for _, f := range []string{"name", "ts", "dur", "pid", "tid"} {
+				if _, ok := e[f]; !ok {
+					t.Fatalf("complete event without %q: %v", f, e)
+				}
+			}
+			if d, _ := e["dur"].(float64); d <= 0 {
+				t.Errorf("event with duration %v: %v", e["dur"], e)
+			}
+			if a, _ := e["args"].(map[string]any); a != nil && a["stall_samples"] != nil {
+				withStalls++
+			}
+		case "M":
+		default:
+			t.Errorf("unexpected phase %q", ph)
+		}
+	}
+	if complete != timed || complete == 0 {
+		t.Errorf("%d complete events, %d timed launches", complete, timed)
+	}
+	if withStalls == 0 {
+		t.Errorf("no launch carries its stall samples (exact mode attributes every sample to one launch)")
 	}
 }
