@@ -29,18 +29,7 @@ info; labels "device", and "launch" (one launch) or "launches" (shared).
 View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source).`)
 		fs.PrintDefaults()
 	}
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return errHelp
-		}
-		return usageError{err.Error()}
-	}
-	if len(files) != 1 || *out == "" {
-		fs.Usage()
-		return usageError{"pprof takes one FILE and -o OUT"}
-	}
-	m, err := loadRun(files[0])
+	m, err := loadForOutput(fs, args, out, "pprof")
 	if err != nil {
 		return err
 	}
@@ -176,4 +165,21 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// loadForOutput parses "FILE -o OUT" for the commands that write a file,
+// and loads FILE.
+func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string) (*runModel, error) {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return nil, errHelp
+		}
+		return nil, usageError{err.Error()}
+	}
+	if len(files) != 1 || *out == "" {
+		fs.Usage()
+		return nil, usageError{cmd + " takes one FILE and -o OUT"}
+	}
+	return loadRun(files[0])
 }

@@ -39,18 +39,7 @@ samples attributed to that launch (args). Open it in ui.perfetto.dev or
 chrome://tracing.`)
 		fs.PrintDefaults()
 	}
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return errHelp
-		}
-		return usageError{err.Error()}
-	}
-	if len(files) != 1 || *out == "" {
-		fs.Usage()
-		return usageError{"trace takes one FILE and -o OUT"}
-	}
-	m, err := loadRun(files[0])
+	m, err := loadForOutput(fs, args, out, "trace")
 	if err != nil {
 		return err
 	}
