@@ -144,7 +144,7 @@ func writeReport(w io.Writer, m *runModel) {
 	if c := m.counters; c != nil {
 		fmt.Fprintf(w, "kernel launches seen: %d, with device times: %d\n", c.LaunchesSeen, c.LaunchesTimed)
 		if c.StallRecordsRead > 0 || c.StallDropWarnings > 0 {
-			fmt.Fprintf(w, "EU stall records read: %d; samples attributed: %d, unattributed: %d\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
+			fmt.Fprintf(w, "EU stall records read: %d; calculated (IP, read window) rows attributed: %d, unattributed: %d\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
 		}
 		if c.StallDropWarnings > 0 || c.StallDropFlagRecords > 0 {
 			fmt.Fprintf(w, "LOST: EU stall data dropped by the hardware: %d reads warned (ZE_RESULT_WARNING_DROPPED_DATA), %d calculations saw drop-flagged records; raise ZESTALL_SAMPLING_PERIOD_NS or lower ZESTALL_STALL_READ_INTERVAL\n", c.StallDropWarnings, c.StallDropFlagRecords)
