@@ -11,12 +11,13 @@
 #   libigc1               Intel's IGA (libiga64.so.1): disassembly in the CLI
 #                         and instruction checks in tests
 #   protobuf-compiler     protoc: checks that proto/zestallpb is up to date
-#   python3-protobuf      the Python example consumer in scripts/
+#   python3-protobuf python3-zstandard
+#                         the Python example consumer scripts/zestall_read.py
 #   binutils              readelf/nm for the driver's export checks
 set -euo pipefail
 
 PACKAGES=(libze1 libze-dev cmake gcc g++ make intel-opencl-icd libigc1
-          protobuf-compiler python3-protobuf python3 binutils)
+          protobuf-compiler python3-protobuf python3-zstandard python3 binutils)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -460,3 +460,64 @@ func TestTrace(t *testing.T) {
 		t.Errorf("no launch carries its stall samples (exact mode attributes every sample to one launch)")
 	}
 }
+
+// TestPythonConsumer: scripts/zestall_read.py, written from zestall.proto
+// alone, reads a real run exactly as the Go reader does.
+func TestPythonConsumer(t *testing.T) {
+	tr := buildTree(t)
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		t.Skipf("%s missing: scripts/setup.sh installs Debian's python3", py)
+	}
+	dir := t.TempDir()
+	env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESTALL_SAMPLING_PERIOD_NS": "10000"}
+	if res := tr.run(t, dir, true, env, "zestall-multi", "2"); res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	out, err := exec.Command(py, filepath.Join(tr.root, "scripts", "zestall_read.py"), filepath.Join(dir, "out.zst")).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("zestall_read.py: %v\n%s", err, stderr)
+	}
+	got := map[uint64][2]uint64{}
+	stalls := map[uint64]uint64{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %q", l)
+		}
+		if id, ok := m["launch"].(float64); ok {
+			got[uint64(id)] = [2]uint64{uint64(m["device_start_ns"].(float64)), uint64(m["device_end_ns"].(float64))}
+		} else {
+			stalls[uint64(m["kernel_id"].(float64))] = uint64(m["stall_samples"].(float64))
+		}
+	}
+	want := map[uint64]uint64{}
+	n := 0
+	for _, r := range readRecords(t, filepath.Join(dir, "out.zst")) {
+		if l := r.GetLaunch(); l != nil {
+			n++
+			g, ok := got[l.Id]
+			// JSON numbers are doubles: compare within their precision.
+			if !ok || absDiff(g[0], l.DeviceStartNs) > 1024 || absDiff(g[1], l.DeviceEndNs) > 1024 {
+				t.Errorf("launch %d: python %v, Go %d..%d", l.Id, g, l.DeviceStartNs, l.DeviceEndNs)
+			}
+		}
+		if s := r.GetStallRows(); s != nil {
+			for _, c := range s.Counters {
+				want[s.KernelId] += c
+			}
+		}
+	}
+	if n == 0 || len(got) != n {
+		t.Errorf("python read %d launches, Go %d", len(got), n)
+	}
+	for k, w := range want {
+		if stalls[k] != w {
+			t.Errorf("kernel %d: python %d stall samples, Go %d", k, stalls[k], w)
+		}
+	}
+}
