@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -519,5 +521,53 @@ func TestPythonConsumer(t *testing.T) {
 		if stalls[k] != w {
 			t.Errorf("kernel %d: python %d stall samples, Go %d", k, stalls[k], w)
 		}
+	}
+}
+
+// TestSimulatorSeed: the simulated device's sample profile is a function of
+// ZESIM_SEED: the same seed puts the hot spots at the same instructions,
+// another seed elsewhere.
+func TestSimulatorSeed(t *testing.T) {
+	tr := buildTree(t)
+	hot := func(seed string) map[string]bool {
+		dir := t.TempDir()
+		gt := filepath.Join(dir, "truth.jsonl")
+		env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt,
+			"ZESIM_SEED": seed, "ZESIM_KERNEL_COST": "*=200000/20000"}
+		if res := tr.run(t, dir, true, env, "zestall-simple", "3"); res.code != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stderr)
+		}
+		truth, err := groundtruth.Read(gt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := map[uint64]map[uint64]int{}
+		total := map[uint64]int{}
+		for _, s := range truth.Samples {
+			if per[s.Kernel] == nil {
+				per[s.Kernel] = map[uint64]int{}
+			}
+			per[s.Kernel][s.Offset]++
+			total[s.Kernel]++
+		}
+		set := map[string]bool{}
+		for k, offs := range per {
+			for off, n := range offs {
+				if n*10 >= total[k] { // the hot spots: >= 10 % of the kernel's samples
+					set[fmt.Sprintf("%d+%#x", k, off)] = true
+				}
+			}
+		}
+		if len(set) == 0 {
+			t.Fatalf("seed %s: no samples", seed)
+		}
+		return set
+	}
+	a, b, c := hot("1"), hot("1"), hot("7")
+	if !maps.Equal(a, b) {
+		t.Errorf("same seed, different hot spots: %v vs %v", a, b)
+	}
+	if maps.Equal(a, c) {
+		t.Errorf("seeds 1 and 7 give the same hot spots %v", a)
 	}
 }
