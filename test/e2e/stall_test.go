@@ -408,7 +408,8 @@ func TestPprof(t *testing.T) {
 func TestTrace(t *testing.T) {
 	tr := buildTree(t)
 	dir := t.TempDir()
-	env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESTALL_SERIALIZE": "1"}
+	env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESTALL_SERIALIZE": "1",
+		"ZESTALL_SAMPLING_PERIOD_NS": "10000", "ZESIM_KERNEL_COST": "*=20000/20000"}
 	if res := tr.run(t, dir, true, env, "zestall-multi", "2"); res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
