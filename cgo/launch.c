@@ -55,6 +55,7 @@ static zmap_t lists;   /* list -> {context, device, id<<2 | in-order<<1 | immedi
 static zmap_t pools;   /* app event pool -> {flags} */
 static zmap_t events;  /* app event -> {pool flags} */
 static zmap_t ctxs;    /* context -> {zl_ctxpool_t*} */
+static zmap_t listev;  /* regular list -> {zl_listev_t*}: zestall's events in it */
 static atomic_uint next_kernel_id, next_list_id;
 static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
 
@@ -64,6 +65,7 @@ static void maps_init(void) {
     zmap_init(&pools, 256);
     zmap_init(&events, 4096);
     zmap_init(&ctxs, 64);
+    zmap_init(&listev, 256);
 }
 
 static uint64_t pack_size(uint32_t x, uint32_t y, uint32_t z) {
@@ -362,6 +364,70 @@ static void serialize_end(zl_pending_t *p) {
     p->ser = NULL;
 }
 
+/* zestall's events appended to one regular command list. A list is used
+ * by one thread at a time (Level Zero's rule), so no lock. */
+typedef struct zl_listev {
+    uint32_t n, cap;
+    ze_event_handle_t *ev;
+} zl_listev_t;
+
+static zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
+    uint64_t v[ZMAP_WORDS];
+    if (zmap_get(&listev, (uintptr_t)l, v)) return (zl_listev_t *)(uintptr_t)v[0];
+    if (!create) return NULL;
+    zl_listev_t *x = calloc(1, sizeof *x);
+    if (x == NULL) return NULL;
+    uint64_t nv[ZMAP_WORDS] = {(uint64_t)(uintptr_t)x, 0, 0};
+    if (!zmap_put(&listev, (uintptr_t)l, nv)) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+static void listev_add(ze_command_list_handle_t l, ze_event_handle_t ev) {
+    zl_listev_t *x = listev_of(l, true);
+    if (x == NULL) return;
+    if (x->n == x->cap) {
+        uint32_t cap = x->cap ? x->cap * 2 : 16;
+        ze_event_handle_t *e = realloc(x->ev, cap * sizeof *e);
+        if (e == NULL) return;
+        x->ev = e;
+        x->cap = cap;
+    }
+    x->ev[x->n++] = ev;
+}
+
+/* Reset/destroy: the harvester recycles the events; forget them here. The
+ * record stays allocated (a zmap value may still be read). */
+static void listev_clear(ze_command_list_handle_t l) {
+    zl_listev_t *x = listev_of(l, false);
+    if (x != NULL) x->n = 0;
+}
+
+/* Before a regular list runs again, the timestamps its previous execution
+ * left in zestall's events are read here, on the application's thread:
+ * the new execution will overwrite them, and zestall's goroutine may not
+ * have read them yet (a replay loop synchronised by the application). */
+static void listev_harvest(ze_command_list_handle_t l) {
+    zl_listev_t *x = listev_of(l, false);
+    if (x == NULL) return;
+    for (uint32_t i = 0; i < x->n; i++) {
+        ze_kernel_timestamp_result_t ts;
+        if (zeEventQueryKernelTimestamp(x->ev[i], &ts) != ZE_RESULT_SUCCESS) continue;
+        zl_slot_t s;
+        memset(&s, 0, sizeof s);
+        s.kind = ZL_SLOT_APP_TS; /* a reading of an event, as for the app's */
+        s.host_ns = zl_now_ns();
+        s.event = (uint64_t)(uintptr_t)x->ev[i];
+        s.list = ts.global.kernelStart;
+        s.device = ts.global.kernelEnd;
+        s.context = ts.context.kernelStart;
+        s.queue = ts.context.kernelEnd;
+        push(&s);
+    }
+}
+
 /* Common epilogue: restore the app's semantics and publish the slot. */
 static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, ze_event_handle_t *signal,
                             ze_kernel_handle_t kernel, const ze_group_count_t *groups, uint8_t launch_kind) {
@@ -408,6 +474,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         s.group_count[1] = groups->groupCountY;
         s.group_count[2] = groups->groupCountZ;
     }
+    if ((p->flags & ZL_FLAG_OURS) && !(p->flags & ZL_FLAG_IMMEDIATE)) listev_add(list, p->ours);
     if (p->ser != NULL) {
         /* Wait before the slot is published: once the harvester sees it,
          * it may read and recycle the event. */
@@ -502,10 +569,13 @@ static void list_event(ze_command_list_handle_t l, uint8_t kind) {
 }
 static void ZE_APICALL epi_list_reset(ze_command_list_reset_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
-    if (r == ZE_RESULT_SUCCESS) list_event(*p->phCommandList, ZL_SLOT_RESET);
+    if (r != ZE_RESULT_SUCCESS) return;
+    listev_clear(*p->phCommandList);
+    list_event(*p->phCommandList, ZL_SLOT_RESET);
 }
 static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
+    listev_clear(*p->phCommandList);
     list_event(*p->phCommandList, ZL_SLOT_DESTROY);
 }
 static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
@@ -530,6 +600,8 @@ static void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params
             pthread_mutex_lock(tl_exec_ser);
         }
     }
+    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed) && *p->pphCommandLists != NULL)
+        for (uint32_t k = 0; k < *p->pnumCommandLists; k++) listev_harvest((*p->pphCommandLists)[k]);
     tl_exec_t0 = zl_now_ns();
 }
 

@@ -12,6 +12,7 @@
 
 int main(int argc, char **argv) {
     long iters = argc > 1 ? strtol(argv[1], NULL, 0) : 10;
+    long reexec = argc > 2 ? strtol(argv[2], NULL, 0) : 0; /* extra executions of the list */
     if (iters < 1 || iters > 1000000) app_die("usage: zestall-simple [iterations]");
     app_env_t env;
     app_init(&env);
@@ -56,6 +57,13 @@ int main(int argc, char **argv) {
     CK(zeCommandQueueExecuteCommandLists(q, 1, &l, fence));
     CK(zeFenceHostSynchronize(fence, UINT64_MAX));
     if (memcmp(host_out, host_in, bytes) != 0) app_die("copy verification failed");
+    /* optional: execute the same closed list again, synchronising each
+     * time (a regular list is a recording that may be replayed) */
+    for (long r = 0; r < reexec; r++) {
+        CK(zeFenceReset(fence));
+        CK(zeCommandQueueExecuteCommandLists(q, 1, &l, fence));
+        CK(zeFenceHostSynchronize(fence, UINT64_MAX));
+    }
 
     /* a fill, verified through shared memory */
     CK(zeCommandListReset(l));
@@ -82,7 +90,7 @@ int main(int argc, char **argv) {
     CK(zeMemFree(env.context, c));
     CK(zeMemFree(env.context, shared));
     app_fini(&env);
-    printf("simple: iterations %ld, kernels %u, launches %ld, copies verified\n", iters, nk, iters * (long)nk);
+    printf("simple: iterations %ld, kernels %u, launches %ld, copies verified\n", iters, nk, iters * (long)nk * (1 + reexec));
     app_free_names(names, nk);
     free(k);
     free(host_in);

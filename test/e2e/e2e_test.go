@@ -368,6 +368,8 @@ func TestLaunchTimes(t *testing.T) {
 		{"zestall-multi", []string{"8"}, nil},
 		{"zestall-churn", []string{"4"}, nil},
 		{"zestall-multi", []string{"2"}, map[string]string{"ZESIM_TIMESTAMP_OFFSET": "4294960000"}}, // kernel timestamps wrap
+		// a regular list replayed 30 times, synchronised each time
+		{"zestall-simple", []string{"3", "30"}, nil},
 		// the loader wraps every handle: extension calls need translation
 		{"zestall-multi", []string{"3"}, map[string]string{"ZE_ENABLE_LOADER_INTERCEPT": "1"}},
 	}
