@@ -368,6 +368,7 @@ static void serialize_end(zl_pending_t *p) {
  * by one thread at a time (Level Zero's rule), so no lock. */
 typedef struct zl_listev {
     uint32_t n, cap;
+    bool executed; /* since the last reset: only then do the events hold times */
     ze_event_handle_t *ev;
 } zl_listev_t;
 
@@ -402,7 +403,10 @@ static void listev_add(ze_command_list_handle_t l, ze_event_handle_t ev) {
  * record stays allocated (a zmap value may still be read). */
 static void listev_clear(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
-    if (x != NULL) x->n = 0;
+    if (x != NULL) {
+        x->n = 0;
+        x->executed = false;
+    }
 }
 
 /* Before a regular list runs again, the timestamps its previous execution
@@ -412,6 +416,10 @@ static void listev_clear(ze_command_list_handle_t l) {
 static void listev_harvest(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
     if (x == NULL) return;
+    if (!x->executed) {
+        x->executed = true; /* the first execution: nothing to read yet */
+        return;
+    }
     for (uint32_t i = 0; i < x->n; i++) {
         ze_kernel_timestamp_result_t ts;
         if (zeEventQueryKernelTimestamp(x->ev[i], &ts) != ZE_RESULT_SUCCESS) continue;
