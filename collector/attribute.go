@@ -819,12 +819,9 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 			a.tot.SharedRows += uint64(len(rows))
 		}
 		// Rows are sorted by offset: merge equal offsets, store by column.
-		nu := 1
-		for x := 1; x < len(rows); x++ {
-			if rows[x].off != rows[x-1].off {
-				nu++
-			}
-		}
+		deltas, counters := packColumns(len(rows), m,
+			func(x int) uint64 { return uint64(rows[x].off) },
+			func(x int) []uint64 { return w.cnt[rows[x].ci : int(rows[x].ci)+m] })
 		s := &pb.StallRows{
 			KernelId:          k.id,
 			DeviceId:          a.device,
@@ -833,24 +830,13 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 			WindowStartHostNs: w.start,
 			WindowEndHostNs:   w.end,
 			ColumnCount:       uint32(m),
-			OffsetDeltas:      make([]uint64, 0, nu),
-			Counters:          make([]uint64, m*nu),
+			OffsetDeltas:      deltas,
+			Counters:          counters,
 		}
 		if att == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
 			s.LaunchId = ids[0]
 		} else {
 			s.CandidateLaunchIds = slices.Clone(ids)
-		}
-		row, prev := -1, uint32(0)
-		for x, r := range rows {
-			if x == 0 || r.off != prev {
-				row++
-				s.OffsetDeltas = append(s.OffsetDeltas, uint64(r.off-prev))
-				prev = r.off
-			}
-			for c := 0; c < m; c++ {
-				s.Counters[c*nu+row] += w.cnt[int(r.ci)+c]
-			}
 		}
 		out = append(out, &pb.Record{Kind: &pb.Record_StallRows{StallRows: s}})
 	}
@@ -872,32 +858,17 @@ func (a *Attributor) unattributed(w *atWindow) *pb.Unattributed {
 	if !slices.IsSorted(w.uaAddr) { // the driver delivers ascending IPs
 		slices.SortFunc(perm, func(x, y int32) int { return cmp.Compare(w.uaAddr[x], w.uaAddr[y]) })
 	}
-	nu := 0
-	for x := range perm {
-		if x == 0 || w.uaAddr[perm[x]] != w.uaAddr[perm[x-1]] {
-			nu++
-		}
-	}
+	deltas, counters := packColumns(len(perm), m,
+		func(x int) uint64 { return w.uaAddr[perm[x]] },
+		func(x int) []uint64 { return w.uaCnt[int(perm[x])*m : int(perm[x])*m+m] })
 	u := &pb.Unattributed{
 		DeviceId:          a.device,
 		SubDeviceIndex:    a.subDevice,
 		WindowStartHostNs: w.start,
 		WindowEndHostNs:   w.end,
 		ColumnCount:       uint32(m),
-		AddressDeltas:     make([]uint64, 0, nu),
-		Counters:          make([]uint64, m*nu),
-	}
-	row, prev := -1, uint64(0)
-	for x, p := range perm {
-		addr := w.uaAddr[p]
-		if x == 0 || addr != prev {
-			row++
-			u.AddressDeltas = append(u.AddressDeltas, addr-prev)
-			prev = addr
-		}
-		for c := 0; c < m; c++ {
-			u.Counters[c*nu+row] += w.uaCnt[int(p)*m+c]
-		}
+		AddressDeltas:     deltas,
+		Counters:          counters,
 	}
 	return u
 }
@@ -926,32 +897,17 @@ func (a *Attributor) flushKernelRows(out []*pb.Record) []*pb.Record {
 		}
 		a.keys = keys
 		slices.Sort(keys)
-		nu := 0
-		for x := range keys {
-			if x == 0 || keys[x]>>32 != keys[x-1]>>32 {
-				nu++
-			}
-		}
+		deltas, counters := packColumns(len(keys), m,
+			func(x int) uint64 { return keys[x] >> 32 },
+			func(x int) []uint64 { p := int(uint32(keys[x])); return k.accCnt[p*m : p*m+m] })
 		s := &pb.StallRows{
 			KernelId:       k.id,
 			DeviceId:       a.device,
 			SubDeviceIndex: a.subDevice,
 			Attribution:    pb.StallAttribution_STALL_ATTRIBUTION_KERNEL,
 			ColumnCount:    uint32(m),
-			OffsetDeltas:   make([]uint64, 0, nu),
-			Counters:       make([]uint64, m*nu),
-		}
-		row, prev := -1, uint32(0)
-		for x, key := range keys {
-			off, p := uint32(key>>32), int(uint32(key))
-			if x == 0 || off != prev {
-				row++
-				s.OffsetDeltas = append(s.OffsetDeltas, uint64(off-prev))
-				prev = off
-			}
-			for c := 0; c < m; c++ {
-				s.Counters[c*nu+row] += k.accCnt[p*m+c]
-			}
+			OffsetDeltas:   deltas,
+			Counters:       counters,
 		}
 		out = append(out, &pb.Record{Kind: &pb.Record_StallRows{StallRows: s}})
 		if len(k.accOff) <= 1024 {
@@ -1038,4 +994,30 @@ func (a *Attributor) maybePrune() {
 		held += 1 + len(k.timed) + len(k.untimed)
 	}
 	a.held = held
+}
+
+// packColumns stores n rows, sorted by key, the way StallRows and
+// Unattributed hold them: keys delta-encoded, rows with equal keys summed,
+// counters column by column (counters[j*rows+i]). counts(i) has m values.
+func packColumns(n, m int, key func(i int) uint64, counts func(i int) []uint64) (deltas, counters []uint64) {
+	nu := 0
+	for x := 0; x < n; x++ {
+		if x == 0 || key(x) != key(x-1) {
+			nu++
+		}
+	}
+	deltas = make([]uint64, 0, nu)
+	counters = make([]uint64, m*nu)
+	row, prev := -1, uint64(0)
+	for x := 0; x < n; x++ {
+		if k := key(x); x == 0 || k != prev {
+			row++
+			deltas = append(deltas, k-prev)
+			prev = k
+		}
+		for c, v := range counts(x)[:m] {
+			counters[c*nu+row] += v
+		}
+	}
+	return deltas, counters
 }
