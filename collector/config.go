@@ -54,22 +54,9 @@ const (
 func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval, FromEnv: map[string]bool{}}
-	switch v := getenv("ZESTALL_SERIALIZE"); v {
-	case "":
-	case "0", "1":
-		c.Serialize = v == "1"
-		c.FromEnv["ZESTALL_SERIALIZE"] = true
-	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_SERIALIZE=%q is not 0 or 1; using the default 0\n", v)
-	}
-	switch v := getenv("ZESTALL_SAMPLING"); v {
-	case "":
-	case "0", "1":
-		c.Sampling = v == "1"
-		c.FromEnv["ZESTALL_SAMPLING"] = true
-	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_SAMPLING=%q is not 0 or 1; using the default 1\n", v)
-	}
+	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
+	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
+	e.flag("ZESTALL_SAMPLING", &c.Sampling)
 	if v := getenv("ZESTALL_SAMPLING_PERIOD_NS"); v != "" {
 		var p uint64
 		if _, err := fmt.Sscanf(v, "%d", &p); err != nil || fmt.Sprint(p) != v || p < 1000 || p > 1e9 {
@@ -79,39 +66,55 @@ func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
 			c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"] = true
 		}
 	}
-	if v := getenv("ZESTALL_STALL_READ_INTERVAL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 100*time.Microsecond || d > time.Second {
-			fmt.Fprintf(w, "zestall: ZESTALL_STALL_READ_INTERVAL=%q is not a duration between 100us and 1s; using the default %s\n", v, DefaultStallReadInterval)
-		} else {
-			c.StallReadInterval = d
-			c.FromEnv["ZESTALL_STALL_READ_INTERVAL"] = true
-		}
-	}
+	e.duration("ZESTALL_STALL_READ_INTERVAL", &c.StallReadInterval, 100*time.Microsecond, time.Second, "100us and 1s")
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
 		c.Output = v
 		c.FromEnv["ZESTALL_OUTPUT"] = true
 	}
-	if v := getenv("ZESTALL_FLUSH_INTERVAL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 || d > time.Hour {
-			fmt.Fprintf(w, "zestall: ZESTALL_FLUSH_INTERVAL=%q is not a duration between 0 and 1h; using the default %s\n", v, DefaultFlushInterval)
-		} else {
-			c.FlushInterval = d
-			c.FromEnv["ZESTALL_FLUSH_INTERVAL"] = true
-		}
-	}
-	switch v := getenv("ZESTALL_QUIET"); v {
-	case "":
-	case "0":
-		c.FromEnv["ZESTALL_QUIET"] = true
-	case "1":
-		c.Quiet = true
-		c.FromEnv["ZESTALL_QUIET"] = true
-	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_QUIET=%q is not 0 or 1; using the default 0\n", v)
-	}
+	e.duration("ZESTALL_FLUSH_INTERVAL", &c.FlushInterval, 1, time.Hour, "0 and 1h")
+	e.flag("ZESTALL_QUIET", &c.Quiet)
 	return c
+}
+
+// envReader reads settings for ConfigFromEnv: an unset variable keeps the
+// default, a valid one replaces it (and is marked as from the environment),
+// an invalid one is named on w with the default that stays in use.
+type envReader struct {
+	getenv func(string) string
+	w      io.Writer
+	from   map[string]bool
+}
+
+// flag reads a 0/1 setting into *dst (which holds the default).
+func (e envReader) flag(name string, dst *bool) {
+	switch v := e.getenv(name); v {
+	case "":
+	case "0", "1":
+		*dst = v == "1"
+		e.from[name] = true
+	default:
+		def := 0
+		if *dst {
+			def = 1
+		}
+		fmt.Fprintf(e.w, "zestall: %s=%q is not 0 or 1; using the default %d\n", name, v, def)
+	}
+}
+
+// duration reads a Go duration in [lo, hi] into *dst (which holds the
+// default); between names that range in the message.
+func (e envReader) duration(name string, dst *time.Duration, lo, hi time.Duration, between string) {
+	v := e.getenv(name)
+	if v == "" {
+		return
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < lo || d > hi {
+		fmt.Fprintf(e.w, "zestall: %s=%q is not a duration between %s; using the default %s\n", name, v, between, *dst)
+		return
+	}
+	*dst = d
+	e.from[name] = true
 }
 
 // Rank returns the MPI rank from the variables common launchers set, or
