@@ -12,6 +12,7 @@ package e2e
 
 import (
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -64,6 +65,26 @@ type result struct {
 func (tr tree) run(t *testing.T, dir string, preload bool, env map[string]string, app string, args ...string) result {
 	t.Helper()
 	return tr.runT(t, dir, preload, env, app, args...)
+}
+
+// runTruth runs app with zestall preloaded and the device's ground truth
+// on, fails the test unless the app exits 0, and returns zestall's records
+// and the truth. env adds to (or overrides) the output settings.
+func (tr tree) runTruth(t *testing.T, env map[string]string, app string, args ...string) ([]*pb.Record, *groundtruth.Truth) {
+	t.Helper()
+	dir := t.TempDir()
+	gt := filepath.Join(dir, "truth.jsonl")
+	all := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt}
+	maps.Copy(all, env)
+	res := tr.run(t, dir, true, all, app, args...)
+	if res.code != 0 {
+		t.Fatalf("%s %v: exit %d: %s", app, args, res.code, res.stderr)
+	}
+	truth, err := groundtruth.Read(gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readRecords(t, filepath.Join(dir, "out.zst")), truth
 }
 
 func readRecords(t *testing.T, path string) []*pb.Record {
@@ -375,26 +396,13 @@ func TestLaunchTimes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.app+strings.Join(tt.args, "_"), func(t *testing.T) {
-			dir := t.TempDir()
-			gt := filepath.Join(dir, "truth.jsonl")
 			defer func() {
 				if t.Failed() {
 					t.Logf("environment %v", tt.env)
 				}
 			}()
-			env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt}
-			for k, v := range tt.env {
-				env[k] = v
-			}
-			res := tr.run(t, dir, true, env, tt.app, tt.args...)
-			if res.code != 0 {
-				t.Fatalf("exit %d: %s", res.code, res.stderr)
-			}
-			truth, err := groundtruth.Read(gt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkLaunchTimes(t, readRecords(t, filepath.Join(dir, "out.zst")), truth)
+			recs, truth := tr.runTruth(t, tt.env, tt.app, tt.args...)
+			checkLaunchTimes(t, recs, truth)
 		})
 	}
 }

@@ -41,24 +41,9 @@ func TestStallSampling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			gt := filepath.Join(dir, "truth.jsonl")
-			env := map[string]string{
-				"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt,
-				"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000",
-			}
-			for k, v := range tt.env {
-				env[k] = v
-			}
-			res := tr.run(t, dir, true, env, tt.app, tt.args...)
-			if res.code != 0 {
-				t.Fatalf("exit %d: %s", res.code, res.stderr)
-			}
-			truth, err := groundtruth.Read(gt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs := readRecords(t, filepath.Join(dir, "out.zst"))
+			env := map[string]string{"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000"}
+			maps.Copy(env, tt.env)
+			recs, truth := tr.runTruth(t, env, tt.app, tt.args...)
 			checkStalls(t, recs, truth, tt.name == "overflow")
 			if tt.env["ZESTALL_SERIALIZE"] == "1" {
 				checkSerialized(t, recs)
@@ -531,17 +516,7 @@ func TestPythonConsumer(t *testing.T) {
 func TestSimulatorSeed(t *testing.T) {
 	tr := buildTree(t)
 	hot := func(seed string) map[string]bool {
-		dir := t.TempDir()
-		gt := filepath.Join(dir, "truth.jsonl")
-		env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESIM_GROUND_TRUTH": gt,
-			"ZESIM_SEED": seed, "ZESIM_KERNEL_COST": "*=200000/20000"}
-		if res := tr.run(t, dir, true, env, "zestall-simple", "3"); res.code != 0 {
-			t.Fatalf("exit %d: %s", res.code, res.stderr)
-		}
-		truth, err := groundtruth.Read(gt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, truth := tr.runTruth(t, map[string]string{"ZESIM_SEED": seed, "ZESIM_KERNEL_COST": "*=200000/20000"}, "zestall-simple", "3")
 		per := map[uint64]map[uint64]int{}
 		total := map[uint64]int{}
 		for _, s := range truth.Samples {
