@@ -25,14 +25,11 @@ type runModel struct {
 	timed      map[uint64]int    // kernel id -> launches with device times
 	counters   *pb.Counters
 	records    int
-	metrics    []string                       // stall counter columns (driver order, IP excluded)
-	stalls     map[uint64]map[uint64][]uint64 // kernel id -> offset -> counters
-	unattr     uint64                         // unattributed sample counts
-	byLaunch   uint64                         // sample counts attributed to one launch
-	shared     uint64                         // sample counts shared by overlapping launches
-	rows       []stallRow                     // every (kernel, offset, attribution) row, for pprof
-	launchList []*pb.Launch                   // every launch record, for trace
-	periodNs   uint64                         // the sampling period the driver chose
+	metrics    []string     // stall counter columns (driver order, IP excluded)
+	unattr     uint64       // unattributed sample counts
+	rows       []stallRow   // every (kernel, offset, attribution) row
+	launchList []*pb.Launch // every launch record, for trace
+	periodNs   uint64       // the sampling period the driver chose
 	readErr    error
 }
 
@@ -43,7 +40,7 @@ func loadRun(path string) (*runModel, error) {
 	}
 	defer f.Close()
 	m := &runModel{modules: map[uint64]*pb.Module{}, ended: map[uint64]uint64{}, launches: map[uint64]int{},
-		devNs: map[uint64]uint64{}, timed: map[uint64]int{}, stalls: map[uint64]map[uint64][]uint64{}}
+		devNs: map[uint64]uint64{}, timed: map[uint64]int{}}
 	r := stream.NewReader(f)
 	for {
 		rec, err := r.Next()
@@ -262,11 +259,6 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 	if c*n != len(s.Counters) {
 		return // malformed: the reader rejects these, be safe anyway
 	}
-	rows := m.stalls[s.KernelId]
-	if rows == nil {
-		rows = map[uint64][]uint64{}
-		m.stalls[s.KernelId] = rows
-	}
 	shared := ""
 	if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_SHARED {
 		ids := make([]string, len(s.CandidateLaunchIds))
@@ -286,28 +278,13 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 			row.counts[j] = s.Counters[j*n+i]
 		}
 		m.rows = append(m.rows, row)
-		v := rows[off]
-		if v == nil {
-			v = make([]uint64, c)
-			rows[off] = v
-		}
-		for j := 0; j < c && j < len(v); j++ {
-			x := s.Counters[j*n+i]
-			v[j] += x
-			switch s.Attribution {
-			case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
-				m.byLaunch += x
-			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
-				m.shared += x
-			}
-		}
 	}
 }
 
 // writeStalls prints, per kernel (by name), the stall reasons and the
 // hottest instruction offsets.
 func writeStalls(w io.Writer, m *runModel, top int) {
-	if len(m.stalls) == 0 {
+	if len(m.rows) == 0 {
 		if m.header != nil {
 			for _, d := range m.header.Devices {
 				if ss := d.GetStallSampling(); ss != nil && !ss.Enabled && d.ParentId == 0 {
@@ -326,21 +303,26 @@ func writeStalls(w io.Writer, m *runModel, top int) {
 		c   []uint64
 	}
 	byName := map[string]map[uint64][]uint64{}
-	for id, rows := range m.stalls {
-		n := names[id]
+	var byLaunch, shared uint64
+	for _, r := range m.rows {
+		n := names[r.kernel]
 		agg := byName[n]
 		if agg == nil {
 			agg = map[uint64][]uint64{}
 			byName[n] = agg
 		}
-		for off, c := range rows {
-			a := agg[off]
-			if a == nil {
-				a = make([]uint64, len(c))
-				agg[off] = a
-			}
-			for j := range c {
-				a[j] += c[j]
+		a := agg[r.off]
+		if a == nil {
+			a = make([]uint64, len(r.counts))
+			agg[r.off] = a
+		}
+		for j, c := range r.counts {
+			a[j] += c
+			switch {
+			case r.launch != 0:
+				byLaunch += c
+			case r.shared != "":
+				shared += c
 			}
 		}
 	}
@@ -382,7 +364,7 @@ func writeStalls(w io.Writer, m *runModel, top int) {
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i].total > ks[j].total })
 	fmt.Fprintf(w, "\nEU stall samples: %d attributed to kernels (%d to single launches, %d shared by overlapping launches), %d unattributed\n",
-		all, m.byLaunch, m.shared, m.unattr)
+		all, byLaunch, shared, m.unattr)
 	col := func(j int) string {
 		if j < len(m.metrics) {
 			return m.metrics[j]
