@@ -201,7 +201,7 @@ func (h *harvester) slot(s *Slot) {
 	switch s.Kind {
 	case SlotLaunch:
 		if s.Flags&SlotFlagImmediate != 0 {
-			h.addPending(s, s.HostNs, 0, s.Queue)
+			h.addPending(s, s.HostNs, 0, s.Queue, false)
 			return
 		}
 		ls := h.lists[s.ListID]
@@ -217,7 +217,7 @@ func (h *harvester) slot(s *Slot) {
 		}
 		for _, t := range ls.templates {
 			if t.slot.HostNs <= s.HostNs {
-				h.addPendingSerial(&t.slot, s.HostNs, ls.execs, s.Queue, s.Flags&SlotFlagSerial != 0)
+				h.addPending(&t.slot, s.HostNs, ls.execs, s.Queue, s.Flags&SlotFlagSerial != 0)
 			}
 		}
 		ls.execs++
@@ -242,11 +242,10 @@ func (h *harvester) queueID(q uint64) uint64 {
 	return id
 }
 
-func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64) {
-	h.addPendingSerial(s, ref, exec, queue, false)
-}
-
-func (h *harvester) addPendingSerial(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
+// addPending turns a launch slot into a pending Launch record. For a
+// regular list, s is the append and ref, exec and execSerial describe the
+// execution (its time, index, and whether it ran serialized).
+func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
 	h.nextID++
 	h.seen++
 	c := h.clock(s.Device)
