@@ -6,8 +6,6 @@ package cgo
 import "C"
 
 import (
-	"unsafe"
-
 	"github.com/zestall/zestall/collector"
 )
 
@@ -111,5 +109,3 @@ func (s *source) GlobalTimestamps(device uint64) (uint64, uint64, error) {
 func (s *source) DestroyContextPools(context uint64) {
 	C.zl_context_destroy(C.uint64_t(context))
 }
-
-var _ = unsafe.Pointer(nil)
