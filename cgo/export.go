@@ -48,6 +48,9 @@ type Handler interface {
 	Shutdown()
 	SerializedRead()
 	SyncPoint()
+	Controls(src collector.ControlSource)
+	ControlRequest(op int) int
+	LaunchEdge(on bool, n uint64)
 }
 
 var handler atomic.Pointer[Handler]
@@ -121,6 +124,7 @@ func zestallReport(state C.int, code C.uint32_t) {
 		h.Devices(devices())
 		h.Timestamps(&source{})
 		h.Stalls(&stallSource{})
+		h.Controls(controls{})
 	}
 	h.Status(collector.LayerState(state), uint32(code))
 }

@@ -31,6 +31,48 @@
 static atomic_bool zl_enabled;
 void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
 
+/* Runtime start/stop (control.c, collector/control.go). Go keeps
+ * zl_collecting equal to "the user's toggles and the time window allow
+ * collection"; a stopped launch costs one relaxed load over the floor.
+ * The launch-count window (ZESTALL_LAUNCHES) is decided here, per launch,
+ * from one shared counter, so racing threads cannot blur its edges; the
+ * counter is touched only while such a window is set. */
+static atomic_bool zl_collecting = true;
+void zl_set_collecting(int on) { atomic_store(&zl_collecting, on != 0); }
+static atomic_bool zl_count_mode;
+static uint64_t zl_count_from, zl_count_to;
+static atomic_uint_fast64_t zl_launch_index, zl_stopped_launches;
+void zl_set_launch_window(uint64_t from, uint64_t to) {
+    zl_count_from = from;
+    zl_count_to = to;
+    atomic_store(&zl_count_mode, true);
+}
+uint64_t zl_launches_while_stopped(void) { return atomic_load(&zl_stopped_launches); }
+
+/* Whether this launch is collected. Launch number `from` and `to` tell Go
+ * (on this thread, before the append) that the window opens or closes, so
+ * the stall streamers are read at the edge. */
+static bool collect_this_launch(void) {
+    bool on = atomic_load_explicit(&zl_collecting, memory_order_relaxed);
+    if (atomic_load_explicit(&zl_count_mode, memory_order_relaxed)) {
+        uint64_t n = atomic_fetch_add_explicit(&zl_launch_index, 1, memory_order_relaxed);
+        if (n == zl_count_from) zestallLaunchEdge(1, n);
+        if (n == zl_count_to) zestallLaunchEdge(0, n);
+        on = on && n >= zl_count_from && n < zl_count_to;
+        if (!on) atomic_fetch_add_explicit(&zl_stopped_launches, 1, memory_order_relaxed);
+    }
+    return on;
+}
+
+/* Whether executions of regular lists are collected now: while the user,
+ * the time window and (when set) the launch-count window allow it. */
+static bool collect_executions(void) {
+    if (!atomic_load_explicit(&zl_collecting, memory_order_relaxed)) return false;
+    if (!atomic_load_explicit(&zl_count_mode, memory_order_relaxed)) return true;
+    uint64_t n = atomic_load_explicit(&zl_launch_index, memory_order_relaxed);
+    return n > zl_count_from && n <= zl_count_to;
+}
+
 /* ZESTALL_SERIALIZE=1: each launch completes, and the streamers are read,
  * before the next launch of the same device proceeds (exact per-launch
  * stall attribution at the cost of all concurrency). */
@@ -299,12 +341,40 @@ typedef struct {
 static _Thread_local zl_pending_t tl_p;
 
 
+/* Whether list is a regular command list known to zestall. The last
+ * answer is cached per thread (a thread usually appends to one list),
+ * valid until a list is created or destroyed anywhere (a handle can be
+ * reused). */
+static atomic_uint lists_gen;
+static _Thread_local ze_command_list_handle_t tl_last_list;
+static _Thread_local unsigned tl_last_gen;
+static _Thread_local bool tl_last_regular;
+static bool regular_list(ze_command_list_handle_t list) {
+    unsigned gen = atomic_load_explicit(&lists_gen, memory_order_acquire);
+    if (list == tl_last_list && gen == tl_last_gen) return tl_last_regular;
+    uint64_t lv[ZMAP_WORDS];
+    bool regular = zmap_get(&lists, (uintptr_t)list, lv) && !(lv[2] & 1);
+    tl_last_list = list;
+    tl_last_gen = gen;
+    tl_last_regular = regular;
+    return regular;
+}
+
+
 /* Common prologue: decide about the signal event. */
 static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *signal) {
     zl_pending_t *p = &tl_p;
     memset(p, 0, sizeof *p);
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) {
         p->flags = 0x80; /* not collecting: the epilogue does nothing */
+        return;
+    }
+    if (!collect_this_launch() && !regular_list(list)) {
+        /* Stopped, immediate list: no substitution, no slot. A regular
+         * list is still prepared as when collecting: its executions in a
+         * later window must be timed (its executions while stopped are
+         * not recorded: epi_execute). */
+        p->flags = 0x80;
         return;
     }
     if (!ring_has_room()) {
@@ -551,6 +621,7 @@ static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze
     uint32_t id = atomic_fetch_add(&next_list_id, 1) + 1;
     uint64_t v[ZMAP_WORDS] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)dev, ((uint64_t)id << 2) | (imm ? 1 : 0)};
     zmap_put(&lists, (uintptr_t)l, v);
+    atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
 }
 static void ZE_APICALL epi_list_create(ze_command_list_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
@@ -589,7 +660,10 @@ static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_
 static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
-    if (r == ZE_RESULT_SUCCESS) zmap_del(&lists, (uintptr_t)*p->phCommandList);
+    if (r == ZE_RESULT_SUCCESS) {
+        zmap_del(&lists, (uintptr_t)*p->phCommandList);
+        atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
+    }
 }
 /* The execution's reference time is taken before the driver call: the
  * kernels may start inside it. */
@@ -635,9 +709,18 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
         return;
     }
     uint64_t now = tl_exec_t0;
+    /* Stopped: the execution is not recorded, but an execution of a list
+     * holding zestall's events (appended while collecting) is still
+     * announced: it overwrites their timestamps, and the harvester must
+     * not take them for a recorded execution's. */
+    bool stopped = !collect_executions();
     for (uint32_t k = 0; k < *p->pnumCommandLists; k++) {
         ze_command_list_handle_t l = (*p->pphCommandLists)[k];
         uint64_t v[ZMAP_WORDS];
+        if (stopped) {
+            zl_listev_t *x = listev_of(l, false);
+            if (x == NULL || x->n == 0) continue;
+        }
         if (!zmap_get(&lists, (uintptr_t)l, v)) continue;
         zl_slot_t s;
         memset(&s, 0, sizeof s);
@@ -649,6 +732,7 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
         s.device = v[1];
         s.queue = (uint64_t)(uintptr_t)*p->phCommandQueue;
         if (tl_exec_ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
+        if (stopped) s.flags |= ZL_FLAG_STOPPED;
         push(&s);
     }
     exec_serialize_end(*p->phCommandQueue, true);

@@ -25,6 +25,7 @@ enum {
     ZL_FLAG_IMMEDIATE = 4,  /* immediate command list */
     ZL_FLAG_NO_EVENT = 8,   /* no timestamp event; see reason */
     ZL_FLAG_SERIALIZED = 16, /* ran alone (ZESTALL_SERIALIZE=1) */
+    ZL_FLAG_STOPPED = 32,   /* EXEC while collection is stopped: tracked, not recorded */
 };
 
 /* Reasons mirror proto NoTimestampReason. */
@@ -68,6 +69,9 @@ uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
 void zl_set_enabled(int on);               /* launch path on/off */
 void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */
+void zl_set_collecting(int on);            /* runtime start/stop */
+void zl_set_launch_window(uint64_t from, uint64_t to); /* ZESTALL_LAUNCHES */
+uint64_t zl_launches_while_stopped(void);  /* counted only with a launch window */
 void zl_set_sync_wake(int on);             /* wake the stall reader at sync points */
 uint64_t zl_serialize_timeouts(void);      /* serialized waits that timed out */ /* destroys zestall's pools in it */
 

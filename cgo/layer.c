@@ -45,6 +45,7 @@ static zex_kernel_get_base_address_t pfn_base_address;
 static ze_intel_kernel_get_binary_t pfn_kernel_binary;
 
 int zestall_state(void) { return atomic_load(&layer_state); }
+int zestall_in_fork_child(void) { return atomic_load(&in_fork_child); }
 
 static int go_allowed(void) {
     return !atomic_load_explicit(&in_fork_child, memory_order_relaxed) &&

@@ -21,6 +21,7 @@ enum {
     ZESTALL_STATE_ERROR = 5,      /* tracer could not be created */
 };
 int zestall_state(void);
+int zestall_in_fork_child(void);
 
 
 /* Devices seen at activation (roots and sub-devices), read by Go. */

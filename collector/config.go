@@ -36,6 +36,26 @@ type Config struct {
 	// (ZESTALL_SERIALIZE=1): exact per-launch stall attribution, no
 	// concurrency.
 	Serialize bool
+	// StartPaused starts with collection off (ZESTALL_START=paused); a
+	// zestall_start() call or the toggle signal turns it on.
+	StartPaused bool
+	// Delay and Duration set a time window (ZESTALL_DELAY,
+	// ZESTALL_DURATION) counted from the application's first successful
+	// zeInit: collection is on from Delay to Delay+Duration (Duration 0:
+	// to the end).
+	Delay, Duration time.Duration
+	// LaunchFrom and LaunchTo set a launch-count window
+	// (ZESTALL_LAUNCHES=<from>:<to>): launches numbered from 0 in append
+	// order over all threads are collected when From <= n < To. LaunchWindow
+	// says whether it is set.
+	LaunchFrom, LaunchTo uint64
+	LaunchWindow         bool
+	// ToggleSignal is the signal that toggles collection
+	// (ZESTALL_TOGGLE_SIGNAL): 0 for none. ToggleSignalAuto is true when
+	// the default applies: SIGUSR2, installed only if the application has
+	// no handler for it.
+	ToggleSignal     int
+	ToggleSignalAuto bool
 	// FromEnv names the settings whose value came from the environment
 	// (false when unset, or invalid and replaced by the default).
 	FromEnv map[string]bool
@@ -73,7 +93,105 @@ func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
 	}
 	e.duration("ZESTALL_FLUSH_INTERVAL", &c.FlushInterval, 1, time.Hour, "0 and 1h")
 	e.flag("ZESTALL_QUIET", &c.Quiet)
+	switch v := getenv("ZESTALL_START"); v {
+	case "":
+	case "on", "1":
+		c.FromEnv["ZESTALL_START"] = true
+	case "paused", "0":
+		c.StartPaused = true
+		c.FromEnv["ZESTALL_START"] = true
+	default:
+		fmt.Fprintf(w, "zestall: ZESTALL_START=%q is not \"on\" or \"paused\"; using the default on\n", v)
+	}
+	e.duration("ZESTALL_DELAY", &c.Delay, 0, 1000*time.Hour, "0 and 1000h")
+	e.duration("ZESTALL_DURATION", &c.Duration, time.Microsecond, 1000*time.Hour, "1us and 1000h")
+	if v := getenv("ZESTALL_LAUNCHES"); v != "" {
+		from, to, ok := parseLaunchWindow(v)
+		if ok {
+			c.LaunchFrom, c.LaunchTo, c.LaunchWindow = from, to, true
+			c.FromEnv["ZESTALL_LAUNCHES"] = true
+		} else {
+			fmt.Fprintf(w, "zestall: ZESTALL_LAUNCHES=%q is not <from>:<to> with from < to (launch numbers from 0; an empty <to> means no end); using the default: every launch\n", v)
+		}
+	}
+	c.ToggleSignal, c.ToggleSignalAuto = sigUSR2, true
+	if v := getenv("ZESTALL_TOGGLE_SIGNAL"); v != "" {
+		if sig, ok := parseSignal(v); ok {
+			c.ToggleSignal, c.ToggleSignalAuto = sig, false
+			c.FromEnv["ZESTALL_TOGGLE_SIGNAL"] = true
+		} else {
+			fmt.Fprintf(w, "zestall: ZESTALL_TOGGLE_SIGNAL=%q is not none, USR1, USR2, RTMIN+<n> or a signal number of those; using the default USR2 (installed only if the application has no handler for it)\n", v)
+		}
+	}
 	return c
+}
+
+// Signal numbers on Linux (the only system zestall targets).
+const (
+	sigUSR1  = 10
+	sigUSR2  = 12
+	sigRTMIN = 34
+	sigRTMAX = 64
+)
+
+// parseSignal reads a toggle signal: none/off/0, USR1, USR2 (with or
+// without SIG), RTMIN+n, or the number of one of those. Other signals are
+// refused: they terminate by default, are synchronous, or belong to the Go
+// runtime or the C library.
+func parseSignal(v string) (int, bool) {
+	u := strings.TrimPrefix(strings.ToUpper(v), "SIG")
+	switch u {
+	case "NONE", "OFF", "0":
+		return 0, true
+	case "USR1":
+		return sigUSR1, true
+	case "USR2":
+		return sigUSR2, true
+	}
+	var n int
+	if strings.HasPrefix(u, "RTMIN+") {
+		if _, err := fmt.Sscanf(u[6:], "%d", &n); err != nil || fmt.Sprint(n) != u[6:] {
+			return 0, false
+		}
+		n += sigRTMIN
+	} else if _, err := fmt.Sscanf(u, "%d", &n); err != nil || fmt.Sprint(n) != u {
+		return 0, false
+	}
+	if n == sigUSR1 || n == sigUSR2 || (n >= sigRTMIN && n <= sigRTMAX) {
+		return n, true
+	}
+	return 0, false
+}
+
+// SignalName names a toggle signal for messages and the Window records.
+func SignalName(sig int) string {
+	switch {
+	case sig == sigUSR1:
+		return "SIGUSR1"
+	case sig == sigUSR2:
+		return "SIGUSR2"
+	case sig >= sigRTMIN && sig <= sigRTMAX:
+		return fmt.Sprintf("SIGRTMIN+%d", sig-sigRTMIN)
+	}
+	return fmt.Sprintf("signal %d", sig)
+}
+
+// parseLaunchWindow reads "<from>:<to>"; an empty <to> means no end.
+func parseLaunchWindow(v string) (from, to uint64, ok bool) {
+	a, b, found := strings.Cut(v, ":")
+	if !found {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(a, "%d", &from); err != nil || fmt.Sprint(from) != a {
+		return 0, 0, false
+	}
+	if b == "" {
+		return from, ^uint64(0), true
+	}
+	if _, err := fmt.Sscanf(b, "%d", &to); err != nil || fmt.Sprint(to) != b || to <= from {
+		return 0, 0, false
+	}
+	return from, to, true
 }
 
 // envReader reads settings for ConfigFromEnv: an unset variable keeps the

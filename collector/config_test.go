@@ -74,3 +74,51 @@ func TestRank(t *testing.T) {
 		t.Errorf("Rank = %d, want -1", got)
 	}
 }
+
+func TestControlConfig(t *testing.T) {
+	type ctl struct {
+		paused          bool
+		delay, duration time.Duration
+		from, to        uint64
+		window          bool
+		sig             int
+		auto            bool
+	}
+	def := ctl{sig: sigUSR2, auto: true}
+	tests := []struct {
+		env     map[string]string
+		want    ctl
+		warning string
+	}{
+		{nil, def, ""},
+		{map[string]string{"ZESTALL_START": "paused"}, ctl{paused: true, sig: sigUSR2, auto: true}, ""},
+		{map[string]string{"ZESTALL_START": "later"}, def, `ZESTALL_START="later"`},
+		{map[string]string{"ZESTALL_DELAY": "2s", "ZESTALL_DURATION": "500ms"}, ctl{delay: 2 * time.Second, duration: 500 * time.Millisecond, sig: sigUSR2, auto: true}, ""},
+		{map[string]string{"ZESTALL_DURATION": "0s"}, def, `ZESTALL_DURATION="0s"`},
+		{map[string]string{"ZESTALL_LAUNCHES": "10:20"}, ctl{from: 10, to: 20, window: true, sig: sigUSR2, auto: true}, ""},
+		{map[string]string{"ZESTALL_LAUNCHES": "5:"}, ctl{from: 5, to: ^uint64(0), window: true, sig: sigUSR2, auto: true}, ""},
+		{map[string]string{"ZESTALL_LAUNCHES": "20:10"}, def, `ZESTALL_LAUNCHES="20:10"`},
+		{map[string]string{"ZESTALL_LAUNCHES": "7"}, def, `ZESTALL_LAUNCHES="7"`},
+		{map[string]string{"ZESTALL_TOGGLE_SIGNAL": "none"}, ctl{}, ""},
+		{map[string]string{"ZESTALL_TOGGLE_SIGNAL": "SIGUSR1"}, ctl{sig: sigUSR1}, ""},
+		{map[string]string{"ZESTALL_TOGGLE_SIGNAL": "rtmin+3"}, ctl{sig: sigRTMIN + 3}, ""},
+		{map[string]string{"ZESTALL_TOGGLE_SIGNAL": "12"}, ctl{sig: sigUSR2}, ""},
+		{map[string]string{"ZESTALL_TOGGLE_SIGNAL": "SIGSEGV"}, def, `ZESTALL_TOGGLE_SIGNAL="SIGSEGV"`},
+		{map[string]string{"ZESTALL_TOGGLE_SIGNAL": "9"}, def, `ZESTALL_TOGGLE_SIGNAL="9"`},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		c := ConfigFromEnv(func(k string) string { return tt.env[k] }, &w)
+		got := ctl{c.StartPaused, c.Delay, c.Duration, c.LaunchFrom, c.LaunchTo, c.LaunchWindow, c.ToggleSignal, c.ToggleSignalAuto}
+		if got != tt.want {
+			t.Errorf("ConfigFromEnv(%v) control = %+v, want %+v", tt.env, got, tt.want)
+		}
+		out := w.String()
+		if tt.warning == "" && out != "" {
+			t.Errorf("ConfigFromEnv(%v): unexpected warning %q", tt.env, out)
+		}
+		if tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default")) {
+			t.Errorf("ConfigFromEnv(%v): warning %q lacks %q and the default", tt.env, out, tt.warning)
+		}
+	}
+}

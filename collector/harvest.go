@@ -28,6 +28,7 @@ const (
 	SlotFlagImmediate = 4  // immediate command list
 	SlotFlagNoEvent   = 8  // no timestamp event; Reason says why
 	SlotFlagSerial    = 16 // ran alone (ZESTALL_SERIALIZE=1)
+	SlotFlagStopped   = 32 // an execution while collection is stopped
 )
 
 // Slot is one event of the launch path, recorded in C on an application
@@ -114,6 +115,10 @@ type pendingLaunch struct {
 	app     bool // the application's event: read only on its threads (SlotAppTS)
 	ref     uint64
 	dev     *devClock
+	// stopped: an execution while collection was stopped. It takes its
+	// reading of the event like any other (so that no recorded execution
+	// gets its times) and is then dropped, not written.
+	stopped bool
 }
 
 type template struct {
@@ -215,6 +220,15 @@ func (h *harvester) slot(s *Slot) {
 		if ls == nil {
 			return
 		}
+		if s.Flags&SlotFlagStopped != 0 {
+			for _, t := range ls.templates {
+				if t.slot.HostNs <= s.HostNs && t.slot.Event != 0 && t.slot.Flags&SlotFlagOurs != 0 {
+					h.addPendingLaunch(&pendingLaunch{rec: &pb.Launch{CommandListId: uint64(s.ListID)},
+						event: t.slot.Event, context: t.slot.Context, dev: h.clock(t.slot.Device), ref: s.HostNs, stopped: true})
+				}
+			}
+			return
+		}
 		for _, t := range ls.templates {
 			if t.slot.HostNs <= s.HostNs {
 				h.addPending(&t.slot, s.HostNs, ls.execs, s.Queue, s.Flags&SlotFlagSerial != 0)
@@ -305,6 +319,9 @@ func (h *harvester) setPending(ev uint64, ps []*pendingLaunch) {
 }
 
 func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
+	if rec.Id == 0 {
+		return // an execution while stopped (ids start at 1)
+	}
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
 	h.noTS[reason]++
@@ -408,6 +425,10 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 }
 
 func (h *harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
+	if p.stopped {
+		h.release(p)
+		return
+	}
 	c := p.dev
 	_, startTicks := c.toHost(ts.Start, p.ref)
 	dur := (ts.End - ts.Start) & c.kernelMask
@@ -527,6 +548,25 @@ func (h *harvester) pendingBefore() uint64 {
 		}
 	}
 	return t
+}
+
+// settledBefore says whether every launch appended before t has been
+// drained and harvested (a stop edge then needs no drain of the stall
+// streamers).
+func (h *harvester) settledBefore(t uint64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.drainNs < t {
+		return false
+	}
+	for _, ps := range h.pending {
+		for _, p := range ps {
+			if p.ref < t {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // final harvests everything at exit.

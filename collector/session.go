@@ -104,6 +104,9 @@ type Session struct {
 	harvest   *harvester
 	stopPoll  chan struct{}
 	pollDone  chan struct{}
+	pollReq   chan chan struct{} // harvest now and say when done
+	ctlSrc    ControlSource
+	ctl       *control
 }
 
 // Stalls attaches the EU stall sampling source (before Status(StateActive)).
@@ -216,8 +219,13 @@ func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struc
 	defer s.guard("the launch harvester")
 	t := time.NewTimer(time.Millisecond)
 	defer t.Stop()
+	var acks []chan struct{}
 	for {
 		drained, pending := h.poll()
+		for _, a := range acks {
+			close(a)
+		}
+		acks = acks[:0]
 		wait := 10 * time.Millisecond
 		switch {
 		case drained >= 1024:
@@ -237,6 +245,8 @@ func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struc
 		select {
 		case <-stop:
 			return
+		case a := <-s.pollReq:
+			acks = append(acks, a)
 		case <-t.C:
 		}
 	}
@@ -354,6 +364,11 @@ func (s *Session) startLocked() {
 			{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(s.cfg.SamplingPeriodNs), FromEnvironment: s.cfg.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 			{Key: "ZESTALL_STALL_READ_INTERVAL", Value: s.cfg.StallReadInterval.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
 			{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Quiet]), FromEnvironment: s.cfg.FromEnv["ZESTALL_QUIET"]},
+			{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[s.cfg.StartPaused], FromEnvironment: s.cfg.FromEnv["ZESTALL_START"]},
+			{Key: "ZESTALL_DELAY", Value: s.cfg.Delay.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_DELAY"]},
+			{Key: "ZESTALL_DURATION", Value: s.cfg.Duration.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_DURATION"]},
+			{Key: "ZESTALL_LAUNCHES", Value: launchWindowString(s.cfg), FromEnvironment: s.cfg.FromEnv["ZESTALL_LAUNCHES"]},
+			{Key: "ZESTALL_TOGGLE_SIGNAL", Value: toggleSignalString(s.cfg), FromEnvironment: s.cfg.FromEnv["ZESTALL_TOGGLE_SIGNAL"]},
 		},
 	}
 	if s.stallSrc != nil {
@@ -376,9 +391,11 @@ func (s *Session) startLocked() {
 		}
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
+		s.pollReq = make(chan chan struct{}, 16)
 		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
 		s.src.Serialize(s.cfg.Serialize)
 		s.src.WakeOnSync(s.stall != nil)
+		s.startControl()
 		s.src.Enable(true)
 	}
 	if st := s.stall; st != nil {
@@ -438,6 +455,10 @@ func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) 
 				}
 				f.Close()
 				return
+			}
+			if r == flushMarker {
+				flush()
+				continue
 			}
 			write(r)
 			if first {
@@ -571,7 +592,11 @@ func (s *Session) Shutdown() {
 			return
 		}
 		s.mu.Unlock()
+		s.stopControl()
 		c := &pb.Counters{Final: true}
+		if cs := s.ctlSrc; cs != nil {
+			c.LaunchesWhileStopped = cs.LaunchesWhileStopped()
+		}
 		if h != nil {
 			s.src.WakeOnSync(false)
 			s.src.Enable(false)
@@ -620,4 +645,24 @@ func (s *Session) Shutdown() {
 			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times)\n", s.path, c.LaunchesSeen, c.LaunchesTimed)
 		}
 	})
+}
+
+func launchWindowString(c Config) string {
+	switch {
+	case !c.LaunchWindow:
+		return ""
+	case c.LaunchTo == ^uint64(0):
+		return fmt.Sprintf("%d:", c.LaunchFrom)
+	}
+	return fmt.Sprintf("%d:%d", c.LaunchFrom, c.LaunchTo)
+}
+
+func toggleSignalString(c Config) string {
+	switch {
+	case c.ToggleSignal == 0:
+		return "none"
+	case c.ToggleSignalAuto:
+		return SignalName(c.ToggleSignal) + " (if the application has no handler)"
+	}
+	return SignalName(c.ToggleSignal)
 }

@@ -3,6 +3,7 @@ package collector
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zestall/zestall/collector/eustall"
@@ -80,12 +81,27 @@ type stallState struct {
 	mu      sync.Mutex         // attr (fed from application threads)
 	wake    chan struct{}      // a launch completed: read now
 	syncReq chan chan struct{} // read now and say when done
-	stop    chan struct{}
-	done    chan struct{}
-	read    uint64            // raw records read
-	warn    uint64            // reads that returned WARNING_DROPPED_DATA
-	flagged uint64            // calculations that reported drop-flagged records
-	errs    map[string]uint64 // failed reads/calculations by what
+	ctl     chan stallCtl      // collection starts or stops
+	// Owned by the reader goroutine once it runs (set before that at
+	// start): whether samples read are attributed or discarded, and the
+	// host ns of a stop whose launches have not all completed yet.
+	collecting bool
+	stopAt     uint64
+	discarded  atomic.Uint64 // raw records read while stopped
+	// Launches appended while collection is stopped are unknown to the
+	// attributors: every kernel gets a stand-in untimed launch spanning
+	// the stopped period (under mu), so that samples of a read window
+	// overlapping it are never given to one recorded launch.
+	live      map[uint64]bool // kernels alive
+	stoppedAt uint64          // host ns of the current stop edge, 0 while collecting
+	standIn   uint64          // id of the current stand-in launch
+	standIns  uint64          // stand-ins so far
+	stop      chan struct{}
+	done      chan struct{}
+	read      uint64            // raw records read
+	warn      uint64            // reads that returned WARNING_DROPPED_DATA
+	flagged   uint64            // calculations that reported drop-flagged records
+	errs      map[string]uint64 // failed reads/calculations by what
 }
 
 func offReason(o StallOff) pb.StallSamplingOff {
@@ -95,6 +111,7 @@ func offReason(o StallOff) pb.StallSamplingOff {
 // openStalls opens one streamer per root device (under s.mu, at start).
 func (s *Session) openStalls(src StallSource) {
 	st := &stallState{src: src, wake: make(chan struct{}, 1), syncReq: make(chan chan struct{}, 16),
+		ctl: make(chan stallCtl, 16), collecting: true,
 		stop: make(chan struct{}), done: make(chan struct{}), errs: map[string]uint64{}}
 	any := false
 	for i, d := range s.devices {
@@ -190,16 +207,66 @@ func (s *Session) stallHeader(devs []*pb.Device) {
 func (st *stallState) kernelCreated(id, base, size, from uint64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.live == nil {
+		st.live = map[uint64]bool{}
+	}
+	st.live[id] = true
 	for _, as := range st.attr {
 		for _, a := range as {
 			a.KernelCreated(id, base, size, from)
+			if st.stoppedAt != 0 {
+				a.LaunchUntimed(st.standIn, id, from)
+			}
 		}
 	}
+}
+
+// standInIDBase marks stand-in launch ids (never a real launch id).
+const standInIDBase = 1 << 63
+
+// collectionStopped: launches appended from host ns at on are unknown
+// until collectionStarted.
+func (st *stallState) collectionStopped(at uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stoppedAt != 0 {
+		return
+	}
+	st.standIns++
+	st.standIn = standInIDBase + st.standIns
+	st.stoppedAt = at
+	for id := range st.live {
+		for _, as := range st.attr {
+			for _, a := range as {
+				a.LaunchUntimed(st.standIn, id, at)
+			}
+		}
+	}
+}
+
+// collectionStarted ends the stand-in launches at host ns at. Launches
+// appended before a start but still running after it are not covered: see
+// README, Known limits.
+func (st *stallState) collectionStarted(at uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stoppedAt == 0 {
+		return
+	}
+	for id := range st.live {
+		for _, as := range st.attr {
+			for _, a := range as {
+				a.UntimedEndedBy(st.standIn, id, at)
+			}
+		}
+	}
+	st.stoppedAt = 0
 }
 
 func (st *stallState) kernelDestroyed(id, until uint64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	delete(st.live, id)
 	for _, as := range st.attr {
 		for _, a := range as {
 			a.KernelDestroyed(id, until)
@@ -241,9 +308,20 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 	defer t.Stop()
 	final := false
 	var acks []chan struct{}
+	starting := false
 	for {
+		// A stop edge's launches have all completed before this read
+		// began: it holds the last of their samples.
+		settled := st.stopAt != 0 && s.harvestSettledBefore(st.stopAt)
 		for i := range st.streams {
-			s.readStream(st, i, buf)
+			s.readStream(st, i, buf, !st.collecting)
+		}
+		if starting {
+			// The samples read above were taken while stopped.
+			st.collecting, starting = true, false
+		}
+		if settled {
+			st.collecting, st.stopAt = false, 0
 		}
 		for _, a := range acks {
 			close(a)
@@ -259,9 +337,71 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 		case <-st.wake:
 		case a := <-st.syncReq:
 			acks = append(acks, a)
+		case c := <-st.ctl:
+			switch {
+			case c.start && st.stopAt != 0:
+				st.stopAt = 0 // restarted while draining: the reads go on
+			case c.start && !st.collecting:
+				starting = true
+			case !c.start && starting:
+				starting = false // stopped again before the start's read
+			case !c.start && st.collecting:
+				if c.settled {
+					// Every launch of the window completed: the next read
+					// is its last.
+					st.stopAt = 1
+				} else {
+					st.stopAt = c.stopAt
+				}
+			}
+			if c.ack != nil {
+				acks = append(acks, c.ack)
+			}
 		case <-t.C:
 		}
 	}
+}
+
+// stallCtl is a collection edge for the reader goroutine.
+type stallCtl struct {
+	start   bool
+	stopAt  uint64 // stop: host ns of the edge
+	settled bool   // stop: every launch before the edge has its times
+	ack     chan struct{}
+}
+
+// control hands an edge to the reader and, if wait, waits (bounded) for
+// the read that marks it.
+func (st *stallState) control(c stallCtl, wait bool) {
+	if wait {
+		c.ack = make(chan struct{})
+	}
+	select {
+	case st.ctl <- c:
+	case <-st.done:
+		return
+	case <-time.After(edgeWait):
+		return
+	}
+	if wait {
+		select {
+		case <-c.ack:
+		case <-st.done:
+		case <-time.After(edgeWait):
+		}
+	}
+}
+
+// harvestSettledBefore: every launch appended before t has its device
+// times (no harvester: nothing to wait for).
+func (s *Session) harvestSettledBefore(t uint64) bool {
+	if t == 1 {
+		return true
+	}
+	if h := s.harvest; h != nil {
+		return h.settledBefore(t)
+	}
+	return true
 }
 
 // readNow makes the reader read every streamer and waits (bounded) until
@@ -285,7 +425,9 @@ func (st *stallState) readNow(timeout time.Duration) bool {
 	}
 }
 
-func (s *Session) readStream(st *stallState, i int, buf []byte) {
+// readStream reads one streamer until it is empty; discard drops the
+// samples (collection is stopped), counting them.
+func (s *Session) readStream(st *stallState, i int, buf []byte, discard bool) {
 	stream := st.streams[i]
 	for {
 		// The samples a read delivers were taken after the previous read
@@ -315,6 +457,14 @@ func (s *Session) readStream(st *stallState, i int, buf []byte) {
 			return
 		}
 		st.read += uint64(n / 64)
+		if discard {
+			st.discarded.Add(uint64(n / 64))
+			st.prevEnd[i] = begin
+			if n < len(buf) {
+				return
+			}
+			continue
+		}
 		sets, flagged, err := st.decode(i, buf[:n])
 		if flagged {
 			st.flagged++
@@ -364,6 +514,7 @@ func (st *stallState) counters(c *pb.Counters) {
 	c.StallRecordsRead = st.read
 	c.StallDropWarnings = st.warn
 	c.StallDropFlagRecords = st.flagged
+	c.StallRecordsDiscardedStopped = st.discarded.Load()
 	for _, as := range st.attr {
 		for _, a := range as {
 			t := a.Totals()

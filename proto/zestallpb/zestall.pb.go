@@ -503,31 +503,54 @@ const (
 	WindowCause_WINDOW_CAUSE_INIT WindowCause = 1
 	// The process is exiting.
 	WindowCause_WINDOW_CAUSE_EXIT WindowCause = 2
-	// Requested by the user (signal or control API).
+	// Requested by the user, by a means not listed below.
 	WindowCause_WINDOW_CAUSE_USER WindowCause = 3
 	// A streamer error or device loss ended sampling on a device.
 	WindowCause_WINDOW_CAUSE_ERROR WindowCause = 4
 	// A forked child stopped collecting (it writes nothing further).
 	WindowCause_WINDOW_CAUSE_FORK WindowCause = 5
+	// The C control API: zestall_start() or zestall_stop() (detail names it).
+	WindowCause_WINDOW_CAUSE_API WindowCause = 6
+	// The toggle signal (ZESTALL_TOGGLE_SIGNAL; detail names the signal).
+	WindowCause_WINDOW_CAUSE_SIGNAL WindowCause = 7
+	// The time window of ZESTALL_DELAY / ZESTALL_DURATION.
+	WindowCause_WINDOW_CAUSE_TIMER WindowCause = 8
+	// The launch-count window of ZESTALL_LAUNCHES: a start edge at the
+	// launch numbered <from>, a stop edge at the launch numbered <to>
+	// (launches numbered from 0 in append order over all threads).
+	WindowCause_WINDOW_CAUSE_LAUNCH_COUNT WindowCause = 9
+	// ZESTALL_START=paused: collection is off from the start (a stop edge
+	// at the time collection would otherwise have begun).
+	WindowCause_WINDOW_CAUSE_START_PAUSED WindowCause = 10
 )
 
 // Enum value maps for WindowCause.
 var (
 	WindowCause_name = map[int32]string{
-		0: "WINDOW_CAUSE_UNSPECIFIED",
-		1: "WINDOW_CAUSE_INIT",
-		2: "WINDOW_CAUSE_EXIT",
-		3: "WINDOW_CAUSE_USER",
-		4: "WINDOW_CAUSE_ERROR",
-		5: "WINDOW_CAUSE_FORK",
+		0:  "WINDOW_CAUSE_UNSPECIFIED",
+		1:  "WINDOW_CAUSE_INIT",
+		2:  "WINDOW_CAUSE_EXIT",
+		3:  "WINDOW_CAUSE_USER",
+		4:  "WINDOW_CAUSE_ERROR",
+		5:  "WINDOW_CAUSE_FORK",
+		6:  "WINDOW_CAUSE_API",
+		7:  "WINDOW_CAUSE_SIGNAL",
+		8:  "WINDOW_CAUSE_TIMER",
+		9:  "WINDOW_CAUSE_LAUNCH_COUNT",
+		10: "WINDOW_CAUSE_START_PAUSED",
 	}
 	WindowCause_value = map[string]int32{
-		"WINDOW_CAUSE_UNSPECIFIED": 0,
-		"WINDOW_CAUSE_INIT":        1,
-		"WINDOW_CAUSE_EXIT":        2,
-		"WINDOW_CAUSE_USER":        3,
-		"WINDOW_CAUSE_ERROR":       4,
-		"WINDOW_CAUSE_FORK":        5,
+		"WINDOW_CAUSE_UNSPECIFIED":  0,
+		"WINDOW_CAUSE_INIT":         1,
+		"WINDOW_CAUSE_EXIT":         2,
+		"WINDOW_CAUSE_USER":         3,
+		"WINDOW_CAUSE_ERROR":        4,
+		"WINDOW_CAUSE_FORK":         5,
+		"WINDOW_CAUSE_API":          6,
+		"WINDOW_CAUSE_SIGNAL":       7,
+		"WINDOW_CAUSE_TIMER":        8,
+		"WINDOW_CAUSE_LAUNCH_COUNT": 9,
+		"WINDOW_CAUSE_START_PAUSED": 10,
 	}
 )
 
@@ -2318,9 +2341,16 @@ type Counters struct {
 	// included.
 	BytesWritten uint64 `protobuf:"varint,12,opt,name=bytes_written,json=bytesWritten,proto3" json:"bytes_written,omitempty"`
 	// Anything else lost, by what: e.g. "launch queue full", "write error".
-	Lost          []*Loss `protobuf:"bytes,13,rep,name=lost,proto3" json:"lost,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Lost []*Loss `protobuf:"bytes,13,rep,name=lost,proto3" json:"lost,omitempty"`
+	// Raw EU stall records read while collection was stopped and discarded
+	// on purpose (not a loss: they fall outside every collection window).
+	StallRecordsDiscardedStopped uint64 `protobuf:"varint,14,opt,name=stall_records_discarded_stopped,json=stallRecordsDiscardedStopped,proto3" json:"stall_records_discarded_stopped,omitempty"`
+	// Kernel launches appended while collection was stopped. Counted only
+	// while a launch-count window (ZESTALL_LAUNCHES) is set: otherwise a
+	// stopped launch costs no counting at all and this stays 0.
+	LaunchesWhileStopped uint64 `protobuf:"varint,15,opt,name=launches_while_stopped,json=launchesWhileStopped,proto3" json:"launches_while_stopped,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -2442,6 +2472,20 @@ func (x *Counters) GetLost() []*Loss {
 		return x.Lost
 	}
 	return nil
+}
+
+func (x *Counters) GetStallRecordsDiscardedStopped() uint64 {
+	if x != nil {
+		return x.StallRecordsDiscardedStopped
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesWhileStopped() uint64 {
+	if x != nil {
+		return x.LaunchesWhileStopped
+	}
+	return 0
 }
 
 // ReasonCount is a count of launches without timestamps for one reason.
@@ -2702,7 +2746,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xdd\x04\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xda\x05\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -2717,7 +2761,9 @@ const file_zestall_proto_rawDesc = "" +
 	" \x01(\x04R\x14stallDropFlagRecords\x12'\n" +
 	"\x0frecords_written\x18\v \x01(\x04R\x0erecordsWritten\x12#\n" +
 	"\rbytes_written\x18\f \x01(\x04R\fbytesWritten\x12$\n" +
-	"\x04lost\x18\r \x03(\v2\x10.zestall.v1.LossR\x04lost\"Z\n" +
+	"\x04lost\x18\r \x03(\v2\x10.zestall.v1.LossR\x04lost\x12E\n" +
+	"\x1fstall_records_discarded_stopped\x18\x0e \x01(\x04R\x1cstallRecordsDiscardedStopped\x124\n" +
+	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\"Z\n" +
 	"\vReasonCount\x125\n" +
 	"\x06reason\x18\x01 \x01(\x0e2\x1d.zestall.v1.NoTimestampReasonR\x06reason\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x04R\x05count\"0\n" +
@@ -2764,14 +2810,20 @@ const file_zestall_proto_rawDesc = "" +
 	"WindowEdge\x12\x1b\n" +
 	"\x17WINDOW_EDGE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WINDOW_EDGE_START\x10\x01\x12\x14\n" +
-	"\x10WINDOW_EDGE_STOP\x10\x02*\x9f\x01\n" +
+	"\x10WINDOW_EDGE_STOP\x10\x02*\xa4\x02\n" +
 	"\vWindowCause\x12\x1c\n" +
 	"\x18WINDOW_CAUSE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WINDOW_CAUSE_INIT\x10\x01\x12\x15\n" +
 	"\x11WINDOW_CAUSE_EXIT\x10\x02\x12\x15\n" +
 	"\x11WINDOW_CAUSE_USER\x10\x03\x12\x16\n" +
 	"\x12WINDOW_CAUSE_ERROR\x10\x04\x12\x15\n" +
-	"\x11WINDOW_CAUSE_FORK\x10\x05B,Z*github.com/zestall/zestall/proto/zestallpbb\x06proto3"
+	"\x11WINDOW_CAUSE_FORK\x10\x05\x12\x14\n" +
+	"\x10WINDOW_CAUSE_API\x10\x06\x12\x17\n" +
+	"\x13WINDOW_CAUSE_SIGNAL\x10\a\x12\x16\n" +
+	"\x12WINDOW_CAUSE_TIMER\x10\b\x12\x1d\n" +
+	"\x19WINDOW_CAUSE_LAUNCH_COUNT\x10\t\x12\x1d\n" +
+	"\x19WINDOW_CAUSE_START_PAUSED\x10\n" +
+	"B,Z*github.com/zestall/zestall/proto/zestallpbb\x06proto3"
 
 var (
 	file_zestall_proto_rawDescOnce sync.Once

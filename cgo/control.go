@@ -1,0 +1,55 @@
+package cgo
+
+/*
+#include "control.h"
+#include "launch.h"
+*/
+import "C"
+
+import "github.com/zestall/zestall/collector"
+
+// controls implements collector.ControlSource over control.c and launch.c.
+type controls struct{}
+
+var _ collector.ControlSource = controls{}
+
+func (controls) SetCollecting(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.zl_set_collecting(v)
+}
+
+func (controls) SetLaunchWindow(from, to uint64) {
+	C.zl_set_launch_window(C.uint64_t(from), C.uint64_t(to))
+}
+
+func (controls) LaunchesWhileStopped() uint64 { return uint64(C.zl_launches_while_stopped()) }
+
+func (controls) InstallToggleSignal(sig int) int { return int(C.zc_install_signal(C.int(sig))) }
+
+func (controls) SignalCount() (n, lastNs uint64) {
+	var last C.uint64_t
+	n = uint64(C.zc_signal_count(&last))
+	return n, uint64(last)
+}
+
+func (controls) EarlyRequest() int { return int(C.zc_early_request()) }
+
+//export zestallControl
+func zestallControl(op C.int) C.int {
+	defer recoverTo("zestall control call")
+	if h := current(); h != nil {
+		return C.int(h.ControlRequest(int(op)))
+	}
+	return -1
+}
+
+//export zestallLaunchEdge
+func zestallLaunchEdge(on C.int, n C.uint64_t) {
+	defer recoverTo("launch-count window")
+	if h := current(); h != nil {
+		h.LaunchEdge(on != 0, uint64(n))
+	}
+}
