@@ -38,18 +38,19 @@ func (controls) SignalCount() (n, lastNs uint64) {
 func (controls) EarlyRequest() int { return int(C.zc_early_request()) }
 
 //export zestallControl
-func zestallControl(op C.int) C.int {
+func zestallControl(op C.int) (rc C.int) {
+	rc = -1
 	defer recoverTo("zestall control call")
 	if h := current(); h != nil {
-		return C.int(h.ControlRequest(int(op)))
+		rc = C.int(h.ControlRequest(int(op)))
 	}
-	return -1
+	return rc
 }
 
 //export zestallLaunchEdge
-func zestallLaunchEdge(on C.int, n C.uint64_t) {
+func zestallLaunchEdge(on C.int, n, ns C.uint64_t) {
 	defer recoverTo("launch-count window")
 	if h := current(); h != nil {
-		h.LaunchEdge(on != 0, uint64(n))
+		h.LaunchEdge(on != 0, uint64(n), uint64(ns))
 	}
 }

@@ -50,7 +50,7 @@ type Handler interface {
 	SyncPoint()
 	Controls(src collector.ControlSource)
 	ControlRequest(op int) int
-	LaunchEdge(on bool, n uint64)
+	LaunchEdge(on bool, n, ns uint64)
 }
 
 var handler atomic.Pointer[Handler]

@@ -56,8 +56,8 @@ static bool collect_this_launch(void) {
     bool on = atomic_load_explicit(&zl_collecting, memory_order_relaxed);
     if (atomic_load_explicit(&zl_count_mode, memory_order_relaxed)) {
         uint64_t n = atomic_fetch_add_explicit(&zl_launch_index, 1, memory_order_relaxed);
-        if (n == zl_count_from) zestallLaunchEdge(1, n);
-        if (n == zl_count_to) zestallLaunchEdge(0, n);
+        if (n == zl_count_from) zestallLaunchEdge(1, n, zl_now_ns());
+        if (n == zl_count_to) zestallLaunchEdge(0, n, zl_now_ns());
         on = on && n >= zl_count_from && n < zl_count_to;
         if (!on) atomic_fetch_add_explicit(&zl_stopped_launches, 1, memory_order_relaxed);
     }
@@ -369,12 +369,9 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
         p->flags = 0x80; /* not collecting: the epilogue does nothing */
         return;
     }
-    if (!collect_this_launch() && !regular_list(list)) {
-        /* Stopped, immediate list: no substitution, no slot. A regular
-         * list is still prepared as when collecting: its executions in a
-         * later window must be timed (its executions while stopped are
-         * not recorded: epi_execute). */
-        p->flags = 0x80;
+    bool stopped = !collect_this_launch();
+    if (stopped && !regular_list(list)) {
+        p->flags = 0x80; /* stopped, immediate list: nothing at all */
         return;
     }
     if (!ring_has_room()) {
@@ -400,6 +397,15 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
         p->ser = ser_lock_of(p->dev);
         pthread_mutex_lock(p->ser);
         p->t0 = zl_now_ns(); /* the append begins once the device is ours */
+    }
+    if (stopped) {
+        /* Stopped, regular list: nothing is substituted, but the launch
+         * is announced, so that an execution in a later window is
+         * recorded (without times) and its samples are not given to
+         * another launch of the same code. */
+        p->flags |= ZL_FLAG_NO_EVENT;
+        p->reason = ZL_REASON_APPENDED_WHILE_STOPPED;
+        return;
     }
     p->app = *signal;
     uint64_t ev[ZMAP_WORDS];

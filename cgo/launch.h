@@ -33,6 +33,7 @@ enum {
     ZL_REASON_POOL_EXHAUSTED = 1,
     ZL_REASON_EVENT_ERROR = 2,
     ZL_REASON_UNSUPPORTED = 6,
+    ZL_REASON_APPENDED_WHILE_STOPPED = 16,
 };
 
 typedef struct zl_slot {

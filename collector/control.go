@@ -214,7 +214,7 @@ func (s *Session) ControlRequest(op int) int {
 // LaunchEdge is called by the launch path, on the application thread
 // and before the append, at the launches that open (on) and close the
 // launch-count window.
-func (s *Session) LaunchEdge(on bool, n uint64) {
+func (s *Session) LaunchEdge(on bool, n, ns uint64) {
 	s.mu.Lock()
 	c := s.ctl
 	s.mu.Unlock()
@@ -225,8 +225,10 @@ func (s *Session) LaunchEdge(on bool, n uint64) {
 	if on {
 		word = "opens at"
 	}
-	s.setCondition(func(c *control) { c.count = on }, pb.WindowCause_WINDOW_CAUSE_LAUNCH_COUNT,
-		fmt.Sprintf("ZESTALL_LAUNCHES window %s launch %d", word, n), true)
+	// The launch path already collects from launch n on (or no longer):
+	// the edge is at its time, whatever other threads did since.
+	s.setConditionAt(func(c *control) { c.count = on }, pb.WindowCause_WINDOW_CAUSE_LAUNCH_COUNT,
+		fmt.Sprintf("ZESTALL_LAUNCHES window %s launch %d", word, n), true, ns)
 }
 
 // setCondition changes one condition and applies the resulting edge, if
@@ -241,6 +243,11 @@ func (s *Session) LaunchEdge(on bool, n uint64) {
 // collected, then the streamers keep being read and attributed until every
 // launch of the window has completed; later reads are discarded.
 func (s *Session) setCondition(change func(*control), cause pb.WindowCause, detail string, wait bool) {
+	s.setConditionAt(change, cause, detail, wait, 0)
+}
+
+// setConditionAt is setCondition with the edge's time given (0: now).
+func (s *Session) setConditionAt(change func(*control), cause pb.WindowCause, detail string, wait bool, edgeNs uint64) {
 	s.mu.Lock()
 	c, st := s.ctl, s.stall
 	s.mu.Unlock()
@@ -267,6 +274,9 @@ func (s *Session) setCondition(change func(*control), cause pb.WindowCause, deta
 		}
 		at := s.now()
 		c.src.SetCollecting(c.user && c.timer)
+		if edgeNs != 0 {
+			at = edgeNs
+		}
 		if st != nil {
 			st.collectionStarted(at)
 		}
@@ -276,6 +286,9 @@ func (s *Session) setCondition(change func(*control), cause pb.WindowCause, deta
 	}
 	c.src.SetCollecting(c.user && c.timer)
 	at := s.now()
+	if edgeNs != 0 {
+		at = edgeNs
+	}
 	s.emit(windowRecord(pb.WindowEdge_WINDOW_EDGE_STOP, at, cause, detail))
 	if st != nil {
 		st.collectionStopped(at)

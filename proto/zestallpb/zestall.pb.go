@@ -337,31 +337,38 @@ const (
 	// reuses, or a regular command list executed again before the previous
 	// execution's timestamps were read). Added in revision 2.
 	NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN NoTimestampReason = 8
+	// A regular command list's launch appended while collection was stopped
+	// and executed in a collection window: zestall changes nothing while
+	// stopped, so the launch has no timestamp event (re-record the list, or
+	// start collecting before recording it, to time it).
+	NoTimestampReason_NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED NoTimestampReason = 16
 )
 
 // Enum value maps for NoTimestampReason.
 var (
 	NoTimestampReason_name = map[int32]string{
-		0: "NO_TIMESTAMP_REASON_UNSPECIFIED",
-		1: "NO_TIMESTAMP_REASON_POOL_EXHAUSTED",
-		2: "NO_TIMESTAMP_REASON_EVENT_ERROR",
-		3: "NO_TIMESTAMP_REASON_NOT_COMPLETED",
-		4: "NO_TIMESTAMP_REASON_EXIT",
-		5: "NO_TIMESTAMP_REASON_DISABLED",
-		6: "NO_TIMESTAMP_REASON_UNSUPPORTED",
-		7: "NO_TIMESTAMP_REASON_QUERY_FAILED",
-		8: "NO_TIMESTAMP_REASON_OVERWRITTEN",
+		0:  "NO_TIMESTAMP_REASON_UNSPECIFIED",
+		1:  "NO_TIMESTAMP_REASON_POOL_EXHAUSTED",
+		2:  "NO_TIMESTAMP_REASON_EVENT_ERROR",
+		3:  "NO_TIMESTAMP_REASON_NOT_COMPLETED",
+		4:  "NO_TIMESTAMP_REASON_EXIT",
+		5:  "NO_TIMESTAMP_REASON_DISABLED",
+		6:  "NO_TIMESTAMP_REASON_UNSUPPORTED",
+		7:  "NO_TIMESTAMP_REASON_QUERY_FAILED",
+		8:  "NO_TIMESTAMP_REASON_OVERWRITTEN",
+		16: "NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED",
 	}
 	NoTimestampReason_value = map[string]int32{
-		"NO_TIMESTAMP_REASON_UNSPECIFIED":    0,
-		"NO_TIMESTAMP_REASON_POOL_EXHAUSTED": 1,
-		"NO_TIMESTAMP_REASON_EVENT_ERROR":    2,
-		"NO_TIMESTAMP_REASON_NOT_COMPLETED":  3,
-		"NO_TIMESTAMP_REASON_EXIT":           4,
-		"NO_TIMESTAMP_REASON_DISABLED":       5,
-		"NO_TIMESTAMP_REASON_UNSUPPORTED":    6,
-		"NO_TIMESTAMP_REASON_QUERY_FAILED":   7,
-		"NO_TIMESTAMP_REASON_OVERWRITTEN":    8,
+		"NO_TIMESTAMP_REASON_UNSPECIFIED":            0,
+		"NO_TIMESTAMP_REASON_POOL_EXHAUSTED":         1,
+		"NO_TIMESTAMP_REASON_EVENT_ERROR":            2,
+		"NO_TIMESTAMP_REASON_NOT_COMPLETED":          3,
+		"NO_TIMESTAMP_REASON_EXIT":                   4,
+		"NO_TIMESTAMP_REASON_DISABLED":               5,
+		"NO_TIMESTAMP_REASON_UNSUPPORTED":            6,
+		"NO_TIMESTAMP_REASON_QUERY_FAILED":           7,
+		"NO_TIMESTAMP_REASON_OVERWRITTEN":            8,
+		"NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED": 16,
 	}
 )
 
@@ -2791,7 +2798,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\x15LAUNCH_FLAG_APP_EVENT\x10\x04\x12\x17\n" +
 	"\x13LAUNCH_FLAG_WRAPPED\x10\b\x12\x1a\n" +
 	"\x16LAUNCH_FLAG_SERIALIZED\x10\x10\x12\x19\n" +
-	"\x15LAUNCH_FLAG_IMMEDIATE\x10 *\xdc\x02\n" +
+	"\x15LAUNCH_FLAG_IMMEDIATE\x10 *\x8c\x03\n" +
 	"\x11NoTimestampReason\x12#\n" +
 	"\x1fNO_TIMESTAMP_REASON_UNSPECIFIED\x10\x00\x12&\n" +
 	"\"NO_TIMESTAMP_REASON_POOL_EXHAUSTED\x10\x01\x12#\n" +
@@ -2801,7 +2808,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\x1cNO_TIMESTAMP_REASON_DISABLED\x10\x05\x12#\n" +
 	"\x1fNO_TIMESTAMP_REASON_UNSUPPORTED\x10\x06\x12$\n" +
 	" NO_TIMESTAMP_REASON_QUERY_FAILED\x10\a\x12#\n" +
-	"\x1fNO_TIMESTAMP_REASON_OVERWRITTEN\x10\b*l\n" +
+	"\x1fNO_TIMESTAMP_REASON_OVERWRITTEN\x10\b\x12.\n" +
+	"*NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED\x10\x10*l\n" +
 	"\x10StallAttribution\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_KERNEL\x10\x00\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_LAUNCH\x10\x01\x12\x1c\n" +
