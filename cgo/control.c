@@ -57,12 +57,22 @@ int zc_early_request(void) { return atomic_load(&early_request); }
 static int control(int op) {
     int st = zestall_state();
     if (st == ZESTALL_STATE_IDLE) {
-        if (op != 3) atomic_store(&early_request, op);
+        if (op != 3) atomic_store(&early_request, op == 4 ? 1 : op == 5 ? 2 : op);
         return 0;
     }
     if (st != ZESTALL_STATE_ACTIVE || zestall_in_fork_child()) return -1;
     return zestallControl(op);
 }
+
+/* ITT compatibility. Intel's ittnotify static part, linked into
+ * applications, dlopens the library INTEL_LIBITTNOTIFY64 names. A library
+ * exporting neither __itt_api_init nor __itt_api_version is a "legacy"
+ * collector: ittnotify resolves each API function by its name, here
+ * __itt_pause and __itt_resume, with dlsym. So with
+ * INTEL_LIBITTNOTIFY64=/path/to/libzestall.so, __itt_pause() and
+ * __itt_resume() stop and start zestall. */
+__attribute__((visibility("default"))) void __itt_pause(void) { (void)control(5); }
+__attribute__((visibility("default"))) void __itt_resume(void) { (void)control(4); }
 
 __attribute__((visibility("default"))) int zestall_start(void) { return control(1); }
 __attribute__((visibility("default"))) int zestall_stop(void) { return control(2); }

@@ -25,6 +25,12 @@
 #include "_cgo_export.h"
 #include "zmap.h"
 
+/* Thread-locals in the initial-exec model: a plain %fs-relative access
+ * instead of a __tls_get_addr call on every launch. libzestall.so is
+ * preloaded (static TLS is reserved for it), and the Go runtime linked
+ * into it already uses this model. */
+#define ZL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 /* Off until Go's harvester runs, at exit, and in a forked child: then every
  * callback returns at once, takes no lock and never enters Go (a forked
  * child has only the forking thread; reference P8). */
@@ -233,7 +239,7 @@ typedef struct zl_ring {
     zl_slot_t slots[ZL_RING];
 } zl_ring_t;
 
-static _Thread_local zl_ring_t *tl_ring;
+static ZL_TLS zl_ring_t *tl_ring;
 static _Atomic(zl_ring_t *) rings;
 static atomic_uint_fast64_t ring_dropped;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -338,7 +344,7 @@ typedef struct {
     uint64_t ctx, dev;
     uint32_t list_id;
 } zl_pending_t;
-static _Thread_local zl_pending_t tl_p;
+static ZL_TLS zl_pending_t tl_p;
 
 
 /* Whether list is a regular command list known to zestall. The last
@@ -346,9 +352,9 @@ static _Thread_local zl_pending_t tl_p;
  * valid until a list is created or destroyed anywhere (a handle can be
  * reused). */
 static atomic_uint lists_gen;
-static _Thread_local ze_command_list_handle_t tl_last_list;
-static _Thread_local unsigned tl_last_gen;
-static _Thread_local bool tl_last_regular;
+static ZL_TLS ze_command_list_handle_t tl_last_list;
+static ZL_TLS unsigned tl_last_gen;
+static ZL_TLS bool tl_last_regular;
 static bool regular_list(ze_command_list_handle_t list) {
     unsigned gen = atomic_load_explicit(&lists_gen, memory_order_acquire);
     if (list == tl_last_list && gen == tl_last_gen) return tl_last_regular;
@@ -364,16 +370,18 @@ static bool regular_list(ze_command_list_handle_t list) {
 /* Common prologue: decide about the signal event. */
 static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *signal) {
     zl_pending_t *p = &tl_p;
-    memset(p, 0, sizeof *p);
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) {
         p->flags = 0x80; /* not collecting: the epilogue does nothing */
+        p->ser = NULL;
         return;
     }
     bool stopped = !collect_this_launch();
     if (stopped && !regular_list(list)) {
         p->flags = 0x80; /* stopped, immediate list: nothing at all */
+        p->ser = NULL;
         return;
     }
+    memset(p, 0, sizeof *p);
     if (!ring_has_room()) {
         /* The harvester is behind: this launch is counted as lost and
          * passes untouched. */
@@ -673,8 +681,8 @@ static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_
 }
 /* The execution's reference time is taken before the driver call: the
  * kernels may start inside it. */
-static _Thread_local uint64_t tl_exec_t0;
-static _Thread_local pthread_mutex_t *tl_exec_ser;
+static ZL_TLS uint64_t tl_exec_t0;
+static ZL_TLS pthread_mutex_t *tl_exec_ser;
 static void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
                                    void **i) {
     (void)r, (void)u, (void)i;
@@ -766,7 +774,7 @@ static void ZE_APICALL epi_event_create(ze_event_create_params_t *p, ze_result_t
  * thread, at its synchronisation points and just before it resets or
  * destroys them: zestall's goroutine never touches an event the
  * application may have destroyed. */
-static _Thread_local uint64_t tl_last_ev, tl_last_ts;
+static ZL_TLS uint64_t tl_last_ev, tl_last_ts;
 static void app_event_read(ze_event_handle_t ev, bool gone) {
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     uint64_t v[ZMAP_WORDS];

@@ -35,9 +35,11 @@ type ControlSource interface {
 
 // Control operations of the C API (values shared with cgo/control.c).
 const (
-	OpStart = 1
-	OpStop  = 2
-	OpFlush = 3
+	OpStart     = 1
+	OpStop      = 2
+	OpFlush     = 3
+	OpITTResume = 4 // __itt_resume()
+	OpITTPause  = 5 // __itt_pause()
 )
 
 // control is the start/stop state of a session. Collection is on while
@@ -203,6 +205,10 @@ func (s *Session) ControlRequest(op int) int {
 		s.setCondition(func(c *control) { c.user = true }, pb.WindowCause_WINDOW_CAUSE_API, "zestall_start()", true)
 	case OpStop:
 		s.setCondition(func(c *control) { c.user = false }, pb.WindowCause_WINDOW_CAUSE_API, "zestall_stop()", true)
+	case OpITTResume:
+		s.setCondition(func(c *control) { c.user = true }, pb.WindowCause_WINDOW_CAUSE_ITT, "__itt_resume()", true)
+	case OpITTPause:
+		s.setCondition(func(c *control) { c.user = false }, pb.WindowCause_WINDOW_CAUSE_ITT, "__itt_pause()", true)
 	case OpFlush:
 		s.requestFlush()
 	default:

@@ -529,6 +529,9 @@ const (
 	// ZESTALL_START=paused: collection is off from the start (a stop edge
 	// at the time collection would otherwise have begun).
 	WindowCause_WINDOW_CAUSE_START_PAUSED WindowCause = 10
+	// The ITT API: __itt_pause() or __itt_resume() of an application built
+	// with Intel's ittnotify, with INTEL_LIBITTNOTIFY64 naming libzestall.so.
+	WindowCause_WINDOW_CAUSE_ITT WindowCause = 11
 )
 
 // Enum value maps for WindowCause.
@@ -545,6 +548,7 @@ var (
 		8:  "WINDOW_CAUSE_TIMER",
 		9:  "WINDOW_CAUSE_LAUNCH_COUNT",
 		10: "WINDOW_CAUSE_START_PAUSED",
+		11: "WINDOW_CAUSE_ITT",
 	}
 	WindowCause_value = map[string]int32{
 		"WINDOW_CAUSE_UNSPECIFIED":  0,
@@ -558,6 +562,7 @@ var (
 		"WINDOW_CAUSE_TIMER":        8,
 		"WINDOW_CAUSE_LAUNCH_COUNT": 9,
 		"WINDOW_CAUSE_START_PAUSED": 10,
+		"WINDOW_CAUSE_ITT":          11,
 	}
 )
 
@@ -2818,7 +2823,7 @@ const file_zestall_proto_rawDesc = "" +
 	"WindowEdge\x12\x1b\n" +
 	"\x17WINDOW_EDGE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WINDOW_EDGE_START\x10\x01\x12\x14\n" +
-	"\x10WINDOW_EDGE_STOP\x10\x02*\xa4\x02\n" +
+	"\x10WINDOW_EDGE_STOP\x10\x02*\xba\x02\n" +
 	"\vWindowCause\x12\x1c\n" +
 	"\x18WINDOW_CAUSE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WINDOW_CAUSE_INIT\x10\x01\x12\x15\n" +
@@ -2831,7 +2836,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\x12WINDOW_CAUSE_TIMER\x10\b\x12\x1d\n" +
 	"\x19WINDOW_CAUSE_LAUNCH_COUNT\x10\t\x12\x1d\n" +
 	"\x19WINDOW_CAUSE_START_PAUSED\x10\n" +
-	"B,Z*github.com/zestall/zestall/proto/zestallpbb\x06proto3"
+	"\x12\x14\n" +
+	"\x10WINDOW_CAUSE_ITT\x10\vB,Z*github.com/zestall/zestall/proto/zestallpbb\x06proto3"
 
 var (
 	file_zestall_proto_rawDescOnce sync.Once

@@ -12,6 +12,10 @@
  *           are collected.
  *   signal  the same with raise(SIGUSR2) toggles (collection starts on),
  *           each followed by a 50 ms pause (zestall polls every 10 ms).
+ *   itt     the same with __itt_pause()/__itt_resume(), resolved the way
+ *           Intel's ittnotify static part resolves them from a legacy
+ *           collector library named by INTEL_LIBITTNOTIFY64 (dlopen, no
+ *           __itt_api_init/__itt_api_version, dlsym of each name).
  *   plain   phases without any control call (for ZESTALL_LAUNCHES,
  *           ZESTALL_DELAY/ZESTALL_DURATION and ZESTALL_START=paused).
  *   race    the threads launch without pause (one of them through a regular
@@ -23,6 +27,7 @@
  * calls (-1 when libzestall.so is not loaded: layer/zestall.h makes them
  * weak no-ops). Exit status 1 on any Level-Zero error or broken event.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -155,6 +160,21 @@ static void *race_regular(void *arg) {
     return NULL;
 }
 
+typedef void (*itt_fn_t)(void);
+static itt_fn_t itt_pause_fn, itt_resume_fn;
+
+static void itt_init(void) {
+    const char *lib = getenv("INTEL_LIBITTNOTIFY64");
+    if (lib == NULL || *lib == 0) app_die("itt mode needs INTEL_LIBITTNOTIFY64");
+    void *h = dlopen(lib, RTLD_LAZY);
+    if (h == NULL) app_die(dlerror());
+    if (dlsym(h, "__itt_api_init") != NULL || dlsym(h, "__itt_api_version") != NULL)
+        app_die("the collector is not a legacy ITT collector");
+    itt_pause_fn = (itt_fn_t)dlsym(h, "__itt_pause");
+    itt_resume_fn = (itt_fn_t)dlsym(h, "__itt_resume");
+    if (itt_pause_fn == NULL || itt_resume_fn == NULL) app_die("the collector lacks __itt_pause/__itt_resume");
+}
+
 static void sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0) {
@@ -167,7 +187,10 @@ int main(int argc, char **argv) {
     long phases = argc > 3 ? strtol(argv[3], NULL, 0) : 4;
     if (argc > 4) per_phase = strtol(argv[4], NULL, 0);
     bool api = strcmp(mode, "api") == 0, sig = strcmp(mode, "signal") == 0, race = strcmp(mode, "race") == 0;
-    if (!api && !sig && !race && strcmp(mode, "plain") != 0) app_die("usage: zestall-window api|signal|plain|race [threads] [phases] [launches]");
+    bool itt = strcmp(mode, "itt") == 0;
+    if (!api && !sig && !race && !itt && strcmp(mode, "plain") != 0)
+        app_die("usage: zestall-window api|signal|itt|plain|race [threads] [phases] [launches]");
+    if (itt) itt_init();
     if (threads < 1 || threads > 64 || phases < 1 || phases > 10000 || per_phase < 0) app_die("bad arguments");
     app_init(&env);
     mod = app_module(&env, "stream");
@@ -205,6 +228,10 @@ int main(int argc, char **argv) {
             if (api) {
                 if (p % 2 == 0) rc_stop = zestall_stop();
                 else rc_start = zestall_start();
+                collected = p % 2;
+            } else if (itt) {
+                if (p % 2 == 0) itt_pause_fn();
+                else itt_resume_fn();
                 collected = p % 2;
             } else if (sig) {
                 raise(SIGUSR2);

@@ -35,6 +35,8 @@ func TestCollectionWindows(t *testing.T) {
 			causes: []pb.WindowCause{pb.WindowCause_WINDOW_CAUSE_API}},
 		{name: "signal", args: []string{"signal", "2", "4", "5"}, launches: 20, exact: true,
 			causes: []pb.WindowCause{pb.WindowCause_WINDOW_CAUSE_SIGNAL}},
+		{name: "itt", args: []string{"itt", "2", "4", "5"}, launches: 20, exact: true,
+			causes: []pb.WindowCause{pb.WindowCause_WINDOW_CAUSE_ITT}},
 		{name: "launch count", args: []string{"plain", "1", "4", "10"}, env: map[string]string{"ZESTALL_LAUNCHES": "7:23"},
 			launches: 16, exact: true, causes: []pb.WindowCause{pb.WindowCause_WINDOW_CAUSE_LAUNCH_COUNT},
 			check: func(t *testing.T, launches []*pb.Launch, truth *groundtruth.Truth) {
@@ -71,6 +73,9 @@ func TestCollectionWindows(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := map[string]string{"ZESTALL_SAMPLING_PERIOD_NS": "10000", "ZESIM_KERNEL_COST": "*=20000/20000"}
 			maps.Copy(env, tt.env)
+			if tt.args[0] == "itt" {
+				env["INTEL_LIBITTNOTIFY64"] = tr.layer
+			}
 			recs, truth := tr.runTruth(t, env, "zestall-window", tt.args...)
 			wins := windowsOf(t, recs, tt.causes)
 			var launches []*pb.Launch
