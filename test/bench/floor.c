@@ -65,6 +65,16 @@ static void create_tracer(void) {
                                                                            on_launch_indirect);
     rs[3] = zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE,
                                                                                     on_launch_multi);
+    /* ZESTALL_FLOOR_EPILOGUE=1: empty epilogues too, the structural floor
+     * of a tool that, like zestall, needs a callback after the call. */
+    const char *epi = getenv("ZESTALL_FLOOR_EPILOGUE");
+    if (epi != NULL && strcmp(epi, "1") == 0) {
+        zelTracerCommandListAppendLaunchKernelRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_launch);
+        zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_launch_coop);
+        zelTracerCommandListAppendLaunchKernelIndirectRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_launch_indirect);
+        zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE,
+                                                                                on_launch_multi);
+    }
     for (int i = 0; i < 4; i++) {
         if (rs[i] != ZE_RESULT_SUCCESS) {
             fprintf(stderr, "zestall-floor: error: register callback %d: 0x%x\n", i, (unsigned)rs[i]);
