@@ -3,6 +3,9 @@ package e2e
 import (
 	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -324,6 +327,44 @@ func checkWindowed(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, wi
 				bad++
 				t.Errorf("kernel %#x offset %#x: %d samples written, the windows' launches produced %d", k.base, k.off, got[k], want[k])
 			}
+		}
+	}
+}
+
+// TestControlFromPython: the control API is callable through ctypes, and
+// absent (not a crash) when libzestall.so is not loaded. Python is no
+// Level-Zero application: the calls are remembered for a zeInit that never
+// comes, and they return 0.
+func TestControlFromPython(t *testing.T) {
+	tr := buildTree(t)
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed (scripts/setup.sh installs it)")
+	}
+	script := `import ctypes
+z = ctypes.CDLL(None)
+out = []
+for name in ("zestall_stop", "zestall_start", "zestall_flush"):
+    f = getattr(z, name, None)
+    out.append("absent" if f is None else str(f()))
+print(" ".join(out))
+`
+	for _, preload := range []bool{false, true} {
+		cmd := exec.Command(py, "-c", script)
+		cmd.Env = append(os.Environ(), "ZESTALL_OUTPUT="+filepath.Join(t.TempDir(), "x.zst"))
+		if preload {
+			cmd.Env = append(cmd.Env, "LD_PRELOAD="+tr.layer)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("python3 (preload %v): %v\n%s", preload, err, out)
+		}
+		want := "absent absent absent"
+		if preload {
+			want = "0 0 0"
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("python3 (preload %v): %q, want %q", preload, got, want)
 		}
 	}
 }
