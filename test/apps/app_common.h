@@ -226,6 +226,13 @@ static inline void app_free_names(char **names, uint32_t n) {
     free(names);
 }
 
+/* The first kernel's name of a module (names freed with app_free_names). */
+static inline char *app_first_kernel_name(ze_module_handle_t m, char ***names, uint32_t *n) {
+    *n = app_kernel_names(m, names);
+    if (*n == 0) app_die("module has no kernels");
+    return (*names)[0];
+}
+
 static inline ze_kernel_handle_t app_kernel(ze_module_handle_t m, const char *name) {
     ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
     ze_kernel_handle_t k = NULL;

@@ -195,9 +195,8 @@ int main(int argc, char **argv) {
     app_init(&env);
     mod = app_module(&env, "stream");
     char **names;
-    uint32_t nk = app_kernel_names(mod, &names);
-    if (nk == 0) app_die("module has no kernels");
-    kname = names[0];
+    uint32_t nk;
+    kname = app_first_kernel_name(mod, &names, &nk);
 
     worker_t *ws = calloc((size_t)threads, sizeof *ws);
     pthread_t *tids = calloc((size_t)threads, sizeof *tids);
