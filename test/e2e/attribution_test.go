@@ -41,6 +41,8 @@ func TestLaunchAttribution(t *testing.T) {
 		wantShared bool // launches of one kernel overlap: SHARED rows
 	}{
 		{"back to back", []string{"seq", "20"}, nil, false, false},
+		{"poll 5ms back to back", []string{"seq", "20"}, map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}, false, false},
+		{"poll 5ms host gap", []string{"seq", "20", "3000"}, map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}, false, false},
 		{"host gap", []string{"seq", "20", "3000"}, nil, true, false},
 		{"concurrent kernels, host gap", []string{"concurrent", "20", "3000"}, nil, true, false},
 		{"concurrent kernels, back to back", []string{"concurrent", "20"}, nil, false, false},
@@ -113,7 +115,7 @@ func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Trut
 	byBase := map[uint64][]groundtruth.Sample{}
 	var m attribution
 	for _, s := range truth.Samples {
-		if s.Dropped {
+		if s.Dropped || s.Undelivered {
 			continue
 		}
 		var sum uint64
@@ -191,4 +193,27 @@ func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Trut
 		m.exact += min(g, want[k])
 	}
 	return m
+}
+
+func debugGaps(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
+	type win struct{ s, e uint64 }
+	var ws []win
+	for _, r := range recs {
+		if s := r.GetStallRows(); s != nil && s.WindowStartHostNs != 0 {
+			ws = append(ws, win{s.WindowStartHostNs, s.WindowEndHostNs})
+		}
+	}
+	slices.SortFunc(ws, func(a, b win) int { return int(int64(a.s) - int64(b.s)) })
+	ws = slices.Compact(ws)
+	ls := slices.Clone(truth.Launches)
+	slices.SortFunc(ls, func(a, b groundtruth.Launch) int { return int(a.StartNs) - int(b.StartNs) })
+	for i := 0; i+1 < len(ls); i++ {
+		e, s := ls[i].EndNs, ls[i+1].StartNs
+		// the first window starting after e: its start is read j's begin; read j's end is the end of the window before it
+		j, _ := slices.BinarySearchFunc(ws, e, func(w win, v uint64) int { return int(int64(w.s) - int64(v)) })
+		if j == 0 || j >= len(ws) {
+			continue
+		}
+		t.Logf("gap %d: %d us; read begin +%d us, read end-next start %d us", i, (int64(s)-int64(e))/1000, (int64(ws[j].s)-int64(e))/1000, (int64(ws[j-1].e)-int64(s))/1000)
+	}
 }

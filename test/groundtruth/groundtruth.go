@@ -44,7 +44,8 @@ type Launch struct {
 }
 
 // Sample is a {"type":"sample"} line: one EU stall record the device
-// produced (Dropped: it did not fit into its Xe-core buffer).
+// produced (Dropped: it did not fit into its Xe-core buffer; Undelivered:
+// see the field).
 type Sample struct {
 	Launch    uint64   `json:"launch"`
 	Kernel    uint64   `json:"kernel"`
@@ -56,6 +57,9 @@ type Sample struct {
 	Counters  []uint64 `json:"counters"`
 	TimeNs    uint64   `json:"t_ns"`
 	Dropped   bool     `json:"dropped"`
+	// Undelivered: taken, but still invisible to reads when the stream
+	// was closed (ZESIM_EUSS_POLL_NS), so no read ever returned it.
+	Undelivered bool `json:"undelivered"`
 }
 
 // Truth is everything a ground-truth file holds.

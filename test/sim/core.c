@@ -273,6 +273,13 @@ static void sim_config_load(void) {
         else if (strcmp(v, "0") != 0) cfg_warn("ZESIM_METRIC_TRACER", v, "0");
     }
 
+    sim_cfg.euss_poll_ns = 0;
+    v = getenv("ZESIM_EUSS_POLL_NS");
+    if (v != NULL && (!parse_u64(v, &sim_cfg.euss_poll_ns) || sim_cfg.euss_poll_ns > 1000000000ull)) {
+        sim_cfg.euss_poll_ns = 0;
+        cfg_warn("ZESIM_EUSS_POLL_NS", v, "0");
+    }
+
     sim_cfg.seed = 1;
     v = getenv("ZESIM_SEED");
     if (v != NULL && !parse_u64(v, &sim_cfg.seed)) cfg_warn("ZESIM_SEED", v, "1");

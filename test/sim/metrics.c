@@ -227,6 +227,7 @@ typedef struct sim_streamer {
     uint64_t period_ns;
     uint64_t t0_ns;     /* alignment of the sampling periods */
     uint64_t gen_upto;  /* samples at times < gen_upto have been generated */
+    bool closing;       /* samples generated now are never delivered */
     uint32_t ntiles;
     sim_device_t *tiles[8]; /* leaf devices whose Xe-cores this stream covers, index order */
     struct sim_streamer *next; /* open list or free list */
@@ -761,10 +762,10 @@ static void emit_sample(sim_streamer_t *s, const run_snap_t *r, uint64_t k, uint
                 cl += (size_t)snprintf(cnt + cl, sizeof(cnt) - cl, "%s%u", k2 ? "," : "", rec.raw[k2]);
             int w = snprintf(gt->buf + gt->len, sizeof(gt->buf) - gt->len,
                              "{\"type\":\"sample\",\"launch\":%llu,\"kernel\":%llu,\"device\":%u,\"subdevice\":%d,"
-                             "\"xecore\":%u,\"ip\":%u,\"offset\":%u,\"counters\":[%s],\"t_ns\":%llu,\"dropped\":%s}\n",
+                             "\"xecore\":%u,\"ip\":%u,\"offset\":%u,\"counters\":[%s],\"t_ns\":%llu,\"dropped\":%s%s}\n",
                              (unsigned long long)r->launch_id, (unsigned long long)r->isa->kernel_id,
                              sim_root(tile)->index, sub, local, rec.ip, off, cnt, (unsigned long long)t,
-                             ok ? "false" : "true");
+                             ok ? "false" : "true", s->closing ? ",\"undelivered\":true" : "");
             if (w > 0 && (size_t)w < sizeof(gt->buf) - gt->len) gt->len += (size_t)w;
         }
     }
@@ -900,9 +901,20 @@ static void prune_family(sim_device_t *root, uint64_t now) {
         if (root->subdevices[i] != NULL) sim_runs_prune(root->subdevices[i], keep);
 }
 
+/* How far a read can see at host time now. The KMD copies only the records
+ * its last write-pointer poll found (§4.2: xe polls every 5 ms; i915-prelim
+ * every POLL_PERIOD, 10 ms from Intel's driver): with ZESIM_EUSS_POLL_NS
+ * the polls fall every period from the stream's start, and a record is
+ * visible from the first poll after it was taken. 0: at once. */
+static uint64_t visible_upto(const sim_streamer_t *s, uint64_t now) {
+    uint64_t p = sim_cfg.euss_poll_ns;
+    if (p == 0 || s->is_tracer || now <= s->t0_ns) return now;
+    return s->t0_ns + (now - s->t0_ns) / p * p;
+}
+
 static void gen_and_prune(sim_streamer_t *s) {
     uint64_t now = sim_now_ns();
-    gen_streamer(s, now);
+    gen_streamer(s, visible_upto(s, now));
     prune_family(sim_root(s->dev), now);
 }
 
@@ -1258,7 +1270,9 @@ static ze_result_t close_stream(sim_streamer_t *s) {
     /* Generate up to now so that the ground truth lists every sample the
      * hardware took while the stream was open; the buffers then vanish. */
     uint64_t now = sim_now_ns();
+    s->closing = true;
     gen_streamer(s, now);
+    s->closing = false;
     s->active = false;
     stream_release(s);
     prune_family(sim_root(s->dev), now);

@@ -150,6 +150,7 @@ typedef struct sim_config {
     bool metrics_enabled;        /* ZET_ENABLE_METRICS=1                */
     bool metrics_permitted;      /* ZESIM_METRICS_PERMISSION=denied -> false (paranoid sysctl) */
     bool metric_tracer;          /* ZESIM_METRIC_TRACER=1: working zetMetricTracer*Exp */
+    uint64_t euss_poll_ns;       /* ZESIM_EUSS_POLL_NS: KMD write-pointer poll period, 0 = reads see every sample at once */
     uint64_t seed;               /* ZESIM_SEED                          */
     const char *ground_truth_path; /* ZESIM_GROUND_TRUTH               */
     double time_scale;           /* ZESIM_TIME_SCALE: multiplies every modelled duration */
