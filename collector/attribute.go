@@ -23,15 +23,31 @@ import (
 // launches have device times [start, end] converted to host ns, which arrive
 // asynchronously, after the launch completed.
 //
-// Hardware delivers samples slightly late (per-Xe-core buffers are flushed
-// to the streamer buffer in batches), so with a slack s every test of "does
-// X overlap the window" uses the widened window (S − s, E]: a launch overlaps
-// it when [start, end] ∩ (S − s, E] ≠ ∅, a kernel is alive in it when
-// [created, destroyed) ∩ (S − s, E] ≠ ∅. The slack defaults to 0 (exact for
-// the simulated device, whose samples carry the time they were produced);
-// on real hardware a few microseconds to a sampling period's worth is
-// sensible. A larger slack never misattributes: it only turns LAUNCH rows
-// into SHARED or KERNEL ones more often.
+// A read does not return every sample taken before it: the kernel driver
+// copies only what its last poll of the per-Xe-core write pointers found
+// (reference eu-stall-sampling.md §4.2; the xe KMD polls every 5 ms, rounded
+// up to scheduler ticks, i915-prelim every POLL_PERIOD, 10 ms as Intel's
+// driver sets it). A sample taken at t can therefore arrive in any read that
+// begins after t and before t + s, s being the visibility latency bound
+// (SlackNs; the session sets it from ZESTALL_STALL_LATENCY, default 20 ms).
+// The rule attribution relies on is:
+//
+//	a sample delivered by the read ending at E, whose predecessor began
+//	at S, was taken in (S − s, E].
+//
+// Every test of "does X overlap the window" uses that widened window: a
+// launch overlaps it when [start, end] ∩ (S − s, E] ≠ ∅, a kernel is alive
+// in it when [created, destroyed) ∩ (S − s, E] ≠ ∅. Launch times are device
+// times converted to host ns; LaunchMarginNs widens them by the conversion's
+// error bound. A slack or margin larger than needed never misattributes: it
+// only turns LAUNCH rows into SHARED or KERNEL ones more often; a smaller
+// one can attribute a late sample to the next launch of its kernel.
+//
+// Consequently two launches of one kernel are told apart only when a read
+// begins at least s after the first ended and ends before the second
+// started: the application must leave more than s (plus the reader's
+// reaction time) between them, or run long enough kernels for windows to
+// fall wholly inside one launch (see README "Known limits").
 //
 // # Decisions
 //
@@ -117,6 +133,9 @@ type AttributorOptions struct {
 	// KernelFlushNs is how much window time KERNEL rows are summed over
 	// before Resolve emits them. Default DefaultKernelFlushNs.
 	KernelFlushNs uint64
+	// LaunchMarginNs widens every timed launch by this much on both sides:
+	// the error bound of device times converted to host ns. Default 0.
+	LaunchMarginNs uint64
 }
 
 // AttributionTotals are running totals of one Attributor.
@@ -335,6 +354,8 @@ func (a *Attributor) LaunchTimed(launchID, kernelID uint64, startNs, endNs uint6
 		return
 	}
 	endNs = max(endNs, startNs)
+	startNs = sat(startNs, a.opt.LaunchMarginNs)
+	endNs = min(endNs, math.MaxUint64-a.opt.LaunchMarginNs) + a.opt.LaunchMarginNs
 	if n := len(k.timed); n > 0 && k.timed[n-1].start > startNs {
 		k.unsorted = true
 	}

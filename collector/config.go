@@ -32,6 +32,11 @@ type Config struct {
 	// StallReadInterval is the longest time between two reads of a
 	// streamer (ZESTALL_STALL_READ_INTERVAL).
 	StallReadInterval time.Duration
+	// StallLatency bounds how long after it was taken a sample may first
+	// be returned by a streamer read (ZESTALL_STALL_LATENCY): the kernel
+	// driver's write-pointer poll period plus scheduling delay. Per-launch
+	// attribution widens read windows by it (see attribute.go).
+	StallLatency time.Duration
 	// Serialize makes every launch run alone, followed by a streamer read
 	// (ZESTALL_SERIALIZE=1): exact per-launch stall attribution, no
 	// concurrency.
@@ -67,13 +72,17 @@ const (
 	DefaultFlushInterval     = time.Second
 	DefaultSamplingPeriodNs  = 50000
 	DefaultStallReadInterval = 10 * time.Millisecond
+	// DefaultStallLatency: twice the xe KMD's 5 ms poll rounded up to
+	// 4 ms ticks, and 10 ms over i915-prelim's 10 ms poll.
+	DefaultStallLatency = 20 * time.Millisecond
 )
 
 // ConfigFromEnv reads the configuration with getenv and reports invalid
 // values on w (normally os.Stderr), once each.
 func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
-		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval, FromEnv: map[string]bool{}}
+		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval,
+		StallLatency: DefaultStallLatency, FromEnv: map[string]bool{}}
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
@@ -87,6 +96,7 @@ func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
 		}
 	}
 	e.duration("ZESTALL_STALL_READ_INTERVAL", &c.StallReadInterval, 100*time.Microsecond, time.Second, "100us and 1s")
+	e.duration("ZESTALL_STALL_LATENCY", &c.StallLatency, 0, time.Second, "0 and 1s")
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
 		c.Output = v
 		c.FromEnv["ZESTALL_OUTPUT"] = true

@@ -135,7 +135,7 @@ func (s *Session) SerializedRead() {
 	st := s.stall
 	s.mu.Unlock()
 	if st != nil {
-		st.readNow(10 * time.Second)
+		st.serializedRead(s.cfg.StallLatency)
 	}
 }
 
@@ -363,6 +363,7 @@ func (s *Session) startLocked() {
 			{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Sampling]), FromEnvironment: s.cfg.FromEnv["ZESTALL_SAMPLING"]},
 			{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(s.cfg.SamplingPeriodNs), FromEnvironment: s.cfg.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 			{Key: "ZESTALL_STALL_READ_INTERVAL", Value: s.cfg.StallReadInterval.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
+			{Key: "ZESTALL_STALL_LATENCY", Value: s.cfg.StallLatency.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_STALL_LATENCY"]},
 			{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Quiet]), FromEnvironment: s.cfg.FromEnv["ZESTALL_QUIET"]},
 			{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[s.cfg.StartPaused], FromEnvironment: s.cfg.FromEnv["ZESTALL_START"]},
 			{Key: "ZESTALL_DELAY", Value: s.cfg.Delay.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_DELAY"]},

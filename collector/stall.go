@@ -142,7 +142,9 @@ func (s *Session) openStalls(src StallSource) {
 				v := uint32(set)
 				sub = &v
 			}
-			as = append(as, NewAttributor(uint32(i+1), sub, cols))
+			a := NewAttributor(uint32(i+1), sub, cols)
+			a.SetOptions(AttributorOptions{SlackNs: uint64(s.cfg.StallLatency), LaunchMarginNs: launchMarginNs})
+			as = append(as, a)
 		}
 		st.raw = append(st.raw, newRawPath(d, stream))
 		st.streams = append(st.streams, stream)
@@ -297,15 +299,27 @@ func (st *stallState) launch(l *pb.Launch) {
 	}
 }
 
-// loop is the streamer-reader goroutine: it drains every streamer on a
-// timer, on its notification event and after launches complete, and never
-// blocks an application thread.
+// stallLoop is the streamer-reader goroutine: it drains every streamer on
+// a timer, on its notification event and after launches complete, and
+// never blocks an application thread.
+//
+// A completion (a launch's times arrived, or the application returned
+// from a wait for the device) wakes it twice: at once, and latency later —
+// the first read that can hold every sample of the launches completed by
+// then (see attribute.go). When the device stays idle for longer than
+// that, the second read's window closes between those launches and the
+// next ones, which per-launch attribution needs.
 func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 	defer close(st.done)
 	defer s.guard("the stall reader")
 	buf := make([]byte, 8<<20)
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	latency := s.cfg.StallLatency
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	var due []time.Time // settling reads to do, ascending
 	final := false
 	var acks []chan struct{}
 	starting := false
@@ -313,6 +327,7 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 		// A stop edge's launches have all completed before this read
 		// began: it holds the last of their samples.
 		settled := st.stopAt != 0 && s.harvestSettledBefore(st.stopAt)
+		begin := time.Now()
 		for i := range st.streams {
 			s.readStream(st, i, buf, !st.collecting)
 		}
@@ -331,10 +346,27 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 		if final {
 			return
 		}
+		// This read settles every completion up to begin − latency.
+		n := 0
+		for n < len(due) && !due[n].After(begin) {
+			n++
+		}
+		if n > 0 {
+			due = append(due[:0], due[n:]...)
+			settle.Stop()
+			if len(due) > 0 {
+				settle.Reset(time.Until(due[0]))
+			}
+		}
 		select {
 		case <-st.stop:
 			final = true
 		case <-st.wake:
+			if latency > 0 {
+				due = addSettle(due, time.Now().Add(latency))
+				settle.Stop()
+				settle.Reset(time.Until(due[0]))
+			}
 		case a := <-st.syncReq:
 			acks = append(acks, a)
 		case c := <-st.ctl:
@@ -358,6 +390,7 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 				acks = append(acks, c.ack)
 			}
 		case <-t.C:
+		case <-settle.C:
 		}
 	}
 }
@@ -402,6 +435,32 @@ func (s *Session) harvestSettledBefore(t uint64) bool {
 		return h.settledBefore(t)
 	}
 	return true
+}
+
+// settleMerge: completions closer than this share one settling read (the
+// later one's), so that a burst of completions costs one read and the
+// list stays short (at most latency/settleMerge entries).
+const settleMerge = time.Millisecond
+
+// addSettle adds a settling read at d to due (ascending).
+func addSettle(due []time.Time, d time.Time) []time.Time {
+	if n := len(due); n > 0 && d.Sub(due[n-1]) < settleMerge {
+		due[n-1] = d
+		return due
+	}
+	return append(due, d)
+}
+
+// launchMarginNs bounds the error of a launch's device times converted to
+// host ns (timestamp tick plus the host/device correlation's uncertainty).
+const launchMarginNs = 10_000
+
+// serializedRead reads after a serialized launch completed: once the
+// samples it produced can all be visible (latency after its completion),
+// so that the window closing now holds all of them and the next one none.
+func (st *stallState) serializedRead(latency time.Duration) {
+	time.Sleep(latency)
+	st.readNow(10 * time.Second)
 }
 
 // readNow makes the reader read every streamer and waits (bounded) until

@@ -10,43 +10,60 @@ import (
 )
 
 // TestLaunchAttribution (issue 4): per-launch attribution of EU stall
-// samples measured against the device's ground truth, per launch pattern.
+// samples measured against the device's ground truth, per launch pattern,
+// on a device whose reads see every sample at once (the simulator's
+// default) and on one that, like the xe kernel driver, shows a sample only
+// after its next 5 ms write-pointer poll (ZESIM_EUSS_POLL_NS).
 //
-//   - Totals and kernel/offset attribution are exact in every mode
+//   - Totals and kernel/offset attribution are exact in every case
 //     (checkStalls).
-//   - No sample is ever attributed to a launch it did not come from: every
-//     truth sample of kernel K taken inside the window of a LAUNCH or SHARED
+//   - No sample is attributed to a launch it did not come from: per launch
+//     and offset, LAUNCH rows never hold more than the launch produced, and
+//     every sample of kernel K taken inside the window of a LAUNCH or SHARED
 //     row of K came from a launch the row names.
-//   - Where launches of one kernel do not overlap and the application
-//     leaves the device idle for a moment between them (a host gap long
-//     enough for zestall's reader to read, see README "Known limits"), every
-//     sample is LAUNCH-attributed to its true launch: per launch and offset,
-//     the LAUNCH rows hold exactly the device's counts. Different kernels
-//     running concurrently on other engines do not matter.
-//   - Overlapping launches of one kernel are SHARED, never LAUNCH.
-//   - Back-to-back launches of one kernel (the next launch follows the host
-//     wait at once) cannot all be told apart without stalling the
-//     application: the fraction reached is logged, misattribution is still
-//     checked.
+//   - Where launches of one kernel leave the device idle for longer than
+//     the visibility latency bound (ZESTALL_STALL_LATENCY, 20 ms) plus the
+//     reader's reaction time, every sample is LAUNCH-attributed to its true
+//     launch (per launch and offset, exactly the device's counts), also
+//     while other kernels run concurrently on other engines.
+//   - Overlapping launches of one kernel give SHARED rows.
+//   - Back-to-back launches of one kernel (the next follows the host wait at
+//     once) cannot be told apart without stalling the application: the
+//     fraction reached is logged (README "Known limits").
+//   - With a latency bound below the device's real latency, late samples
+//     are misattributed, and the checks above catch it.
 func TestLaunchAttribution(t *testing.T) {
 	tr := buildTree(t)
-	// 2 ms kernels sampled every 10 us.
+	// 1.65 ms kernels sampled every 10 us; 30 ms host gaps.
 	base := map[string]string{"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000",
 		"ZESIM_KERNEL_COST": "*=400000/50000"}
+	const gap = "30000"
+	instant := map[string]string{}
+	polled := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}
+	tooSmall := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000", "ZESTALL_STALL_LATENCY": "0"}
+	type want int
+	const (
+		measure   want = iota // log the fraction, no misattribution
+		allLaunch             // every sample LAUNCH-attributed to its launch
+		shared                // SHARED rows, no misattribution
+		wrong                 // misattribution must be detected
+	)
 	tests := []struct {
-		name       string
-		args       []string
-		env        map[string]string
-		wantLaunch bool // every sample LAUNCH-attributed to its launch
-		wantShared bool // launches of one kernel overlap: SHARED rows
+		name string
+		env  map[string]string
+		args []string
+		want want
 	}{
-		{"back to back", []string{"seq", "20"}, nil, false, false},
-		{"poll 5ms back to back", []string{"seq", "20"}, map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}, false, false},
-		{"poll 5ms host gap", []string{"seq", "20", "3000"}, map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}, false, false},
-		{"host gap", []string{"seq", "20", "3000"}, nil, true, false},
-		{"concurrent kernels, host gap", []string{"concurrent", "20", "3000"}, nil, true, false},
-		{"concurrent kernels, back to back", []string{"concurrent", "20"}, nil, false, false},
-		{"overlapping launches of one kernel", []string{"overlap", "10", "3000"}, nil, false, true},
+		{"instant: back to back", instant, []string{"seq", "20"}, measure},
+		{"instant: host gap", instant, []string{"seq", "20", gap}, allLaunch},
+		{"instant: concurrent kernels, host gap", instant, []string{"concurrent", "20", gap}, allLaunch},
+		{"instant: concurrent kernels, back to back", instant, []string{"concurrent", "20"}, measure},
+		{"instant: overlapping launches", instant, []string{"overlap", "10", gap}, shared},
+		{"polled: back to back", polled, []string{"seq", "20"}, measure},
+		{"polled: host gap", polled, []string{"seq", "20", gap}, allLaunch},
+		{"polled: concurrent kernels, host gap", polled, []string{"concurrent", "20", gap}, allLaunch},
+		{"polled: overlapping launches", polled, []string{"overlap", "10", gap}, shared},
+		{"polled, latency bound 0: 3 ms gaps", tooSmall, []string{"seq", "20", "3000"}, wrong},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,14 +71,22 @@ func TestLaunchAttribution(t *testing.T) {
 			maps.Copy(env, tt.env)
 			recs, truth := tr.runTruth(t, env, "zestall-attrib", tt.args...)
 			checkStalls(t, recs, truth, false)
-			m := measureAttribution(t, recs, truth)
-			t.Logf("%s: LAUNCH %.2f%% (exact %.2f%%), SHARED %.2f%%, KERNEL %.2f%% of %d sample counts; %d launches",
+			m := measureAttribution(t, recs, truth, tt.want == wrong)
+			t.Logf("%s: LAUNCH %.2f%% (to the true launch %.2f%%), SHARED %.2f%%, KERNEL %.2f%% of %d sample counts; %d launches",
 				tt.name, m.pct(m.launch), m.pct(m.exact), m.pct(m.shared), m.pct(m.kernel), m.total, m.launches)
-			if tt.wantLaunch && m.exact != m.total {
-				t.Errorf("%d of %d sample counts LAUNCH-attributed to their true launch; want all", m.exact, m.total)
-			}
-			if tt.wantShared && (m.shared == 0 || m.launch != 0) {
-				t.Errorf("overlapping launches: %d sample counts SHARED, %d LAUNCH; want shared only", m.shared, m.launch)
+			switch tt.want {
+			case allLaunch:
+				if m.exact != m.total {
+					t.Errorf("%d of %d sample counts LAUNCH-attributed to their true launch; want all", m.exact, m.total)
+				}
+			case shared:
+				if m.shared == 0 {
+					t.Errorf("overlapping launches of one kernel: no SHARED rows")
+				}
+			case wrong:
+				if m.wrong == 0 {
+					t.Errorf("no misattribution detected with a latency bound below the device's: the checks prove nothing")
+				}
 			}
 		})
 	}
@@ -69,6 +94,7 @@ func TestLaunchAttribution(t *testing.T) {
 
 type attribution struct {
 	total, launch, exact, shared, kernel uint64 // sample counts (summed counters)
+	wrong                                uint64 // LAUNCH-attributed to another launch, plus rows naming the wrong launches
 	launches                             int
 }
 
@@ -79,10 +105,15 @@ func (m attribution) pct(v uint64) float64 {
 	return 100 * float64(v) / float64(m.total)
 }
 
-// measureAttribution compares LAUNCH and SHARED rows with the truth:
-// it fails the test on any sample attributed to a launch it did not come
-// from, and returns how much was attributed at each level.
-func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) attribution {
+// measureAttribution compares LAUNCH and SHARED rows with the truth and
+// returns how much was attributed at each level and how much wrongly. Unless
+// tolerate, it fails the test on any sample attributed to a launch it did
+// not come from.
+func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, tolerate bool) attribution {
+	report := t.Errorf
+	if tolerate {
+		report = t.Logf
+	}
 	t.Helper()
 	kernelBase := map[uint64]uint64{} // zestall kernel id -> base
 	ours := map[uint64]*pb.Launch{}
@@ -176,8 +207,9 @@ func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Trut
 		// from a launch the row names.
 		for _, ts := range byBase[kernelBase[s.KernelId]] {
 			if ts.TimeNs > s.WindowStartHostNs && ts.TimeNs <= s.WindowEndHostNs && !slices.Contains(names, ts.Launch) {
+				m.wrong++
 				if bad++; bad <= 5 {
-					t.Errorf("%v row (window %d..%d ns) names device launches %v, but the device took a sample of launch %d in it at %d ns",
+					report("%v row (window %d..%d ns) names device launches %v, but the device took a sample of launch %d in it at %d ns",
 						s.Attribution, s.WindowStartHostNs, s.WindowEndHostNs, names, ts.Launch, ts.TimeNs)
 				}
 				break
@@ -186,34 +218,12 @@ func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Trut
 	}
 	for k, g := range got {
 		if g > want[k] {
+			m.wrong += g - want[k]
 			if bad++; bad <= 10 {
-				t.Errorf("device launch %d offset %#x: %d sample counts LAUNCH-attributed, the launch produced %d", k.launch, k.off, g, want[k])
+				report("device launch %d offset %#x: %d sample counts LAUNCH-attributed, the launch produced %d", k.launch, k.off, g, want[k])
 			}
 		}
 		m.exact += min(g, want[k])
 	}
 	return m
-}
-
-func debugGaps(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) {
-	type win struct{ s, e uint64 }
-	var ws []win
-	for _, r := range recs {
-		if s := r.GetStallRows(); s != nil && s.WindowStartHostNs != 0 {
-			ws = append(ws, win{s.WindowStartHostNs, s.WindowEndHostNs})
-		}
-	}
-	slices.SortFunc(ws, func(a, b win) int { return int(int64(a.s) - int64(b.s)) })
-	ws = slices.Compact(ws)
-	ls := slices.Clone(truth.Launches)
-	slices.SortFunc(ls, func(a, b groundtruth.Launch) int { return int(a.StartNs) - int(b.StartNs) })
-	for i := 0; i+1 < len(ls); i++ {
-		e, s := ls[i].EndNs, ls[i+1].StartNs
-		// the first window starting after e: its start is read j's begin; read j's end is the end of the window before it
-		j, _ := slices.BinarySearchFunc(ws, e, func(w win, v uint64) int { return int(int64(w.s) - int64(v)) })
-		if j == 0 || j >= len(ws) {
-			continue
-		}
-		t.Logf("gap %d: %d us; read begin +%d us, read end-next start %d us", i, (int64(s)-int64(e))/1000, (int64(ws[j].s)-int64(e))/1000, (int64(ws[j-1].e)-int64(s))/1000)
-	}
 }
