@@ -2,6 +2,7 @@ package collector
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,14 +75,17 @@ type StallSource interface {
 type stallState struct {
 	src     StallSource
 	streams []*StallStream
-	devIDs  []uint32           // device id of each stream
-	attr    [][]*Attributor    // per stream, per set
-	raw     []*rawPath         // per stream; nil when no decoder fits
-	prevEnd []uint64           // start of each stream's last read: the next window's start
-	mu      sync.Mutex         // attr (fed from application threads)
-	wake    chan struct{}      // a launch completed: read now
-	syncReq chan chan struct{} // read now and say when done
-	ctl     chan stallCtl      // collection starts or stops
+	devIDs  []uint32        // device id of each stream
+	attr    [][]*Attributor // per stream, per set
+	raw     []*rawPath      // per stream; nil when no decoder fits
+	prevEnd []uint64        // start of each stream's last read: the next window's start
+	mu      sync.Mutex      // attr (fed from application threads)
+	wake    chan struct{}   // a launch completed: read now
+	// lastDone is the latest host ns by which completed work is known to
+	// have ended (a launch's device end, or a return from a wait).
+	lastDone atomic.Uint64
+	syncReq  chan chan struct{} // read now and say when done
+	ctl      chan stallCtl      // collection starts or stops
 	// Owned by the reader goroutine once it runs (set before that at
 	// start): whether samples read are attributed or discarded, and the
 	// host ns of a stop whose launches have not all completed yet.
@@ -291,8 +295,24 @@ func (st *stallState) launch(l *pb.Launch) {
 		}
 	}
 	st.mu.Unlock()
-	// Read right after a launch completed, so read windows fall between
-	// launches as often as possible.
+	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 {
+		st.completed(l.DeviceEndNs)
+	} else {
+		st.completed(0)
+	}
+}
+
+// completed notes that work of the device completed by host ns at (0:
+// unknown, the wake time is used) and wakes the reader, so that read
+// windows fall between launches as often as possible (see stallLoop).
+// Any thread; never blocks.
+func (st *stallState) completed(at uint64) {
+	for {
+		old := st.lastDone.Load()
+		if at <= old || st.lastDone.CompareAndSwap(old, at) {
+			break
+		}
+	}
 	select {
 	case st.wake <- struct{}{}:
 	default:
@@ -363,7 +383,15 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 			final = true
 		case <-st.wake:
 			if latency > 0 {
-				due = addSettle(due, time.Now().Add(latency))
+				// Settle from when the work ended, not from now: the
+				// reader may take the wake late.
+				now := s.now()
+				done := min(st.lastDone.Load(), now)
+				if done == 0 {
+					done = now
+				}
+				at := time.Now().Add(latency - time.Duration(now-done))
+				due = addSettle(due, at)
 				settle.Stop()
 				settle.Reset(time.Until(due[0]))
 			}
@@ -445,10 +473,14 @@ const settleMerge = time.Millisecond
 // addSettle adds a settling read at d to due (ascending).
 func addSettle(due []time.Time, d time.Time) []time.Time {
 	if n := len(due); n > 0 && d.Sub(due[n-1]) < settleMerge {
-		due[n-1] = d
+		if d.After(due[n-1]) {
+			due[n-1] = d
+		}
 		return due
 	}
-	return append(due, d)
+	due = append(due, d)
+	slices.SortFunc(due, time.Time.Compare)
+	return due
 }
 
 // launchMarginNs bounds the error of a launch's device times converted to

@@ -34,10 +34,10 @@ import (
 //     are misattributed, and the checks above catch it.
 func TestLaunchAttribution(t *testing.T) {
 	tr := buildTree(t)
-	// 1.65 ms kernels sampled every 10 us; 30 ms host gaps.
+	// 1.65 ms kernels sampled every 10 us; 40 ms host gaps.
 	base := map[string]string{"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000",
 		"ZESIM_KERNEL_COST": "*=400000/50000"}
-	const gap = "30000"
+	const gap = "40000"
 	instant := map[string]string{}
 	polled := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}
 	tooSmall := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000", "ZESTALL_STALL_LATENCY": "0"}
