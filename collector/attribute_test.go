@@ -281,6 +281,26 @@ func TestAttributor(t *testing.T) {
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 		}},
+		{name: "launch margin: a launch starting just after the window", opt: AttributorOptions{LaunchMarginNs: 5}, run: func(a *Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			a.LaunchTimed(10, 1, 100, 150)
+			a.LaunchTimed(11, 1, 204, 250) // converted start may be 5 ns late: could be in (90, 200]
+			a.LaunchTimed(12, 1, 206, 250) // starts after 200 even 5 ns earlier
+			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			"S k1 [10 11] w90-200 +0x10 [1 2]",
+		}},
+		{name: "launch margin: a launch ending just before the window", opt: AttributorOptions{LaunchMarginNs: 5, SlackNs: 10}, run: func(a *Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			a.LaunchTimed(10, 1, 20, 76) // + 5 ns margin ends after 90 − 10
+			a.LaunchTimed(11, 1, 20, 75) // ends at 80 with the margin: out
+			a.LaunchTimed(12, 1, 100, 150)
+			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			"S k1 [10 12] w90-200 +0x10 [1 2]",
+		}},
 		{name: "kernel destroyed before the window", run: func(a *Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.KernelDestroyed(1, 91) // alive until 90 inclusive: not in (90, 200]

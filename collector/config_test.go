@@ -65,6 +65,36 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 }
 
+// TestStallLatency: ZESTALL_STALL_LATENCY is a duration in [0, 1s],
+// default DefaultStallLatency.
+func TestStallLatency(t *testing.T) {
+	tests := []struct {
+		v    string
+		want time.Duration
+		warn bool
+	}{
+		{"", DefaultStallLatency, false},
+		{"0", 0, false},
+		{"5ms", 5 * time.Millisecond, false},
+		{"1s", time.Second, false},
+		{"2s", DefaultStallLatency, true},
+		{"-1ms", DefaultStallLatency, true},
+		{"soon", DefaultStallLatency, true},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		got := ConfigFromEnv(func(k string) string {
+			if k == "ZESTALL_STALL_LATENCY" {
+				return tt.v
+			}
+			return ""
+		}, &w)
+		if got.StallLatency != tt.want || (w.Len() > 0) != tt.warn || got.FromEnv["ZESTALL_STALL_LATENCY"] != (tt.v != "" && !tt.warn) {
+			t.Errorf("ZESTALL_STALL_LATENCY=%q: %v, warnings %q; want %v, warning %v", tt.v, got.StallLatency, w.String(), tt.want, tt.warn)
+		}
+	}
+}
+
 func TestRank(t *testing.T) {
 	env := map[string]string{"PMI_RANK": "x", "OMPI_COMM_WORLD_RANK": "5"}
 	if got := Rank(func(k string) string { return env[k] }); got != 5 {

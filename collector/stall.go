@@ -470,13 +470,20 @@ func (s *Session) harvestSettledBefore(t uint64) bool {
 // list stays short (at most latency/settleMerge entries).
 const settleMerge = time.Millisecond
 
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // addSettle adds a settling read at d to due (ascending).
 func addSettle(due []time.Time, d time.Time) []time.Time {
-	if n := len(due); n > 0 && d.Sub(due[n-1]) < settleMerge {
-		if d.After(due[n-1]) {
-			due[n-1] = d
+	if n := len(due); n > 0 {
+		if diff := d.Sub(due[n-1]); diff > -settleMerge && diff < settleMerge {
+			due[n-1] = maxTime(due[n-1], d)
+			return due
 		}
-		return due
 	}
 	due = append(due, d)
 	slices.SortFunc(due, time.Time.Compare)

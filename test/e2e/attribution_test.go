@@ -34,12 +34,14 @@ import (
 //     are misattributed, and the checks above catch it.
 func TestLaunchAttribution(t *testing.T) {
 	tr := buildTree(t)
-	// 1.65 ms kernels sampled every 10 us; 40 ms host gaps.
+	// 1.65 ms kernels sampled every 10 us; 60 ms host gaps (the 20 ms latency bound plus ample time for the reader under load).
 	base := map[string]string{"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000",
 		"ZESIM_KERNEL_COST": "*=400000/50000"}
-	const gap = "40000"
+	const gap = "60000"
 	instant := map[string]string{}
 	polled := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}
+	long := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000", "ZESIM_KERNEL_COST": "*=24000000/50000",
+		"ZESTALL_SAMPLING_PERIOD_NS": "100000"}
 	tooSmall := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000", "ZESTALL_STALL_LATENCY": "0"}
 	type want int
 	const (
@@ -55,13 +57,14 @@ func TestLaunchAttribution(t *testing.T) {
 		want want
 	}{
 		{"instant: back to back", instant, []string{"seq", "20"}, measure},
-		{"instant: host gap", instant, []string{"seq", "20", gap}, allLaunch},
-		{"instant: concurrent kernels, host gap", instant, []string{"concurrent", "20", gap}, allLaunch},
+		{"instant: host gap", instant, []string{"seq", "12", gap}, allLaunch},
+		{"instant: concurrent kernels, host gap", instant, []string{"concurrent", "12", gap}, allLaunch},
 		{"instant: concurrent kernels, back to back", instant, []string{"concurrent", "20"}, measure},
 		{"instant: overlapping launches", instant, []string{"overlap", "10", gap}, shared},
 		{"polled: back to back", polled, []string{"seq", "20"}, measure},
-		{"polled: host gap", polled, []string{"seq", "20", gap}, allLaunch},
-		{"polled: concurrent kernels, host gap", polled, []string{"concurrent", "20", gap}, allLaunch},
+		{"polled: back to back, 100 ms kernels", long, []string{"seq", "5"}, measure},
+		{"polled: host gap", polled, []string{"seq", "12", gap}, allLaunch},
+		{"polled: concurrent kernels, host gap", polled, []string{"concurrent", "12", gap}, allLaunch},
 		{"polled: overlapping launches", polled, []string{"overlap", "10", gap}, shared},
 		{"polled, latency bound 0: 3 ms gaps", tooSmall, []string{"seq", "20", "3000"}, wrong},
 	}
