@@ -328,7 +328,8 @@ func (st *stallState) completed(at uint64) {
 // the first read that can hold every sample of the launches completed by
 // then (see attribute.go). When the device stays idle for longer than
 // that, the second read's window closes between those launches and the
-// next ones, which per-launch attribution needs.
+// next ones, which per-launch attribution needs. Settling reads add at
+// most one read per read interval (addSettle).
 func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 	defer close(st.done)
 	defer s.guard("the stall reader")
@@ -339,7 +340,7 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	defer settle.Stop()
-	var due []time.Time // settling reads to do, ascending
+	var due []settleRead // ascending
 	final := false
 	var acks []chan struct{}
 	starting := false
@@ -368,14 +369,14 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 		}
 		// This read settles every completion up to begin − latency.
 		n := 0
-		for n < len(due) && !due[n].After(begin) {
+		for n < len(due) && !due[n].at.After(begin) {
 			n++
 		}
 		if n > 0 {
 			due = append(due[:0], due[n:]...)
 			settle.Stop()
 			if len(due) > 0 {
-				settle.Reset(time.Until(due[0]))
+				settle.Reset(time.Until(due[0].at))
 			}
 		}
 		select {
@@ -391,9 +392,9 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 					done = now
 				}
 				at := time.Now().Add(latency - time.Duration(now-done))
-				due = addSettle(due, at)
+				due = addSettle(due, at, interval)
 				settle.Stop()
-				settle.Reset(time.Until(due[0]))
+				settle.Reset(time.Until(due[0].at))
 			}
 		case a := <-st.syncReq:
 			acks = append(acks, a)
@@ -465,28 +466,25 @@ func (s *Session) harvestSettledBefore(t uint64) bool {
 	return true
 }
 
-// settleMerge: completions closer than this share one settling read (the
-// later one's), so that a burst of completions costs one read and the
-// list stays short (at most latency/settleMerge entries).
-const settleMerge = time.Millisecond
+// settleRead is a settling read to do: at at, for completions whose
+// settling time is in [first, at]; at − first < merge.
+type settleRead struct{ first, at time.Time }
 
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-// addSettle adds a settling read at d to due (ascending).
-func addSettle(due []time.Time, d time.Time) []time.Time {
-	if n := len(due); n > 0 {
-		if diff := d.Sub(due[n-1]); diff > -settleMerge && diff < settleMerge {
-			due[n-1] = maxTime(due[n-1], d)
+// addSettle adds a completion to settle at d to due (ascending). One read
+// serves completions whose settling times lie within merge of the first
+// (it happens at the latest of them), so that a steady stream of
+// completions adds at most one read per merge interval.
+func addSettle(due []settleRead, d time.Time, merge time.Duration) []settleRead {
+	for i := range due {
+		if !d.Before(due[i].first) && d.Sub(due[i].first) < merge {
+			if d.After(due[i].at) {
+				due[i].at = d
+			}
 			return due
 		}
 	}
-	due = append(due, d)
-	slices.SortFunc(due, time.Time.Compare)
+	due = append(due, settleRead{d, d})
+	slices.SortFunc(due, func(x, y settleRead) int { return x.at.Compare(y.at) })
 	return due
 }
 

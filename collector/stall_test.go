@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// TestAddSettle: settling reads stay ascending; completions closer than
-// settleMerge share the later one's read.
+// TestAddSettle: settling reads stay ascending; completions whose settling
+// times lie within the merge interval of a read's first share that read, at
+// the latest of them.
 func TestAddSettle(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(ms float64) time.Time { return t0.Add(time.Duration(ms * float64(time.Millisecond))) }
@@ -18,20 +19,21 @@ func TestAddSettle(t *testing.T) {
 	}{
 		{"one", []float64{5}, []float64{5}},
 		{"apart", []float64{5, 10, 30}, []float64{5, 10, 30}},
-		{"burst merged into the latest", []float64{5, 5.3, 5.6, 5.9, 6.2}, []float64{6.2}},
-		{"earlier within the merge distance", []float64{5, 4.5}, []float64{5}},
-		{"earlier, out of order", []float64{10, 3}, []float64{3, 10}},
+		{"burst merged into the latest", []float64{5, 5.2, 5.4, 5.6, 5.8}, []float64{5.8}},
+		{"a steady stream: one read per interval", []float64{0, 0.4, 0.8, 1.2, 1.6, 2.0, 2.4}, []float64{0.8, 2.0, 2.4}},
+		{"earlier than a read's first", []float64{5, 4.5}, []float64{4.5, 5}},
+		{"out of order", []float64{10, 3}, []float64{3, 10}},
 	}
 	for _, tt := range tests {
-		var due []time.Time
+		var due []settleRead
 		for _, ms := range tt.add {
-			due = addSettle(due, at(ms))
+			due = addSettle(due, at(ms), time.Millisecond)
 		}
 		var want []time.Time
 		for _, ms := range tt.want {
 			want = append(want, at(ms))
 		}
-		if !slices.EqualFunc(due, want, time.Time.Equal) {
+		if !slices.EqualFunc(due, want, func(r settleRead, w time.Time) bool { return r.at.Equal(w) }) {
 			t.Errorf("%s: %v, want %v", tt.name, due, want)
 		}
 	}
