@@ -117,7 +117,8 @@ func (s *Session) Stalls(src StallSource) {
 }
 
 // SyncPoint: the application just waited for the device; the stall
-// reader reads now (it never blocks the application thread).
+// reader reads now and once more ZESTALL_STALL_LATENCY later (it never
+// blocks the application thread).
 func (s *Session) SyncPoint() {
 	if st := s.stall; st != nil {
 		st.completed(s.now())
