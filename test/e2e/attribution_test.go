@@ -34,15 +34,16 @@ import (
 //     are misattributed, and the checks above catch it.
 func TestLaunchAttribution(t *testing.T) {
 	tr := buildTree(t)
-	// 1.65 ms kernels sampled every 10 us; 60 ms host gaps (the 20 ms latency bound plus ample time for the reader under load).
+	// 1.65 ms kernels sampled every 10 us; 100 ms host gaps (the 20 ms latency bound plus ample time for the reader).
 	base := map[string]string{"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000",
 		"ZESIM_KERNEL_COST": "*=400000/50000"}
-	const gap = "60000"
+	const gap = "100000"
 	instant := map[string]string{}
 	polled := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000"}
 	long := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000", "ZESIM_KERNEL_COST": "*=24000000/50000",
 		"ZESTALL_SAMPLING_PERIOD_NS": "100000"}
 	tooSmall := map[string]string{"ZESIM_EUSS_POLL_NS": "5000000", "ZESTALL_STALL_LATENCY": "0"}
+	const maxAttempts = 3
 	type want int
 	const (
 		measure   want = iota // log the fraction, no misattribution
@@ -57,14 +58,14 @@ func TestLaunchAttribution(t *testing.T) {
 		want want
 	}{
 		{"instant: back to back", instant, []string{"seq", "20"}, measure},
-		{"instant: host gap", instant, []string{"seq", "12", gap}, allLaunch},
-		{"instant: concurrent kernels, host gap", instant, []string{"concurrent", "12", gap}, allLaunch},
+		{"instant: host gap", instant, []string{"seq", "10", gap}, allLaunch},
+		{"instant: concurrent kernels, host gap", instant, []string{"concurrent", "10", gap}, allLaunch},
 		{"instant: concurrent kernels, back to back", instant, []string{"concurrent", "20"}, measure},
 		{"instant: overlapping launches", instant, []string{"overlap", "10", gap}, shared},
 		{"polled: back to back", polled, []string{"seq", "20"}, measure},
 		{"polled: back to back, 100 ms kernels", long, []string{"seq", "5"}, measure},
-		{"polled: host gap", polled, []string{"seq", "12", gap}, allLaunch},
-		{"polled: concurrent kernels, host gap", polled, []string{"concurrent", "12", gap}, allLaunch},
+		{"polled: host gap", polled, []string{"seq", "10", gap}, allLaunch},
+		{"polled: concurrent kernels, host gap", polled, []string{"concurrent", "10", gap}, allLaunch},
 		{"polled: overlapping launches", polled, []string{"overlap", "10", gap}, shared},
 		{"polled, latency bound 0: 3 ms gaps", tooSmall, []string{"seq", "20", "3000"}, wrong},
 	}
@@ -72,15 +73,27 @@ func TestLaunchAttribution(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := maps.Clone(base)
 			maps.Copy(env, tt.env)
-			recs, truth := tr.runTruth(t, env, "zestall-attrib", tt.args...)
-			checkStalls(t, recs, truth, false)
-			m := measureAttribution(t, recs, truth, tt.want == wrong)
-			t.Logf("%s: LAUNCH %.2f%% (to the true launch %.2f%%), SHARED %.2f%%, KERNEL %.2f%% of %d sample counts; %d launches",
-				tt.name, m.pct(m.launch), m.pct(m.exact), m.pct(m.shared), m.pct(m.kernel), m.total, m.launches)
+			var m attribution
+			for attempt := 1; ; attempt++ {
+				recs, truth := tr.runTruth(t, env, "zestall-attrib", tt.args...)
+				checkStalls(t, recs, truth, false)
+				m = measureAttribution(t, recs, truth, tt.want == wrong)
+				t.Logf("%s: LAUNCH %.2f%% (to the true launch %.2f%%), SHARED %.2f%%, KERNEL %.2f%% of %d sample counts; %d launches",
+					tt.name, m.pct(m.launch), m.pct(m.exact), m.pct(m.shared), m.pct(m.kernel), m.total, m.launches)
+				// Separating launches needs the reader to run inside each
+				// gap. On an overloaded machine it may not (seen: no read
+				// for ~100 ms at load average 11 on 2 vCPUs); then rows
+				// are SHARED, never wrong (checked above), and the run is
+				// tried again.
+				if tt.want != allLaunch || m.exact == m.total || attempt == maxAttempts || t.Failed() {
+					break
+				}
+				t.Logf("attempt %d: the reader did not read inside every gap; again", attempt)
+			}
 			switch tt.want {
 			case allLaunch:
 				if m.exact != m.total {
-					t.Errorf("%d of %d sample counts LAUNCH-attributed to their true launch; want all", m.exact, m.total)
+					t.Errorf("%d of %d sample counts LAUNCH-attributed to their true launch in each of %d runs; want all", m.exact, m.total, maxAttempts)
 				}
 			case shared:
 				if m.shared == 0 {
