@@ -91,6 +91,7 @@ type stallState struct {
 	// host ns of a stop whose launches have not all completed yet.
 	collecting bool
 	stopAt     uint64
+	latency    time.Duration // ZESTALL_STALL_LATENCY
 	discarded  atomic.Uint64 // raw records read while stopped
 	// Launches appended while collection is stopped are unknown to the
 	// attributors: every kernel gets a stand-in untimed launch spanning
@@ -115,7 +116,7 @@ func offReason(o StallOff) pb.StallSamplingOff {
 // openStalls opens one streamer per root device (under s.mu, at start).
 func (s *Session) openStalls(src StallSource) {
 	st := &stallState{src: src, wake: make(chan struct{}, 1), syncReq: make(chan chan struct{}, 16),
-		ctl: make(chan stallCtl, 16), collecting: true,
+		ctl: make(chan stallCtl, 16), collecting: true, latency: s.cfg.StallLatency,
 		stop: make(chan struct{}), done: make(chan struct{}), errs: map[string]uint64{}}
 	any := false
 	for i, d := range s.devices {
@@ -343,21 +344,38 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 	var due []settleRead // ascending
 	final := false
 	var acks []chan struct{}
-	starting := false
+	// Collection edges. A start waits until a read beginning latency
+	// after the request: it discards every sample taken before the start,
+	// then collection begins. A stop keeps attributing until every launch
+	// before it has completed, and then for latency more (samples become
+	// visible that late), and ends with a read beginning after that.
+	var edgeAcks []chan struct{}
+	var startAfter, stopAfter time.Time // zero: no such edge pending
+	edgeT := time.NewTimer(time.Hour)
+	edgeT.Stop()
+	defer edgeT.Stop()
 	for {
-		// A stop edge's launches have all completed before this read
-		// began: it holds the last of their samples.
-		settled := st.stopAt != 0 && s.harvestSettledBefore(st.stopAt)
 		begin := time.Now()
+		if st.stopAt != 0 && stopAfter.IsZero() && s.harvestSettledBefore(st.stopAt) {
+			stopAfter = begin.Add(latency)
+			edgeT.Reset(latency)
+		}
 		for i := range st.streams {
 			s.readStream(st, i, buf, !st.collecting)
 		}
-		if starting {
+		edgeDone := false
+		if !startAfter.IsZero() && !begin.Before(startAfter) {
 			// The samples read above were taken while stopped.
-			st.collecting, starting = true, false
+			st.collecting, startAfter, edgeDone = true, time.Time{}, true
 		}
-		if settled {
-			st.collecting, st.stopAt = false, 0
+		if !stopAfter.IsZero() && !begin.Before(stopAfter) {
+			st.collecting, st.stopAt, stopAfter, edgeDone = false, 0, time.Time{}, true
+		}
+		if edgeDone {
+			for _, a := range edgeAcks {
+				close(a)
+			}
+			edgeAcks = edgeAcks[:0]
 		}
 		for _, a := range acks {
 			close(a)
@@ -365,6 +383,9 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 		acks = acks[:0]
 		s.resolveStalls(st, final)
 		if final {
+			for _, a := range edgeAcks {
+				close(a)
+			}
 			return
 		}
 		// This read settles every completion up to begin − latency.
@@ -401,25 +422,34 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 		case c := <-st.ctl:
 			switch {
 			case c.start && st.stopAt != 0:
-				st.stopAt = 0 // restarted while draining: the reads go on
+				// Restarted while draining: the reads go on.
+				st.stopAt, stopAfter = 0, time.Time{}
+				acks = append(acks, edgeAcks...)
+				edgeAcks = edgeAcks[:0]
 			case c.start && !st.collecting:
-				starting = true
-			case !c.start && starting:
-				starting = false // stopped again before the start's read
+				startAfter = time.Now().Add(latency)
+				edgeT.Reset(latency)
+			case !c.start && !startAfter.IsZero():
+				// Stopped again before the start took effect.
+				startAfter = time.Time{}
+				acks = append(acks, edgeAcks...)
+				edgeAcks = edgeAcks[:0]
 			case !c.start && st.collecting:
+				st.stopAt = c.stopAt
 				if c.settled {
-					// Every launch of the window completed: the next read
-					// is its last.
-					st.stopAt = 1
-				} else {
-					st.stopAt = c.stopAt
+					st.stopAt = 1 // every launch of the window completed
 				}
 			}
 			if c.ack != nil {
-				acks = append(acks, c.ack)
+				if st.stopAt != 0 || !startAfter.IsZero() {
+					edgeAcks = append(edgeAcks, c.ack)
+				} else {
+					acks = append(acks, c.ack)
+				}
 			}
 		case <-t.C:
 		case <-settle.C:
+		case <-edgeT.C:
 		}
 	}
 }
@@ -449,7 +479,7 @@ func (st *stallState) control(c stallCtl, wait bool) {
 		select {
 		case <-c.ack:
 		case <-st.done:
-		case <-time.After(edgeWait):
+		case <-time.After(edgeWait + st.latency):
 		}
 	}
 }

@@ -11,7 +11,8 @@
  *           (p odd), with every thread joined in between: phases 1, 3, …
  *           are collected.
  *   signal  the same with raise(SIGUSR2) toggles (collection starts on),
- *           each followed by a 50 ms pause (zestall polls every 10 ms).
+ *           each followed by a 150 ms pause (zestall polls every 10 ms, and
+ *           an edge waits ZESTALL_STALL_LATENCY, 20 ms, for late samples).
  *   itt     the same with __itt_pause()/__itt_resume(), resolved the way
  *           Intel's ittnotify static part resolves them from a legacy
  *           collector library named by INTEL_LIBITTNOTIFY64 (dlopen, no
@@ -234,7 +235,7 @@ int main(int argc, char **argv) {
                 collected = p % 2;
             } else if (sig) {
                 raise(SIGUSR2);
-                sleep_ms(50);
+                sleep_ms(150);
                 collected = p % 2;
             }
             long before = 0, after = 0;
