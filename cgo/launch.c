@@ -517,20 +517,24 @@ static void listev_clear(ze_command_list_handle_t l) {
  * A regular list may be executed again before its previous execution ran
  * (several submissions queued before the application waits): the new
  * execution overwrites the times its kernels leave in zestall's events.
- * So every execution of a list holding zestall's events is followed, in
- * the same zeCommandQueueExecuteCommandLists call (the prologue appends
+ * So an execution after the first one (see exec_add_harvests) is followed,
+ * in the same zeCommandQueueExecuteCommandLists call (the prologue adds
  * it to the application's lists: same queue, same fence), by a
  * zestall-owned "harvest" list:
  *
  *     barrier                        all previous commands on the queue
  *                                    completed (spec: numWaitEvents == 0)
  *     QueryKernelTimestamps(events -> host memory of this unit, signal marker)
+ *     barrier                        nothing after starts before the copy
+ *                                    (the same list also serves as a
+ *                                    leading copy of the previous execution)
  *
  * A unit (list + host memory + marker event) serves one execution at a
  * time: FREE -> INFLIGHT when submitted, back to FREE once the goroutine
  * read its results (marker signalled) and host-reset the marker. The
  * events are not reset: each execution's kernels overwrite them, and the
- * barrier orders the query after this execution's kernels. */
+ * barriers order the query after this execution's kernels and before
+ * the next one's. */
 
 enum { ZL_H_FREE = 0, ZL_H_INFLIGHT = 1, ZL_H_ORPHAN = 2, ZL_H_DEAD = 3 };
 
