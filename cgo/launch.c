@@ -453,7 +453,7 @@ static void serialize_end(zl_pending_t *p) {
 
 /* zestall's events appended to one regular command list. A list is used
  * by one thread at a time (Level Zero's rule), so no lock. */
-#define ZL_MAX_UNITS 64 /* executions of one list in flight with their own harvest */
+#define ZL_MAX_UNITS 1024 /* executions of one list in flight with their own harvest */
 
 typedef struct zl_listev {
     uint32_t n, cap;
@@ -464,8 +464,8 @@ typedef struct zl_listev {
     uint32_t nexec; /* executions since the last reset */
     ze_command_queue_handle_t last_queue; /* of the previous execution */
     _Atomic uint64_t submits;             /* submissions ever (never reset; see exec_add_harvests) */
-    uint32_t nunits, rr;
-    struct zl_harvest *units[ZL_MAX_UNITS];
+    uint32_t nunits, ucap, rr;
+    struct zl_harvest **units; /* grows; never shrinks (the record is kept) */
     ze_event_handle_t *ev;
 } zl_listev_t;
 
@@ -639,17 +639,20 @@ static void unit_destroy(zl_harvest_t *u) {
  * NULL (then this execution is read the old way). lv: the lists entry. */
 static zl_harvest_t *unit_acquire(zl_listev_t *x, const uint64_t *lv) {
     if (x->no_units) return NULL;
-    for (uint32_t k = 0; k < x->nunits; k++) {
-        uint32_t i = (x->rr + k) % x->nunits;
+    /* Units come back about in submission order: the oldest is at rr.
+     * A few probes, then a new unit (the application thread never scans
+     * hundreds of units in flight). */
+    for (uint32_t probes = 0; probes < 16 && x->nunits > 0;) {
+        uint32_t i = x->rr % x->nunits;
         zl_harvest_t *u = x->units[i];
         uint32_t want = ZL_H_FREE;
         if (!atomic_compare_exchange_strong(&u->state, &want, ZL_H_INFLIGHT)) {
-            if (want == ZL_H_DEAD) { /* its context was destroyed */
+            if (want == ZL_H_DEAD) { /* its context was destroyed: forget it */
                 x->units[i] = x->units[--x->nunits];
-                k = (uint32_t)-1; /* rescan */
-                x->rr = 0;
-                if (x->nunits == 0) break;
+                continue;
             }
+            x->rr = i + 1;
+            probes++;
             continue;
         }
         x->rr = i + 1;
@@ -665,6 +668,13 @@ static zl_harvest_t *unit_acquire(zl_listev_t *x, const uint64_t *lv) {
     if (max < 2) max = 2;
     if (max > ZL_MAX_UNITS) max = ZL_MAX_UNITS;
     if (x->nunits >= max) return NULL;
+    if (x->nunits == x->ucap) {
+        uint32_t cap = x->ucap ? x->ucap * 2 : 8;
+        zl_harvest_t **nu = realloc(x->units, cap * sizeof *nu);
+        if (nu == NULL) return NULL;
+        x->units = nu;
+        x->ucap = cap;
+    }
     zl_harvest_t *u = unit_new((ze_context_handle_t)(uintptr_t)lv[0], (ze_device_handle_t)(uintptr_t)lv[1],
                                (uint32_t)((lv[2] >> 40) & 0xffff));
     if (u == NULL) {

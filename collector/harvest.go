@@ -612,20 +612,24 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	later := false // the reading is of an execution after some launch's `until`
 	for _, p := range ps {
 		s, _ := p.dev.toHost(ts.Start, p.ref)
+		if s > limit {
+			continue // not a reading of anything that ran yet
+		}
 		if p.until != 0 && s+1000 >= p.until {
 			later = true
 			continue
 		}
-		if s+1000 >= p.ref && s <= limit && (owner == nil || p.ref >= owner.ref) {
+		if s+1000 >= p.ref && (owner == nil || p.ref >= owner.ref) {
 			owner, startNs = p, s
 		}
 	}
 	if owner == nil {
 		if later {
 			// A later execution without a copy of these overwrote them.
-			h.lastTS[ev] = ts
+			// (Not remembered in lastTS: the reading may still be the
+			// later execution's own, once its slot is drained.)
 			for _, p := range ps {
-				if s, _ := p.dev.toHost(ts.Start, p.ref); p.until != 0 && s+1000 >= p.until {
+				if s, _ := p.dev.toHost(ts.Start, p.ref); p.until != 0 && s+1000 >= p.until && s <= limit {
 					h.release(p)
 					h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
 				} else {

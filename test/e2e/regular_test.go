@@ -24,6 +24,7 @@ func TestRegularReplays(t *testing.T) {
 		{"one-list-fence", []string{"5", "1", "10", "2", "1", "fence"}},
 		{"lists-alternating-queues", []string{"3", "2", "6", "2", "2", "alternate"}},
 		{"long-list", []string{"300", "1", "12", "2", "1", "queue"}},
+		{"deep-queue", []string{"4", "1", "150", "2", "1", "queue"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
