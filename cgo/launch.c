@@ -131,9 +131,12 @@ uint64_t zl_now_ns(void) {
 #define ZL_POOL_EVENTS 1024
 #define ZL_MAX_POOLS 256 /* 256k events in flight per context at most */
 
+struct zl_harvest;
+
 typedef struct zl_ctxpool {
     ze_context_handle_t ctx;
     pthread_mutex_t lock;
+    struct zl_harvest *units; /* the context's harvest units (see below) */
     ze_event_handle_t *free;
     uint32_t nfree, cap;
     ze_event_pool_handle_t pools[ZL_MAX_POOLS];
@@ -450,9 +453,19 @@ static void serialize_end(zl_pending_t *p) {
 
 /* zestall's events appended to one regular command list. A list is used
  * by one thread at a time (Level Zero's rule), so no lock. */
+#define ZL_MAX_UNITS 1024 /* executions of one list in flight with their own harvest */
+
 typedef struct zl_listev {
     uint32_t n, cap;
-    bool executed; /* since the last reset: only then do the events hold times */
+    bool executed;  /* since the last reset: only then do the events hold times */
+    bool last_unit; /* the previous execution had a harvest unit */
+    bool no_units;  /* recording a harvest list failed: do not retry per execution */
+    uint32_t gen;   /* bumped when the events change (reset, destroy) */
+    uint32_t nexec; /* executions since the last reset */
+    ze_command_queue_handle_t last_queue; /* of the previous execution */
+    _Atomic uint64_t submits;             /* submissions ever (never reset; see exec_add_harvests) */
+    uint32_t nunits, ucap, rr;
+    struct zl_harvest **units; /* grows; never shrinks (the record is kept) */
     ze_event_handle_t *ev;
 } zl_listev_t;
 
@@ -470,17 +483,19 @@ static zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
     return x;
 }
 
-static void listev_add(ze_command_list_handle_t l, ze_event_handle_t ev) {
+/* Returns 1 + the event's index in the list (0: not recorded). */
+static uint32_t listev_add(ze_command_list_handle_t l, ze_event_handle_t ev) {
     zl_listev_t *x = listev_of(l, true);
-    if (x == NULL) return;
+    if (x == NULL) return 0;
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 16;
         ze_event_handle_t *e = realloc(x->ev, cap * sizeof *e);
-        if (e == NULL) return;
+        if (e == NULL) return 0;
         x->ev = e;
         x->cap = cap;
     }
     x->ev[x->n++] = ev;
+    return x->n;
 }
 
 /* Reset/destroy: the harvester recycles the events; forget them here. The
@@ -490,7 +505,243 @@ static void listev_clear(ze_command_list_handle_t l) {
     if (x != NULL) {
         x->n = 0;
         x->executed = false;
+        x->last_unit = false;
+        x->no_units = false;
+        x->nexec = 0;
+        x->gen++;
     }
+}
+
+/* ---- harvest units: per-execution copies of a regular list's times ---------
+ *
+ * A regular list may be executed again before its previous execution ran
+ * (several submissions queued before the application waits): the new
+ * execution overwrites the times its kernels leave in zestall's events.
+ * So an execution after the first one (see exec_add_harvests) is followed,
+ * in the same zeCommandQueueExecuteCommandLists call (the prologue adds
+ * it to the application's lists: same queue, same fence), by a
+ * zestall-owned "harvest" list:
+ *
+ *     barrier                        all previous commands on the queue
+ *                                    completed (spec: numWaitEvents == 0)
+ *     QueryKernelTimestamps(events -> host memory of this unit, signal marker)
+ *     barrier                        nothing after starts before the copy
+ *                                    (the same list also serves as a
+ *                                    leading copy of the previous execution)
+ *
+ * A unit (list + host memory + marker event) serves one execution at a
+ * time: FREE -> INFLIGHT when submitted, back to FREE once the goroutine
+ * read its results (marker signalled) and host-reset the marker. The
+ * events are not reset: each execution's kernels overwrite them, and the
+ * barriers order the query after this execution's kernels and before
+ * the next one's. */
+
+enum { ZL_H_FREE = 0, ZL_H_INFLIGHT = 1, ZL_H_ORPHAN = 2, ZL_H_DEAD = 3 };
+
+typedef struct zl_harvest {
+    _Atomic uint32_t state; /* ZL_H_*; ORPHAN: its list is gone, the goroutine destroys it */
+    uint32_t gen, n, cap;   /* recorded for listev generation gen: n events; ts holds cap */
+    bool recorded, valid;
+    ze_context_handle_t ctx;
+    zl_ctxpool_t *pool;
+    ze_command_list_handle_t cl;
+    ze_event_handle_t marker;
+    ze_kernel_timestamp_result_t *ts; /* zeMemAllocHost */
+    struct zl_harvest *prev, *next;   /* pool->units, under pool->lock */
+} zl_harvest_t;
+
+
+/* A new unit for a list of (ctx, dev, ordinal): the harvest list must be
+ * created with the queue's ordinal, which is the application list's. */
+static zl_harvest_t *unit_new(ze_context_handle_t ctx, ze_device_handle_t dev, uint32_t ordinal) {
+    zl_ctxpool_t *p = ctxpool_of(ctx, true);
+    if (p == NULL) return NULL;
+    zl_harvest_t *u = calloc(1, sizeof *u);
+    if (u == NULL) return NULL;
+    uint8_t reason;
+    u->marker = event_get(ctx, &reason);
+    ze_command_list_desc_t d = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, ordinal, 0};
+    if (u->marker == NULL || zeCommandListCreate(ctx, dev, &d, &u->cl) != ZE_RESULT_SUCCESS) {
+        event_put(ctx, u->marker);
+        free(u);
+        return NULL;
+    }
+    u->ctx = ctx;
+    u->pool = p;
+    atomic_init(&u->state, ZL_H_INFLIGHT);
+    pthread_mutex_lock(&p->lock);
+    bool gone = p->failed && p->npools == 0; /* the context is being destroyed */
+    if (!gone) {
+        u->next = p->units;
+        if (p->units) p->units->prev = u;
+        p->units = u;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (gone) {
+        zeCommandListDestroy(u->cl);
+        free(u);
+        return NULL;
+    }
+    return u;
+}
+
+/* Records u's harvest list for the list's current events. */
+static bool unit_record(zl_harvest_t *u, zl_listev_t *x) {
+    u->valid = false;
+    if (u->cap < x->n) {
+        if (u->ts != NULL) zeMemFree(u->ctx, u->ts);
+        u->ts = NULL;
+        u->cap = 0;
+        ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+        void *m = NULL;
+        if (zeMemAllocHost(u->ctx, &hd, (size_t)x->n * sizeof *u->ts, 64, &m) != ZE_RESULT_SUCCESS) return false;
+        u->ts = m;
+        u->cap = x->n;
+    }
+    if (u->recorded && zeCommandListReset(u->cl) != ZE_RESULT_SUCCESS) return false;
+    u->recorded = true;
+    /* barrier: after everything submitted before on the queue; query;
+     * barrier: before anything submitted after (a leading copy) */
+    if (zeCommandListAppendBarrier(u->cl, NULL, 0, NULL) != ZE_RESULT_SUCCESS ||
+        zeCommandListAppendQueryKernelTimestamps(u->cl, x->n, x->ev, u->ts, NULL, u->marker, 0, NULL) !=
+            ZE_RESULT_SUCCESS ||
+        zeCommandListAppendBarrier(u->cl, NULL, 0, NULL) != ZE_RESULT_SUCCESS ||
+        zeCommandListClose(u->cl) != ZE_RESULT_SUCCESS)
+        return false;
+    u->gen = x->gen;
+    u->n = x->n;
+    u->valid = true;
+    return true;
+}
+
+/* Frees u (claimed by the caller, not in flight). After its context was
+ * destroyed (DEAD) its resources are gone and the record is kept: a
+ * list's record may still point at it. */
+static void unit_destroy(zl_harvest_t *u) {
+    zl_ctxpool_t *p = u->pool;
+    pthread_mutex_lock(&p->lock);
+    bool dead = atomic_load(&u->state) == ZL_H_DEAD;
+    if (!dead) {
+        if (u->prev) u->prev->next = u->next;
+        else p->units = u->next;
+        if (u->next) u->next->prev = u->prev;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (dead) return;
+    zeCommandListDestroy(u->cl);
+    if (u->ts != NULL) zeMemFree(u->ctx, u->ts);
+    zeEventHostReset(u->marker);
+    event_put(u->ctx, u->marker);
+    free(u);
+}
+
+/* A FREE unit of the list, now INFLIGHT and recorded for its events, or
+ * NULL (then this execution is read the old way). lv: the lists entry. */
+static zl_harvest_t *unit_acquire(zl_listev_t *x, const uint64_t *lv) {
+    if (x->no_units) return NULL;
+    /* Units come back about in submission order: the oldest is at rr.
+     * A few probes, then a new unit (the application thread never scans
+     * hundreds of units in flight). */
+    for (uint32_t probes = 0; probes < 16 && x->nunits > 0;) {
+        uint32_t i = x->rr % x->nunits;
+        zl_harvest_t *u = x->units[i];
+        uint32_t want = ZL_H_FREE;
+        if (!atomic_compare_exchange_strong(&u->state, &want, ZL_H_INFLIGHT)) {
+            if (want == ZL_H_DEAD) { /* its context was destroyed: forget it */
+                x->units[i] = x->units[--x->nunits];
+                continue;
+            }
+            x->rr = i + 1;
+            probes++;
+            continue;
+        }
+        x->rr = i + 1;
+        if ((u->gen != x->gen || !u->valid) && !unit_record(u, x)) {
+            x->no_units = true;
+            atomic_store(&u->state, ZL_H_FREE);
+            return NULL;
+        }
+        return u;
+    }
+    /* at most ZL_MAX_UNITS, and 16 MiB of results per list (at least 2) */
+    uint32_t max = (uint32_t)((16u << 20) / ((size_t)x->n * sizeof(ze_kernel_timestamp_result_t)));
+    if (max < 2) max = 2;
+    if (max > ZL_MAX_UNITS) max = ZL_MAX_UNITS;
+    if (x->nunits >= max) return NULL;
+    if (x->nunits == x->ucap) {
+        uint32_t cap = x->ucap ? x->ucap * 2 : 8;
+        zl_harvest_t **nu = realloc(x->units, cap * sizeof *nu);
+        if (nu == NULL) return NULL;
+        x->units = nu;
+        x->ucap = cap;
+    }
+    zl_harvest_t *u = unit_new((ze_context_handle_t)(uintptr_t)lv[0], (ze_device_handle_t)(uintptr_t)lv[1],
+                               (uint32_t)((lv[2] >> 40) & 0xffff));
+    if (u == NULL) {
+        x->no_units = true;
+        return NULL;
+    }
+    x->units[x->nunits++] = u;
+    if (!unit_record(u, x)) {
+        x->no_units = true;
+        atomic_store(&u->state, ZL_H_FREE);
+        return NULL;
+    }
+    return u;
+}
+
+/* The list is being destroyed: free units are destroyed now, units in
+ * flight by the goroutine once read. */
+static void listev_destroy_units(ze_command_list_handle_t l) {
+    zl_listev_t *x = listev_of(l, false);
+    if (x == NULL) return;
+    for (uint32_t i = 0; i < x->nunits; i++) {
+        zl_harvest_t *u = x->units[i];
+        for (;;) {
+            uint32_t st = atomic_load(&u->state);
+            if (st == ZL_H_FREE) {
+                if (atomic_compare_exchange_strong(&u->state, &st, ZL_H_INFLIGHT)) {
+                    unit_destroy(u);
+                    break;
+                }
+            } else if (st == ZL_H_INFLIGHT) {
+                if (atomic_compare_exchange_strong(&u->state, &st, ZL_H_ORPHAN)) break;
+            } else {
+                break;
+            }
+        }
+    }
+    x->nunits = 0;
+    x->rr = 0;
+}
+
+ze_result_t zl_harvest_results(uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n) {
+    zl_harvest_t *u = (zl_harvest_t *)(uintptr_t)unit;
+    if (atomic_load(&u->state) == ZL_H_DEAD) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    ze_result_t r = zeEventQueryStatus(u->marker);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    *n = u->n;
+    for (uint32_t i = 0; i < u->n && i < cap; i++) {
+        dst[4 * i] = u->ts[i].global.kernelStart;
+        dst[4 * i + 1] = u->ts[i].global.kernelEnd;
+        dst[4 * i + 2] = u->ts[i].context.kernelStart;
+        dst[4 * i + 3] = u->ts[i].context.kernelEnd;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+uint64_t zl_list_submits(uint64_t list) {
+    zl_listev_t *x = listev_of((ze_command_list_handle_t)(uintptr_t)list, false);
+    return x == NULL ? 0 : atomic_load(&x->submits);
+}
+
+void zl_harvest_release(uint64_t unit) {
+    zl_harvest_t *u = (zl_harvest_t *)(uintptr_t)unit;
+    uint32_t want = ZL_H_INFLIGHT;
+    if (atomic_load(&u->state) == ZL_H_DEAD) return;
+    zeEventHostReset(u->marker);
+    if (atomic_compare_exchange_strong(&u->state, &want, ZL_H_FREE)) return;
+    if (want == ZL_H_ORPHAN) unit_destroy(u);
 }
 
 /* Before a regular list runs again, the timestamps its previous execution
@@ -566,7 +817,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         s.group_count[1] = groups->groupCountY;
         s.group_count[2] = groups->groupCountZ;
     }
-    if ((p->flags & ZL_FLAG_OURS) && !(p->flags & ZL_FLAG_IMMEDIATE)) listev_add(list, p->ours);
+    if ((p->flags & ZL_FLAG_OURS) && !(p->flags & ZL_FLAG_IMMEDIATE)) s.ev_index = listev_add(list, p->ours);
     if (p->ser != NULL) {
         /* Wait before the slot is published: once the harvester sees it,
          * it may read and recycle the event. */
@@ -630,21 +881,27 @@ static void ZE_APICALL epi_set_group_size(ze_kernel_set_group_size_params_t *p, 
     zmap_put(&kernels, (uintptr_t)*p->phKernel, v);
 }
 
-static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze_device_handle_t dev, bool imm) {
+static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze_device_handle_t dev, bool imm,
+                         uint32_t ordinal) {
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     uint32_t id = atomic_fetch_add(&next_list_id, 1) + 1;
-    uint64_t v[ZMAP_WORDS] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)dev, ((uint64_t)id << 2) | (imm ? 1 : 0)};
+    /* word 2: id << 2 | immediate, queue group ordinal at bits 40..55 */
+    uint64_t v[ZMAP_WORDS] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)dev,
+                              ((uint64_t)id << 2) | (imm ? 1 : 0) | ((uint64_t)(ordinal & 0xffff) << 40)};
     zmap_put(&lists, (uintptr_t)l, v);
     atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
 }
 static void ZE_APICALL epi_list_create(ze_command_list_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
-    if (r == ZE_RESULT_SUCCESS) list_created(**p->pphCommandList, *p->phContext, *p->phDevice, false);
+    if (r == ZE_RESULT_SUCCESS)
+        list_created(**p->pphCommandList, *p->phContext, *p->phDevice, false,
+                     *p->pdesc ? (*p->pdesc)->commandQueueGroupOrdinal : 0);
 }
 static void ZE_APICALL epi_list_create_imm(ze_command_list_create_immediate_params_t *p, ze_result_t r, void *u,
                                            void **i) {
     (void)u, (void)i;
-    if (r == ZE_RESULT_SUCCESS) list_created(**p->pphCommandList, *p->phContext, *p->phDevice, true);
+    if (r == ZE_RESULT_SUCCESS)
+        list_created(**p->pphCommandList, *p->phContext, *p->phDevice, true, *p->paltdesc ? (*p->paltdesc)->ordinal : 0);
 }
 static void list_event(ze_command_list_handle_t l, uint8_t kind) {
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
@@ -669,6 +926,7 @@ static void ZE_APICALL epi_list_reset(ze_command_list_reset_params_t *p, ze_resu
 static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     listev_clear(*p->phCommandList);
+    listev_destroy_units(*p->phCommandList);
     list_event(*p->phCommandList, ZL_SLOT_DESTROY);
 }
 static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
@@ -681,6 +939,113 @@ static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_
 }
 /* The execution's reference time is taken before the driver call: the
  * kernels may start inside it. */
+static ZL_TLS struct {
+    bool active;   /* exec_add_harvests ran for the current call */
+    bool replaced; /* the arguments were replaced */
+    ze_command_list_handle_t *orig; /* the application's arguments, restored in the epilogue */
+    uint32_t norig;
+    uint32_t cap;
+    ze_command_list_handle_t *lists; /* lead harvests, the application's lists, trailing harvests */
+    zl_harvest_t **trail, **lead;    /* per application list: its units, or NULL */
+    uint64_t *seq;                   /* per application list: its submission number (0: none) */
+} tl_x;
+
+/* Executions of a regular list holding zestall's events, in the prologue
+ * of zeCommandQueueExecuteCommandLists (argument replacement, reference
+ * §5.4):
+ *   - the first execution after (re)recording gets no harvest list: if
+ *     it is the only one (record, execute, wait, reset), the goroutine
+ *     reads the events, at no cost to the submission;
+ *   - a later execution gets a trailing harvest list (its own times);
+ *   - if the previous execution had none, a leading harvest list on the
+ *     same queue first copies the previous execution's times (it runs
+ *     after everything submitted before, and before this execution's
+ *     kernels); on another queue, they are read here if complete.
+ * The list's submission counter is bumped before the driver call: the
+ * goroutine reads events only when it has seen every submission. */
+static void exec_add_harvests(ze_command_queue_execute_command_lists_params_t *p) {
+    uint32_t n = *p->pnumCommandLists;
+    ze_command_list_handle_t *ls = *p->pphCommandLists;
+    ze_command_queue_handle_t q = *p->phCommandQueue;
+    tl_x.active = false;
+    tl_x.replaced = false;
+    tl_x.orig = ls;
+    tl_x.norig = n;
+    if (ls == NULL || n == 0) return;
+    if (tl_x.cap < n) {
+        uint32_t cap = n < 16 ? 16 : n;
+        ze_command_list_handle_t *nl = realloc(tl_x.lists, 3 * (size_t)cap * sizeof *nl);
+        if (nl != NULL) tl_x.lists = nl;
+        zl_harvest_t **nt = realloc(tl_x.trail, (size_t)cap * sizeof *nt);
+        if (nt != NULL) tl_x.trail = nt;
+        zl_harvest_t **nd = realloc(tl_x.lead, (size_t)cap * sizeof *nd);
+        if (nd != NULL) tl_x.lead = nd;
+        uint64_t *ns = realloc(tl_x.seq, (size_t)cap * sizeof *ns);
+        if (ns != NULL) tl_x.seq = ns;
+        if (nl == NULL || nt == NULL || nd == NULL || ns == NULL) return;
+        tl_x.cap = cap;
+    }
+    tl_x.active = true;
+    /* Stopped (runtime control): this execution is not recorded, so it
+     * needs no copy of its own; the previous one may still need one. */
+    bool stopped = !collect_executions();
+    uint32_t nlead = 0, ntrail = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        tl_x.trail[k] = tl_x.lead[k] = NULL;
+        tl_x.seq[k] = 0;
+        zl_listev_t *x = listev_of(ls[k], false);
+        if (x == NULL || x->n == 0) continue;
+        tl_x.seq[k] = atomic_fetch_add(&x->submits, 1) + 1;
+        if (x->nexec++ == 0) {
+            x->executed = true;
+            x->last_unit = false;
+            x->last_queue = q;
+            continue;
+        }
+        uint64_t lv[ZMAP_WORDS];
+        bool known = zmap_get(&lists, (uintptr_t)ls[k], lv);
+        if (!x->last_unit) {
+            if (known && x->last_queue == q) tl_x.lead[k] = unit_acquire(x, lv);
+            if (tl_x.lead[k] == NULL) listev_harvest(ls[k]);
+            else nlead++;
+        }
+        tl_x.trail[k] = known && !stopped ? unit_acquire(x, lv) : NULL;
+        if (tl_x.trail[k] != NULL) ntrail++;
+        x->last_unit = tl_x.trail[k] != NULL;
+        x->last_queue = q;
+    }
+    if (nlead + ntrail == 0) return;
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (tl_x.lead[k] != NULL) tl_x.lists[m++] = tl_x.lead[k]->cl;
+    memcpy(tl_x.lists + m, ls, n * sizeof *ls);
+    m += n;
+    for (uint32_t k = 0; k < n; k++)
+        if (tl_x.trail[k] != NULL) tl_x.lists[m++] = tl_x.trail[k]->cl;
+    *p->pphCommandLists = tl_x.lists;
+    *p->pnumCommandLists = m;
+    tl_x.replaced = true;
+}
+
+static void unit_unsubmitted(zl_harvest_t *u) {
+    uint32_t want = ZL_H_INFLIGHT;
+    if (u != NULL) atomic_compare_exchange_strong(&u->state, &want, ZL_H_FREE);
+}
+
+/* Epilogue: restores the arguments; if the call failed, the units are
+ * free again. */
+static void exec_restore(ze_command_queue_execute_command_lists_params_t *p, bool ok) {
+    if (!tl_x.replaced) return;
+    tl_x.replaced = false;
+    *p->pphCommandLists = tl_x.orig;
+    *p->pnumCommandLists = tl_x.norig;
+    if (ok) return;
+    for (uint32_t k = 0; k < tl_x.norig; k++) {
+        unit_unsubmitted(tl_x.lead[k]);
+        unit_unsubmitted(tl_x.trail[k]);
+        tl_x.lead[k] = tl_x.trail[k] = NULL;
+    }
+}
 static ZL_TLS uint64_t tl_exec_t0;
 static ZL_TLS pthread_mutex_t *tl_exec_ser;
 static void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
@@ -696,8 +1061,7 @@ static void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params
             pthread_mutex_lock(tl_exec_ser);
         }
     }
-    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed) && *p->pphCommandLists != NULL)
-        for (uint32_t k = 0; k < *p->pnumCommandLists; k++) listev_harvest((*p->pphCommandLists)[k]);
+    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed)) exec_add_harvests(p);
     tl_exec_t0 = zl_now_ns();
 }
 
@@ -717,8 +1081,11 @@ static void exec_serialize_end(ze_command_queue_handle_t q, bool ok) {
 static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
                                    void **i) {
     (void)u, (void)i;
-    if (r != ZE_RESULT_SUCCESS || *p->pphCommandLists == NULL ||
-        !atomic_load_explicit(&zl_enabled, memory_order_relaxed)) {
+    bool active = tl_x.active;
+    tl_x.active = false;
+    exec_restore(p, r == ZE_RESULT_SUCCESS);
+    if (*p->pphCommandLists == NULL || !atomic_load_explicit(&zl_enabled, memory_order_relaxed) ||
+        (r != ZE_RESULT_SUCCESS && !active)) {
         exec_serialize_end(*p->phCommandQueue, false);
         return;
     }
@@ -745,11 +1112,22 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
         s.context = v[0];
         s.device = v[1];
         s.queue = (uint64_t)(uintptr_t)*p->phCommandQueue;
+        if (active) {
+            s.seq = tl_x.seq[k];
+            s.harvest = (uint64_t)(uintptr_t)tl_x.trail[k];
+            s.harvest_prev = (uint64_t)(uintptr_t)tl_x.lead[k];
+        }
+        if (r != ZE_RESULT_SUCCESS) {
+            /* Nothing ran; the goroutine still learns the submission number. */
+            if (s.seq == 0) continue;
+            s.flags |= ZL_FLAG_FAILED;
+            s.harvest = s.harvest_prev = 0;
+        }
         if (tl_exec_ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
         if (stopped) s.flags |= ZL_FLAG_STOPPED;
         push(&s);
     }
-    exec_serialize_end(*p->phCommandQueue, true);
+    exec_serialize_end(*p->phCommandQueue, r == ZE_RESULT_SUCCESS);
 }
 static void ZE_APICALL epi_pool_create(ze_event_pool_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
@@ -834,6 +1212,14 @@ void zl_context_destroy(uint64_t context) {
     if (p == NULL) return;
     zmap_del(&ctxs, (uintptr_t)context);
     pthread_mutex_lock(&p->lock);
+    /* Harvest units: the goroutine finished their executions already. */
+    for (zl_harvest_t *u = p->units; u != NULL; u = u->next) {
+        zeCommandListDestroy(u->cl);
+        if (u->ts != NULL) zeMemFree(p->ctx, u->ts);
+        zeEventDestroy(u->marker);
+        atomic_store(&u->state, ZL_H_DEAD); /* the record stays: a list may point at it */
+    }
+    p->units = NULL;
     for (uint32_t i = 0; i < p->nfree; i++) zeEventDestroy(p->free[i]);
     for (uint32_t i = 0; i < p->npools; i++) zeEventPoolDestroy(p->pools[i]);
     p->nfree = p->npools = 0;

@@ -26,6 +26,7 @@ enum {
     ZL_FLAG_NO_EVENT = 8,   /* no timestamp event; see reason */
     ZL_FLAG_SERIALIZED = 16, /* ran alone (ZESTALL_SERIALIZE=1) */
     ZL_FLAG_STOPPED = 32,   /* EXEC while collection is stopped: tracked, not recorded */
+    ZL_FLAG_FAILED = 64,    /* EXEC: the submission failed (only its number counts) */
 };
 
 /* Reasons mirror proto NoTimestampReason. */
@@ -51,6 +52,10 @@ typedef struct zl_slot {
     uint8_t launch_kind;   /* proto LaunchKind */
     uint8_t flags;         /* ZL_FLAG_* */
     uint8_t reason;        /* ZL_REASON_* when ZL_FLAG_NO_EVENT */
+    uint32_t ev_index;     /* LAUNCH, regular list: 1 + index of its event in the list's harvest (0: none) */
+    uint64_t harvest;      /* EXEC: the harvest unit that copies this execution's times (0: none) */
+    uint64_t harvest_prev; /* EXEC: the unit that copies the previous execution's times (0: none) */
+    uint64_t seq;          /* EXEC: the list's submission number (0: none) */
 } zl_slot_t;
 
 /* Registers the launch-path callbacks on tracer (before it is enabled). */
@@ -74,6 +79,12 @@ void zl_set_collecting(int on);            /* runtime start/stop */
 void zl_set_launch_window(uint64_t from, uint64_t to); /* ZESTALL_LAUNCHES */
 uint64_t zl_launches_while_stopped(void);  /* counted only with a launch window */
 void zl_set_sync_wake(int on);             /* wake the stall reader at sync points */
-uint64_t zl_serialize_timeouts(void);      /* serialized waits that timed out */ /* destroys zestall's pools in it */
+uint64_t zl_serialize_timeouts(void);      /* serialized waits that timed out */
+/* Harvest units (one execution of a regular list): the marker's status;
+ * on success copies min(*n, cap) results (4 words each: global start, end,
+ * context start, end) and sets *n to their number. */
+ze_result_t zl_harvest_results(uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n);
+void zl_harvest_release(uint64_t unit);    /* the unit may be executed again */
+uint64_t zl_list_submits(uint64_t list);   /* submissions of a regular list so far */
 
 #endif

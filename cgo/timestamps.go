@@ -11,7 +11,8 @@ import (
 
 // source implements collector.TimestampSource over launch.c.
 type source struct {
-	raw []C.zl_slot_t
+	raw  []C.zl_slot_t
+	hbuf []C.uint64_t // harvest results, 4 words each
 }
 
 var _ collector.TimestampSource = (*source)(nil)
@@ -25,20 +26,24 @@ func (s *source) Drain(dst []collector.Slot) []collector.Slot {
 		for i := 0; i < n; i++ {
 			r := &s.raw[i]
 			dst = append(dst, collector.Slot{
-				Kind:       collector.SlotKind(r.kind),
-				HostNs:     uint64(r.host_ns),
-				List:       uint64(r.list),
-				Event:      uint64(r.event),
-				Device:     uint64(r.device),
-				Context:    uint64(r.context),
-				Queue:      uint64(r.queue),
-				KernelID:   uint32(r.kernel_id),
-				ListID:     uint32(r.list_id),
-				GroupCount: [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
-				GroupSize:  [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
-				LaunchKind: uint8(r.launch_kind),
-				Flags:      uint8(r.flags),
-				Reason:     uint8(r.reason),
+				Kind:        collector.SlotKind(r.kind),
+				HostNs:      uint64(r.host_ns),
+				List:        uint64(r.list),
+				Event:       uint64(r.event),
+				Device:      uint64(r.device),
+				Context:     uint64(r.context),
+				Queue:       uint64(r.queue),
+				KernelID:    uint32(r.kernel_id),
+				ListID:      uint32(r.list_id),
+				GroupCount:  [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
+				GroupSize:   [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
+				LaunchKind:  uint8(r.launch_kind),
+				Flags:       uint8(r.flags),
+				Reason:      uint8(r.reason),
+				EvIndex:     uint32(r.ev_index),
+				Harvest:     uint64(r.harvest),
+				HarvestPrev: uint64(r.harvest_prev),
+				Seq:         uint64(r.seq),
 			})
 			if r.kind == C.ZL_SLOT_APP_TS {
 				d := &dst[len(dst)-1]
@@ -93,6 +98,37 @@ func (s *source) KernelTimestamp(event uint64) (collector.KernelTimestamp, bool,
 		return collector.KernelTimestamp{}, false, Result(r)
 	}
 }
+
+func (s *source) HarvestResults(unit uint64, dst []collector.KernelTimestamp) ([]collector.KernelTimestamp, bool, error) {
+	if cap(s.hbuf) == 0 {
+		s.hbuf = make([]C.uint64_t, 4*64)
+	}
+	for {
+		var n C.uint32_t
+		r := C.zl_harvest_results(C.uint64_t(unit), &s.hbuf[0], C.uint32_t(len(s.hbuf)/4), &n)
+		switch r {
+		case C.ZE_RESULT_SUCCESS:
+		case C.ZE_RESULT_NOT_READY:
+			return dst, false, nil
+		default:
+			return dst, false, Result(r)
+		}
+		if int(n)*4 > len(s.hbuf) {
+			s.hbuf = make([]C.uint64_t, 4*int(n))
+			continue
+		}
+		for i := 0; i < int(n); i++ {
+			w := s.hbuf[4*i : 4*i+4]
+			dst = append(dst, collector.KernelTimestamp{Start: uint64(w[0]), End: uint64(w[1]),
+				ContextStart: uint64(w[2]), ContextEnd: uint64(w[3])})
+		}
+		return dst, true, nil
+	}
+}
+
+func (s *source) HarvestRelease(unit uint64) { C.zl_harvest_release(C.uint64_t(unit)) }
+
+func (s *source) ListSubmits(list uint64) uint64 { return uint64(C.zl_list_submits(C.uint64_t(list))) }
 
 func (s *source) ReleaseEvent(context, event uint64) {
 	C.zl_release_event(C.uint64_t(context), C.uint64_t(event))

@@ -29,6 +29,7 @@ const (
 	SlotFlagNoEvent   = 8  // no timestamp event; Reason says why
 	SlotFlagSerial    = 16 // ran alone (ZESTALL_SERIALIZE=1)
 	SlotFlagStopped   = 32 // an execution while collection is stopped
+	SlotFlagFailed    = 64 // SlotExec: the submission failed (only Seq counts)
 )
 
 // Slot is one event of the launch path, recorded in C on an application
@@ -49,6 +50,17 @@ type Slot struct {
 	Flags      uint8
 	Reason     uint8           // pb.NoTimestampReason when SlotFlagNoEvent
 	TS         KernelTimestamp // SlotAppTS: the event's timestamps
+	// SlotLaunch on a regular list: 1 + the index of its event among the
+	// list's events that a harvest unit copies (0: none).
+	EvIndex uint32
+	// SlotExec: the harvest unit that copies this execution's times (0:
+	// none, the events are read instead).
+	Harvest uint64
+	// SlotExec: the harvest unit that copies the previous execution's
+	// times, which had none (0: none).
+	HarvestPrev uint64
+	// SlotExec: the list's submission number (see TimestampSource.ListSubmits).
+	Seq uint64
 }
 
 // KernelTimestamp is what zeEventQueryKernelTimestamp returned, in device
@@ -85,6 +97,15 @@ type TimestampSource interface {
 	// DestroyContextPools destroys zestall's events in a context that the
 	// application is about to destroy.
 	DestroyContextPools(context uint64)
+	// HarvestResults appends the times a harvest unit copied for one
+	// execution of a regular list (one per event of the list, in order);
+	// ready is false while the copy has not completed.
+	HarvestResults(unit uint64, dst []KernelTimestamp) (ts []KernelTimestamp, ready bool, err error)
+	// HarvestRelease makes a harvest unit reusable once read.
+	HarvestRelease(unit uint64)
+	// ListSubmits is the number of submissions of a regular list so far,
+	// counted before each reaches the driver.
+	ListSubmits(list uint64) uint64
 }
 
 // devClock converts one device's ticks to host ns.
@@ -108,11 +129,14 @@ func (c *devClock) toHost(k, refNs uint64) (uint64, uint64) {
 }
 
 type pendingLaunch struct {
+	index   uint32 // in a pendingExec: its result in the harvest unit
 	rec     *pb.Launch
 	event   uint64
 	context uint64
-	ours    bool // release the event after reading (immediate lists)
-	app     bool // the application's event: read only on its threads (SlotAppTS)
+	ours    bool       // release the event after reading (immediate lists)
+	app     bool       // the application's event: read only on its threads (SlotAppTS)
+	ls      *listState // regular list: read its events only when every submission was seen
+	until   uint64     // a later execution without a copy of this one began here (0: none)
 	ref     uint64
 	dev     *devClock
 	// stopped: an execution while collection was stopped. It takes its
@@ -128,6 +152,20 @@ type template struct {
 type listState struct {
 	templates []*template
 	execs     uint32
+	handle    uint64 // the command list
+	seq       uint64 // the submission number of the last execution seen
+	inflight  int    // executions whose harvest unit is not read yet
+	ended     bool   // reset or destroyed: its events go back once inflight is 0
+	dead      bool   // its context is gone: nothing to give back
+}
+
+// pendingExec is one execution of a regular list whose times a harvest
+// unit copies (cgo/launch.c: a zestall-owned list executed right after it).
+type pendingExec struct {
+	unit     uint64
+	context  uint64
+	ls       *listState
+	launches []*pendingLaunch
 }
 
 // harvester turns launch slots into Launch records: it reads each
@@ -143,6 +181,8 @@ type harvester struct {
 	queues   map[uint64]uint64
 	pending  map[uint64][]*pendingLaunch // by event
 	evOrder  []uint64                    // events with pending launches, oldest first
+	execs    []*pendingExec              // executions with harvest units, oldest first
+	tsBuf    []KernelTimestamp
 	npending int
 	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
 	nextID   uint64
@@ -218,9 +258,20 @@ func (h *harvester) slot(s *Slot) {
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
+			h.awaitUnit(s.Harvest, s.Context, nil)
+			h.awaitUnit(s.HarvestPrev, s.Context, nil)
 			return
 		}
+		ls.handle = s.List
+		if s.Seq > ls.seq {
+			ls.seq = s.Seq
+		}
+		if s.Flags&SlotFlagFailed != 0 {
+			return
+		}
+		h.previousExec(ls, s)
 		if s.Flags&SlotFlagStopped != 0 {
+			h.awaitUnit(s.Harvest, s.Context, ls) // not recorded
 			for _, t := range ls.templates {
 				if t.slot.HostNs <= s.HostNs && t.slot.Event != 0 && t.slot.Flags&SlotFlagOurs != 0 {
 					h.addPendingLaunch(&pendingLaunch{rec: &pb.Launch{CommandListId: uint64(s.ListID)},
@@ -229,10 +280,31 @@ func (h *harvester) slot(s *Slot) {
 			}
 			return
 		}
+		serial := s.Flags&SlotFlagSerial != 0
+		var pe *pendingExec
+		if s.Harvest != 0 {
+			pe = &pendingExec{unit: s.Harvest, context: s.Context, ls: ls}
+		}
 		for _, t := range ls.templates {
-			if t.slot.HostNs <= s.HostNs {
-				h.addPending(&t.slot, s.HostNs, ls.execs, s.Queue, s.Flags&SlotFlagSerial != 0)
+			if t.slot.HostNs > s.HostNs {
+				continue
 			}
+			if pe != nil && t.slot.EvIndex > 0 && t.slot.Flags&SlotFlagOurs != 0 {
+				if p := h.newLaunch(&t.slot, s.HostNs, ls.execs, s.Queue, serial); p != nil {
+					p.index = t.slot.EvIndex - 1
+					pe.launches = append(pe.launches, p)
+					h.npending++
+				}
+				continue
+			}
+			if p := h.newLaunch(&t.slot, s.HostNs, ls.execs, s.Queue, serial); p != nil {
+				p.ls = ls
+				h.addPendingLaunch(p)
+			}
+		}
+		if pe != nil {
+			ls.inflight++
+			h.execs = append(h.execs, pe)
 		}
 		ls.execs++
 	case SlotReset, SlotDestroy:
@@ -242,6 +314,65 @@ func (h *harvester) slot(s *Slot) {
 	case SlotAppGone:
 		h.reading(s.Event, KernelTimestamp{}, nil, true)
 	}
+}
+
+// previousExec: execution s of list ls begins. The launches of earlier
+// executions still waiting for their events are either handed to the
+// harvest unit that copies the previous execution (s.HarvestPrev), or
+// marked: a reading from after s began is not theirs.
+func (h *harvester) previousExec(ls *listState, s *Slot) {
+	var pe *pendingExec
+	if s.HarvestPrev != 0 && ls.execs > 0 {
+		pe = &pendingExec{unit: s.HarvestPrev, context: s.Context, ls: ls}
+	}
+	for _, t := range ls.templates {
+		ev := t.slot.Event
+		ps := h.pending[ev]
+		if len(ps) == 0 || ps[0].app || t.slot.EvIndex == 0 {
+			continue
+		}
+		var keep []*pendingLaunch
+		for _, p := range ps {
+			switch {
+			case p.ls != ls:
+				keep = append(keep, p)
+			case pe != nil && p.rec.ExecutionIndex == ls.execs-1 && p.until == 0:
+				p.index = t.slot.EvIndex - 1
+				pe.launches = append(pe.launches, p)
+			default:
+				if p.until == 0 {
+					p.until = s.HostNs
+				}
+				keep = append(keep, p)
+			}
+		}
+		if len(keep) != len(ps) {
+			h.setPending(ev, keep) // the others go to pe, counted below
+		}
+	}
+	if pe == nil {
+		h.awaitUnit(s.HarvestPrev, s.Context, ls)
+		return
+	}
+	// With no launch left (the previous execution was read already) the
+	// unit is still given back only once its copy completed.
+	h.npending += len(pe.launches)
+	ls.inflight++
+	h.execs = append(h.execs, pe)
+}
+
+// awaitUnit: a harvest unit whose copy nobody needs is made reusable once
+// the copy completed (reusing it earlier would let the old copy's marker
+// and values pass for the new one's). While it may read the list's
+// events, they are not given back.
+func (h *harvester) awaitUnit(unit, context uint64, ls *listState) {
+	if unit == 0 {
+		return
+	}
+	if ls != nil {
+		ls.inflight++
+	}
+	h.execs = append(h.execs, &pendingExec{unit: unit, context: context, ls: ls})
 }
 
 func (h *harvester) queueID(q uint64) uint64 {
@@ -260,6 +391,14 @@ func (h *harvester) queueID(q uint64) uint64 {
 // regular list, s is the append and ref, exec and execSerial describe the
 // execution (its time, index, and whether it ran serialized).
 func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
+	if p := h.newLaunch(s, ref, exec, queue, execSerial); p != nil {
+		h.addPendingLaunch(p)
+	}
+}
+
+// newLaunch makes the Launch record of a slot; it returns nil when the
+// launch has no timestamp to wait for (the record is already written).
+func (h *harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) *pendingLaunch {
 	h.nextID++
 	h.seen++
 	c := h.clock(s.Device)
@@ -291,13 +430,13 @@ func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, e
 			reason = pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED
 		}
 		h.finishNoTS(rec, reason)
-		return
+		return nil
 	}
-	h.addPendingLaunch(&pendingLaunch{
+	return &pendingLaunch{
 		rec: rec, event: s.Event, context: s.Context, dev: c, ref: ref,
 		ours: s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0,
 		app:  s.Flags&SlotFlagAppEvent != 0,
-	})
+	}
 }
 
 func (h *harvester) addPendingLaunch(p *pendingLaunch) {
@@ -337,6 +476,7 @@ func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 // that began before it; earlier ones were overwritten. With final, launches
 // whose event never signalled are written without timestamps.
 func (h *harvester) harvestLocked(final bool) {
+	h.harvestExecs(final)
 	if h.npending == 0 {
 		h.evOrder = h.evOrder[:0]
 		return
@@ -353,14 +493,86 @@ func (h *harvester) harvestLocked(final bool) {
 			if final {
 				h.reading(ev, KernelTimestamp{}, nil, true)
 			}
+		} else if ls := listOf(ps); ls != nil && !final && h.src.ListSubmits(ls.handle) != ls.seq {
+			// The list was submitted again and that slot is not drained
+			// yet: the event may hold the new execution's times.
 		} else if ts, ready, err := h.src.KernelTimestamp(ev); ready || err != nil {
-			h.reading(ev, ts, err, false)
+			if ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
+				h.reading(ev, ts, err, false)
+			}
 		} else if final {
 			h.reading(ev, KernelTimestamp{}, nil, true)
 		}
 		if len(h.pending[ev]) > 0 {
 			h.evOrder = append(h.evOrder, ev)
 		}
+	}
+}
+
+// listOf is the regular list whose launches wait on one event (nil for
+// immediate lists).
+func listOf(ps []*pendingLaunch) *listState {
+	for _, p := range ps {
+		if p.ls != nil {
+			return p.ls
+		}
+	}
+	return nil
+}
+
+// harvestExecs reads the harvest units of completed executions. With
+// final, executions not completed are written without timestamps.
+func (h *harvester) harvestExecs(final bool) {
+	if len(h.execs) == 0 {
+		return
+	}
+	keep := h.execs[:0]
+	for _, pe := range h.execs {
+		ts, ready, err := h.src.HarvestResults(pe.unit, h.tsBuf[:0])
+		h.tsBuf = ts
+		if !ready && err == nil && !final {
+			keep = append(keep, pe)
+			continue
+		}
+		h.finishExec(pe, ts, ready, err)
+	}
+	for i := len(keep); i < len(h.execs); i++ {
+		h.execs[i] = nil
+	}
+	h.execs = keep
+}
+
+// finishExec writes the launches of one execution: from ts when ready,
+// else without timestamps. A unit that was read goes back to its list.
+func (h *harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
+	h.npending -= len(pe.launches)
+	limit := h.now() + 10_000_000
+	for _, p := range pe.launches {
+		switch {
+		case err != nil:
+			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+		case !ready || int(p.index) >= len(ts):
+			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+		default:
+			startNs, _ := p.dev.toHost(ts[p.index].Start, p.ref)
+			if startNs+1000 < p.ref || startNs > limit {
+				// Not this execution's times (the event did not signal
+				// in it): the copy's values are undefined.
+				h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+				continue
+			}
+			h.finishTimed(p, ts[p.index], startNs)
+		}
+	}
+	if ready {
+		h.src.HarvestRelease(pe.unit)
+	}
+	if pe.ls == nil {
+		return
+	}
+	pe.ls.inflight--
+	if pe.ls.ended && pe.ls.inflight == 0 {
+		h.releaseListEvents(pe.ls)
 	}
 }
 
@@ -397,14 +609,36 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	var owner *pendingLaunch
 	var startNs uint64
 	limit := h.now() + 10_000_000
+	later := false // the reading is of an execution after some launch's `until`
 	for _, p := range ps {
 		s, _ := p.dev.toHost(ts.Start, p.ref)
-		if s+1000 >= p.ref && s <= limit && (owner == nil || p.ref >= owner.ref) {
+		if s > limit {
+			continue // not a reading of anything that ran yet
+		}
+		if p.until != 0 && s+1000 >= p.until {
+			later = true
+			continue
+		}
+		if s+1000 >= p.ref && (owner == nil || p.ref >= owner.ref) {
 			owner, startNs = p, s
 		}
 	}
 	if owner == nil {
-		return // an older reading: the pending launches have not run yet
+		if later {
+			// A later execution without a copy of these overwrote them.
+			// (Not remembered in lastTS: the reading may still be the
+			// later execution's own, once its slot is drained.)
+			for _, p := range ps {
+				if s, _ := p.dev.toHost(ts.Start, p.ref); p.until != 0 && s+1000 >= p.until && s <= limit {
+					h.release(p)
+					h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
+				} else {
+					keep = append(keep, p)
+				}
+			}
+			h.setPending(ev, keep)
+		}
+		return // or an older reading: the pending launches have not run yet
 	}
 	h.lastTS[ev] = ts
 	for _, p := range ps {
@@ -488,13 +722,26 @@ func (h *harvester) endList(id uint32) {
 		}
 		h.setPending(ev, keep)
 	}
+	delete(h.lists, id)
+	ls.ended = true
+	// Executions still in flight have their harvest list read the events:
+	// they go back to the pool after the last one was read.
+	if ls.inflight == 0 {
+		h.releaseListEvents(ls)
+	}
+}
+
+func (h *harvester) releaseListEvents(ls *listState) {
+	if ls.dead {
+		return
+	}
+	ls.dead = true // once
 	for _, t := range ls.templates {
 		if t.slot.Flags&SlotFlagOurs != 0 {
 			delete(h.lastTS, t.slot.Event)
 			h.src.ReleaseEvent(t.slot.Context, t.slot.Event)
 		}
 	}
-	delete(h.lists, id)
 }
 
 // contextDestroying harvests everything of a context the application is
@@ -504,6 +751,21 @@ func (h *harvester) contextDestroying(ctx uint64) {
 	defer h.mu.Unlock()
 	h.drainLocked()
 	h.harvestLocked(false)
+	// Executions of the context not read yet: their units die with it.
+	for _, pe := range h.execs {
+		if pe.context == ctx && pe.ls != nil {
+			pe.ls.dead = true
+		}
+	}
+	keep := h.execs[:0]
+	for _, pe := range h.execs {
+		if pe.context == ctx {
+			h.finishExec(pe, nil, false, nil)
+		} else {
+			keep = append(keep, pe)
+		}
+	}
+	h.execs = keep
 	for ev, ps := range h.pending {
 		var keep []*pendingLaunch
 		for _, p := range ps {
@@ -518,6 +780,7 @@ func (h *harvester) contextDestroying(ctx uint64) {
 	}
 	for id, ls := range h.lists {
 		if len(ls.templates) > 0 && ls.templates[0].slot.Context == ctx {
+			ls.dead = true
 			delete(h.lists, id)
 		}
 	}
@@ -547,6 +810,11 @@ func (h *harvester) pendingBefore() uint64 {
 			}
 		}
 	}
+	for _, pe := range h.execs {
+		if len(pe.launches) > 0 && pe.launches[0].ref < t {
+			t = pe.launches[0].ref
+		}
+	}
 	return t
 }
 
@@ -564,6 +832,11 @@ func (h *harvester) settledBefore(t uint64) bool {
 			if p.ref < t {
 				return false
 			}
+		}
+	}
+	for _, pe := range h.execs {
+		if len(pe.launches) > 0 && pe.launches[0].ref < t {
+			return false
 		}
 	}
 	return true

@@ -155,6 +155,113 @@ static void test_kernel_timestamps(void) {
     zc_work_close(&w);
 }
 
+/* zeCommandListAppendQueryKernelTimestamps: the layout of the results
+ * (ze_kernel_timestamp_result_t at byte offsets pOffsets[i] from dstptr,
+ * or consecutive), equal to what zeEventQueryKernelTimestamp returns; its
+ * signal event; and an event not signalled at the query's time (signalled
+ * later on another engine) is not written. */
+static void test_query_kernel_timestamps(void) {
+    ze_device_handle_t d = zc.devices[0];
+    zc_work_t w;
+    if (!zc_work_open(&w, d, zc.compute_bin, zc.compute_size) || !w.ok) {
+        zc_work_close(&w);
+        return;
+    }
+    int li = zc_work_find(&w, zc.long_kernel);
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, 5};
+    ze_event_pool_handle_t pool = NULL;
+    ze_event_handle_t ev[5] = {NULL}; /* 0, 1: kernels; 2: never signalled; 3, 4: query markers */
+    ze_command_queue_handle_t q = NULL;
+    ze_command_list_handle_t l = NULL, l2 = NULL, imm = NULL;
+    uint8_t *dst = NULL;
+    ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    if (li < 0 || !REQUIRE_OK(zeEventPoolCreate(zc.context, &pd, 1, &d, &pool), "query ts: zeEventPoolCreate"))
+        goto out;
+    for (uint32_t i = 0; i < 5; i++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+        if (!REQUIRE_OK(zeEventCreate(pool, &ed, &ev[i]), "query ts: zeEventCreate")) goto out;
+    }
+    if (!REQUIRE_OK(zeMemAllocHost(zc.context, &hd, 512, 64, (void **)&dst), "query ts: zeMemAllocHost")) goto out;
+    memset(dst, 0xAB, 512);
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    if (!REQUIRE_OK(zeCommandQueueCreate(zc.context, d, &qd, &q), "query ts: zeCommandQueueCreate") ||
+        !REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, &l), "query ts: zeCommandListCreate"))
+        goto out;
+    ze_group_count_t g = {4, 1, 1};
+    size_t offs[3] = {96, 0, 160};
+    ze_event_handle_t qev[3] = {ev[0], ev[1], ev[2]};
+    REQUIRE_OK(zeCommandListAppendLaunchKernel(l, w.k[0], &g, ev[0], 0, NULL), "query ts: launch");
+    REQUIRE_OK(zeCommandListAppendLaunchKernel(l, w.k[0], &g, ev[1], 0, NULL), "query ts: launch");
+    REQUIRE_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL), "query ts: barrier");
+    REQUIRE_OK(zeCommandListAppendQueryKernelTimestamps(l, 3, qev, dst, offs, ev[3], 0, NULL), "query ts: append");
+    /* consecutive layout */
+    REQUIRE_OK(zeCommandListAppendQueryKernelTimestamps(l, 2, qev, dst + 256, NULL, NULL, 0, NULL),
+               "query ts: append without offsets");
+    REQUIRE_OK(zeCommandListClose(l), "query ts: close");
+    if (!REQUIRE_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL), "query ts: execute") ||
+        !REQUIRE_OK(zeCommandQueueSynchronize(q, UINT64_MAX), "query ts: synchronize"))
+        goto out;
+    CHECK_RES(zeEventQueryStatus(ev[3]), ZE_RESULT_SUCCESS, "QueryKernelTimestamps signals its event");
+    ze_kernel_timestamp_result_t t0, t1;
+    if (REQUIRE_OK(zeEventQueryKernelTimestamp(ev[0], &t0), "query ts: zeEventQueryKernelTimestamp") &&
+        REQUIRE_OK(zeEventQueryKernelTimestamp(ev[1], &t1), "query ts: zeEventQueryKernelTimestamp")) {
+        CHECK(memcmp(dst + 96, &t0, sizeof t0) == 0 && memcmp(dst, &t1, sizeof t1) == 0,
+              "QueryKernelTimestamps writes ze_kernel_timestamp_result_t at dstptr + pOffsets[i]",
+              "event 0 at +96: %#llx..%#llx, query %#llx..%#llx", (unsigned long long)((uint64_t *)(dst + 96))[0],
+              (unsigned long long)((uint64_t *)(dst + 96))[1], (unsigned long long)t0.global.kernelStart,
+              (unsigned long long)t0.global.kernelEnd);
+        CHECK(memcmp(dst + 256, &t0, sizeof t0) == 0 && memcmp(dst + 256 + sizeof t0, &t1, sizeof t1) == 0,
+              "QueryKernelTimestamps without offsets: consecutive results in event order", "%s", "mismatch");
+        CHECK(t1.global.kernelStart != t0.global.kernelStart, "two launches, two different results", "%s",
+              "same start");
+    }
+    bool untouched = true;
+    for (int i = 32; i < 96; i++) untouched &= dst[i] == 0xAB;
+    for (int i = 160; i < 192; i++) untouched &= dst[i] == 0xAB;
+    CHECK(untouched, "QueryKernelTimestamps leaves other bytes and never-signalled events' slots alone", "%s",
+          "written");
+
+    /* A signal in the future of another engine is not visible to a query
+     * that runs now. */
+    ze_command_queue_desc_t iqd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 1, 0,
+                                   ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    if (zeCommandListCreateImmediate(zc.context, d, &iqd, &imm) != ZE_RESULT_SUCCESS) {
+        printf("SKIP  QueryKernelTimestamps and a later signal: no second compute engine\n");
+        goto out;
+    }
+    zeEventHostReset(ev[0]);
+    memset(dst, 0xAB, 512);
+    ze_group_count_t lg = {64, 1, 1}; /* 4096 items of the long kernel: milliseconds */
+    REQUIRE_OK(zeCommandListAppendLaunchKernel(imm, w.k[li], &lg, ev[0], 0, NULL), "query ts: long launch");
+    if (!REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, &l2), "query ts: zeCommandListCreate")) goto out;
+    REQUIRE_OK(zeCommandListAppendQueryKernelTimestamps(l2, 1, qev, dst, NULL, ev[4], 0, NULL), "query ts: append");
+    REQUIRE_OK(zeCommandListClose(l2), "query ts: close");
+    REQUIRE_OK(zeCommandQueueExecuteCommandLists(q, 1, &l2, NULL), "query ts: execute");
+    REQUIRE_OK(zeEventHostSynchronize(ev[4], UINT64_MAX), "query ts: wait for the query");
+    bool pending = zeEventQueryStatus(ev[0]) == ZE_RESULT_NOT_READY;
+    untouched = true;
+    for (int i = 0; i < 32; i++) untouched &= dst[i] == 0xAB;
+    if (pending)
+        CHECK(untouched, "QueryKernelTimestamps does not see a signal that happens after it (another engine)", "%s",
+              "the later kernel's times were written");
+    else
+        printf("SKIP  QueryKernelTimestamps and a later signal: the long kernel completed first\n");
+    zeEventHostSynchronize(ev[0], UINT64_MAX);
+out:
+    if (imm) zeCommandListDestroy(imm);
+    if (l2) zeCommandListDestroy(l2);
+    if (l) zeCommandListDestroy(l);
+    if (q) zeCommandQueueDestroy(q);
+    if (dst) zeMemFree(zc.context, dst);
+    for (int i = 0; i < 5; i++)
+        if (ev[i]) zeEventDestroy(ev[i]);
+    if (pool) zeEventPoolDestroy(pool);
+    zc_work_close(&w);
+}
+
 static void test_bad_handles(void) {
     ze_device_properties_t p;
     memset(&p, 0, sizeof p);
@@ -173,5 +280,6 @@ void zc_test_device(void) {
     test_properties();
     test_global_timestamps();
     test_kernel_timestamps();
+    test_query_kernel_timestamps();
     test_bad_handles();
 }

@@ -723,7 +723,11 @@ static uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, cons
             sim_event_t *ev = c->u.qts.evs[i];
             ze_kernel_timestamp_result_t r;
             pthread_mutex_lock(&ev->lock);
-            bool known = ev->sig_t != T_NEVER && ev->parts.n > 0;
+            /* Signalled at the query's time t: a signal scheduled later
+             * (another engine, virtual future) or a reset at or before t
+             * means the event is not signalled when the query runs. */
+            bool known = ev->sig_t != T_NEVER && ev->sig_t <= t && (ev->reset_t == T_NEVER || ev->reset_t > t) &&
+                         ev->parts.n > 0;
             if (known) write_kernel_timestamp(&ev->parts, &r);
             pthread_mutex_unlock(&ev->lock);
             /* Values of events not signalled are undefined: leave them. */
