@@ -23,8 +23,11 @@
  * layer off, zeInit failed, exiting, or a forked child).
  *
  * zestall_start() and zestall_stop() return after the EU stall streamers
- * were read at the edge (at most 200 ms each); they never wait for file
- * I/O. zestall_flush() returns at once; the writer flushes within
+ * were read at the edge: a sample becomes visible to a read up to
+ * ZESTALL_STALL_LATENCY (default 20 ms) after it was taken, so a start
+ * discards what was taken before it and a stop attributes what the
+ * window's launches produced, each waiting that long (bounded: 200 ms more
+ * at most). They never wait for file I/O. zestall_flush() returns at once; the writer flushes within
  * milliseconds. All three are safe to call from any thread and are not
  * async-signal-safe (use ZESTALL_TOGGLE_SIGNAL for signals).
  *
