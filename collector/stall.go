@@ -403,6 +403,12 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 		select {
 		case <-st.stop:
 			final = true
+			if st.collecting && latency > 0 {
+				// The last samples become visible to a read up to latency
+				// after they were taken; the streamer's close would lose
+				// them. Exit waits that long, once.
+				time.Sleep(latency)
+			}
 		case <-st.wake:
 			if latency > 0 {
 				// Settle from when the work ended, not from now: the

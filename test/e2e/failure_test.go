@@ -45,6 +45,10 @@ func (tr tree) command(ctx context.Context, dir string, preload bool, env map[st
 		"ZE_ENABLE_TRACING_LAYER": "1",
 		"ZET_ENABLE_METRICS":      "1", // EU stall sampling on, as users run it
 		"ZESTALL_KERNELS":         filepath.Join(tr.root, "test", "kernels"),
+		// EU stall samples become visible to reads only at the kernel
+		// driver's next write-pointer poll, as with xe (5 ms); the
+		// simulated driver's own default is at once.
+		"ZESIM_EUSS_POLL_NS": "5000000",
 	}
 	for k, v := range env {
 		base[k] = v
