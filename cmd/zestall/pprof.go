@@ -29,7 +29,7 @@ info; labels "device", and "launch" (one launch) or "launches" (shared).
 View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source).`)
 		fs.PrintDefaults()
 	}
-	m, err := loadForOutput(fs, args, out, "pprof")
+	m, err := loadForOutput(fs, args, out, "pprof", stderr)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // loadForOutput parses "FILE -o OUT" for the commands that write a file,
 // and loads FILE.
-func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string) (*runModel, error) {
+func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer) (*runModel, error) {
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -177,9 +177,9 @@ func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string) (*r
 		}
 		return nil, usageError{err.Error()}
 	}
-	if len(files) != 1 || *out == "" {
+	if len(files) == 0 || *out == "" {
 		fs.Usage()
-		return nil, usageError{cmd + " takes one FILE and -o OUT"}
+		return nil, usageError{cmd + " takes FILE... and -o OUT"}
 	}
-	return loadRun(files[0])
+	return loadRuns(files, stderr)
 }

@@ -4,124 +4,56 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
-
-// run is the in-memory model of one file that the views read.
-type runModel struct {
-	header     *pb.Header
-	modules    map[uint64]*pb.Module
-	kernels    []*pb.Kernel
-	ended      map[uint64]uint64 // kernel id -> valid until
-	launches   map[uint64]int    // kernel id -> launch records
-	devNs      map[uint64]uint64 // kernel id -> summed device time, ns
-	timed      map[uint64]int    // kernel id -> launches with device times
-	counters   *pb.Counters
-	records    int
-	metrics    []string     // stall counter columns (driver order, IP excluded)
-	unattr     uint64       // unattributed sample counts
-	rows       []stallRow   // every (kernel, offset, attribution) row
-	launchList []*pb.Launch // every launch record, for trace
-	periodNs   uint64       // the sampling period the driver chose
-	readErr    error
-}
-
-func loadRun(path string) (*runModel, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m := &runModel{modules: map[uint64]*pb.Module{}, ended: map[uint64]uint64{}, launches: map[uint64]int{},
-		devNs: map[uint64]uint64{}, timed: map[uint64]int{}}
-	r := stream.NewReader(f)
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return m, nil
-		}
-		if err != nil {
-			// Keep everything complete; the caller reports the error.
-			m.readErr = fmt.Errorf("%s: %w", path, err)
-			return m, nil
-		}
-		m.records++
-		switch k := rec.Kind.(type) {
-		case *pb.Record_Header:
-			m.header = k.Header
-			for _, d := range k.Header.Devices {
-				if ss := d.GetStallSampling(); ss.GetEnabled() && m.metrics == nil {
-					m.periodNs = ss.SamplingPeriodNs
-					for _, mt := range ss.Metrics {
-						if mt.MetricType != 0x7ffffffe { // the IP metric is no column
-							m.metrics = append(m.metrics, mt.Name)
-						}
-					}
-				}
-			}
-		case *pb.Record_StallRows:
-			m.addStalls(k.StallRows)
-		case *pb.Record_Unattributed:
-			for _, c := range k.Unattributed.Counters {
-				m.unattr += c
-			}
-		case *pb.Record_Module:
-			m.modules[k.Module.Id] = k.Module
-		case *pb.Record_Kernel:
-			m.kernels = append(m.kernels, k.Kernel)
-		case *pb.Record_KernelDestroyed:
-			m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
-		case *pb.Record_Launch:
-			l := k.Launch
-			m.launchList = append(m.launchList, l)
-			m.launches[l.KernelId]++
-			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
-				m.timed[l.KernelId]++
-				m.devNs[l.KernelId] += l.DeviceEndNs - l.DeviceStartNs
-			}
-		case *pb.Record_Counters:
-			m.counters = k.Counters
-		}
-	}
-}
 
 func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	top := fs.Int("top", 5, "hottest instructions to show per kernel")
+	noDisasm := fs.Bool("no-disasm", false, "do not disassemble (offsets and source lines only)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: zestall report FILE
+		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] FILE...
 
-Prints the run summary (process, configuration, counters, anything lost)
-and every kernel the application created: name, GPU base address, ISA size
-and lifetime. A truncated file is reported up to its last complete record.`)
+Prints the run summary (process, devices, configuration, counters,
+anything lost), the collection windows with the launches and stall samples
+in each, kernels by total device time, kernels by EU stall samples with
+their stall reasons, each kernel's hottest instructions with IGA's
+disassembly and the DWARF source line, and every kernel the application
+created. Several FILEs are merged first (as zestall merge does). A
+truncated file is reported up to its last complete record (exit status 1).
+Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
+(package libigc1); without them offsets are shown.`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
 		if err == flag.ErrHelp {
 			return errHelp
 		}
 		return usageError{err.Error()}
 	}
-	if fs.NArg() != 1 {
+	if len(files) == 0 {
 		fs.Usage()
-		return usageError{"report takes exactly one FILE"}
+		return usageError{"report takes at least one FILE"}
 	}
-	m, err := loadRun(fs.Arg(0))
+	m, err := loadRuns(files, stderr)
 	if err != nil {
 		return err
 	}
-	writeReport(stdout, m)
+	code := newCodeCache(m, stderr, !*noDisasm)
+	defer code.close()
+	writeReport(stdout, m, code, *top)
 	return m.readErr
 }
 
-func writeReport(w io.Writer, m *runModel) {
+func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 	if h := m.header; h != nil {
 		fmt.Fprintf(w, "zestall %s: pid %d on %s, started %s\n", h.ToolVersion, h.Pid, h.HostName,
 			time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
@@ -158,11 +90,18 @@ func writeReport(w io.Writer, m *runModel) {
 	} else {
 		fmt.Fprintln(w, "the run ended abnormally: no counters were written")
 	}
+	for _, src := range m.sources {
+		writeSource(w, src)
+	}
+	if m.unknown > 0 {
+		fmt.Fprintf(w, "records of kinds this zestall does not know (skipped): %d\n", m.unknown)
+	}
+	writeWindows(w, m)
 	if len(m.kernels) == 0 {
 		return
 	}
 	writeKernelTime(w, m)
-	writeStalls(w, m, 5)
+	writeStalls(w, m, code, top)
 	ks := append([]*pb.Kernel(nil), m.kernels...)
 	sort.SliceStable(ks, func(i, j int) bool { return ks[i].Id < ks[j].Id })
 	fmt.Fprintln(w)
@@ -250,6 +189,8 @@ type stallRow struct {
 	device      uint32
 	launch      uint64 // the one launch, or 0
 	shared      string // "id,id,..." when shared
+	windowEnd   uint64 // host ns of the read that delivered the samples; 0 for aggregates
+	source      uint32 // MergeSource index in a merged file
 }
 
 // addStalls sums a StallRows record into the per-kernel, per-offset table.
@@ -270,7 +211,8 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 	off := uint64(0)
 	for i, d := range s.OffsetDeltas {
 		off += d
-		row := stallRow{kernel: s.KernelId, off: off, counts: make([]uint64, c), device: s.DeviceId, shared: shared}
+		row := stallRow{kernel: s.KernelId, off: off, counts: make([]uint64, c), device: s.DeviceId, shared: shared,
+			windowEnd: s.WindowEndHostNs, source: m.source}
 		if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
 			row.launch = s.LaunchId
 		}
@@ -283,7 +225,7 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 
 // writeStalls prints, per kernel (by name), the stall reasons and the
 // hottest instruction offsets.
-func writeStalls(w io.Writer, m *runModel, top int) {
+func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 	if len(m.rows) == 0 {
 		if m.header != nil {
 			for _, d := range m.header.Devices {
@@ -295,8 +237,12 @@ func writeStalls(w io.Writer, m *runModel, top int) {
 		return
 	}
 	names := map[uint64]string{}
+	first := map[string]*pb.Kernel{} // a kernel record per name, for its code
 	for _, k := range m.kernels {
 		names[k.Id] = kernelName(k)
+		if first[kernelName(k)] == nil {
+			first[kernelName(k)] = k
+		}
 	}
 	type koff struct {
 		off uint64
@@ -387,8 +333,12 @@ func writeStalls(w io.Writer, m *runModel, top int) {
 			parts = append(parts, fmt.Sprintf("%s %.1f%%", col(j), 100*float64(k.sum[j])/float64(max(k.total, 1))))
 		}
 		fmt.Fprintf(w, "  reasons: %s\n", strings.Join(parts, ", "))
+		var kc *kernelCode
+		if k := first[k.name]; k != nil {
+			kc = code.get(k)
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  OFFSET\tSAMPLES\tTOP REASONS\t")
+		fmt.Fprintln(tw, "  OFFSET\tSAMPLES\tTOP REASONS\tSOURCE\tINSTRUCTION")
 		for i, o := range k.offs {
 			if i == top {
 				break
@@ -405,8 +355,46 @@ func writeStalls(w io.Writer, m *runModel, top int) {
 					rs = append(rs, fmt.Sprintf("%s %d", col(j), o.c[j]))
 				}
 			}
-			fmt.Fprintf(tw, "  %#06x\t%d\t%s\t\n", o.off, t, strings.Join(rs, ", "))
+			src, text := "-", "-"
+			if kc != nil {
+				if row, ok := kc.line(o.off); ok {
+					src = fmt.Sprintf("%s:%d", filepath.Base(row.File), row.Line)
+				}
+				if in, ok := kc.inst(o.off); ok && in.text != "" {
+					text = in.text
+				} else if !ok && len(kc.insts) > 0 {
+					text = "(not an instruction boundary)"
+				}
+			}
+			fmt.Fprintf(tw, "  %#06x\t%d\t%s\t%s\t%s\n", o.off, t, strings.Join(rs, ", "), src, text)
 		}
 		tw.Flush()
 	}
+}
+
+// writeSource prints where a merged file's input came from.
+func writeSource(w io.Writer, src *pb.MergeSource) {
+	h := src.Header
+	fmt.Fprintf(w, "input %d: %s", src.Index, src.Path)
+	if h != nil {
+		fmt.Fprintf(w, ": pid %d on %s", h.Pid, h.HostName)
+		if h.MpiRank != nil {
+			fmt.Fprintf(w, ", MPI rank %d", *h.MpiRank)
+		}
+		fmt.Fprintf(w, ", started %s", time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(w, "; %d records", src.RecordsRead)
+	if src.Counters != nil && !src.Counters.Final {
+		fmt.Fprint(w, "; the run ended abnormally")
+	}
+	if src.Counters == nil {
+		fmt.Fprint(w, "; no counters")
+	}
+	if src.RecordsDropped > 0 {
+		fmt.Fprintf(w, "; %d records of unknown kinds left out", src.RecordsDropped)
+	}
+	if src.ReadError != "" {
+		fmt.Fprintf(w, "; DAMAGED: %s", src.ReadError)
+	}
+	fmt.Fprintln(w)
 }

@@ -39,7 +39,7 @@ samples attributed to that launch (args). Open it in ui.perfetto.dev or
 chrome://tracing.`)
 		fs.PrintDefaults()
 	}
-	m, err := loadForOutput(fs, args, out, "trace")
+	m, err := loadForOutput(fs, args, out, "trace", stderr)
 	if err != nil {
 		return err
 	}

@@ -608,6 +608,7 @@ type Record struct {
 	//	*Record_Unattributed
 	//	*Record_Window
 	//	*Record_Counters
+	//	*Record_MergeSource
 	Kind          isRecord_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -740,6 +741,15 @@ func (x *Record) GetCounters() *Counters {
 	return nil
 }
 
+func (x *Record) GetMergeSource() *MergeSource {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_MergeSource); ok {
+			return x.MergeSource
+		}
+	}
+	return nil
+}
+
 type isRecord_Kind interface {
 	isRecord_Kind()
 }
@@ -784,6 +794,10 @@ type Record_Counters struct {
 	Counters *Counters `protobuf:"bytes,10,opt,name=counters,proto3,oneof"`
 }
 
+type Record_MergeSource struct {
+	MergeSource *MergeSource `protobuf:"bytes,11,opt,name=merge_source,json=mergeSource,proto3,oneof"`
+}
+
 func (*Record_Header) isRecord_Kind() {}
 
 func (*Record_Module) isRecord_Kind() {}
@@ -803,6 +817,8 @@ func (*Record_Unattributed) isRecord_Kind() {}
 func (*Record_Window) isRecord_Kind() {}
 
 func (*Record_Counters) isRecord_Kind() {}
+
+func (*Record_MergeSource) isRecord_Kind() {}
 
 // Header describes the run. It is the first record of every file.
 type Header struct {
@@ -2500,6 +2516,177 @@ func (x *Counters) GetLaunchesWhileStopped() uint64 {
 	return 0
 }
 
+// MergeSource records where the following records came from, in a file made
+// by merging several zestall files (`zestall merge`: the runs of several
+// processes, MPI ranks or hosts). Added in revision 3.
+//
+// A merged file is: one Header describing the merged file (devices of every
+// input, ids remapped; pid 0, argv empty), then for each input one
+// MergeSource record followed by that input's records with ids remapped
+// (its Header and Counters records are not repeated: they are kept in the
+// MergeSource), then one Counters record with the inputs' totals summed.
+// Every record between a MergeSource and the next MergeSource (or the
+// final Counters) belongs to that input; a Window with device_id 0 applies
+// to that input's devices only.
+//
+// Ids: an id x != 0 of the input is x + the offset of its kind in the
+// merged file; 0 stays 0. Offsets make every id unique in the merged file.
+// Times are not changed: host ns of inputs recorded on different hosts (or
+// different boots) are not comparable with each other; relate them through
+// each input's Header.start_host_ns and start_unix_ns.
+type MergeSource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Position of the input among the merged files, from 1.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// Name of the input file as given to the merge tool.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The input's Header, unchanged: its device ids are the input's own (add
+	// device_id_offset for the merged ids).
+	Header *Header `protobuf:"bytes,3,opt,name=header,proto3" json:"header,omitempty"`
+	// Offsets added to the input's non-zero ids of each kind.
+	DeviceIdOffset      uint32 `protobuf:"varint,4,opt,name=device_id_offset,json=deviceIdOffset,proto3" json:"device_id_offset,omitempty"`
+	ModuleIdOffset      uint64 `protobuf:"varint,5,opt,name=module_id_offset,json=moduleIdOffset,proto3" json:"module_id_offset,omitempty"`
+	KernelIdOffset      uint64 `protobuf:"varint,6,opt,name=kernel_id_offset,json=kernelIdOffset,proto3" json:"kernel_id_offset,omitempty"`
+	LaunchIdOffset      uint64 `protobuf:"varint,7,opt,name=launch_id_offset,json=launchIdOffset,proto3" json:"launch_id_offset,omitempty"`
+	QueueIdOffset       uint64 `protobuf:"varint,8,opt,name=queue_id_offset,json=queueIdOffset,proto3" json:"queue_id_offset,omitempty"`
+	CommandListIdOffset uint64 `protobuf:"varint,9,opt,name=command_list_id_offset,json=commandListIdOffset,proto3" json:"command_list_id_offset,omitempty"`
+	// The input's last Counters record (its running totals; final = false
+	// when the input ended abnormally). Absent when the input had none.
+	Counters *Counters `protobuf:"bytes,10,opt,name=counters,proto3" json:"counters,omitempty"`
+	// Records read from the input, all kinds, its Header included.
+	RecordsRead uint64 `protobuf:"varint,11,opt,name=records_read,json=recordsRead,proto3" json:"records_read,omitempty"`
+	// Records of kinds the merge tool did not know, left out because their
+	// ids could not be remapped.
+	RecordsDropped uint64 `protobuf:"varint,12,opt,name=records_dropped,json=recordsDropped,proto3" json:"records_dropped,omitempty"`
+	// Why the input could not be read to its end (a truncated or damaged
+	// file): every complete record before the damage was merged. Empty when
+	// the input was read completely.
+	ReadError     string `protobuf:"bytes,13,opt,name=read_error,json=readError,proto3" json:"read_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergeSource) Reset() {
+	*x = MergeSource{}
+	mi := &file_zestall_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergeSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergeSource) ProtoMessage() {}
+
+func (x *MergeSource) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergeSource.ProtoReflect.Descriptor instead.
+func (*MergeSource) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *MergeSource) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *MergeSource) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *MergeSource) GetHeader() *Header {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *MergeSource) GetDeviceIdOffset() uint32 {
+	if x != nil {
+		return x.DeviceIdOffset
+	}
+	return 0
+}
+
+func (x *MergeSource) GetModuleIdOffset() uint64 {
+	if x != nil {
+		return x.ModuleIdOffset
+	}
+	return 0
+}
+
+func (x *MergeSource) GetKernelIdOffset() uint64 {
+	if x != nil {
+		return x.KernelIdOffset
+	}
+	return 0
+}
+
+func (x *MergeSource) GetLaunchIdOffset() uint64 {
+	if x != nil {
+		return x.LaunchIdOffset
+	}
+	return 0
+}
+
+func (x *MergeSource) GetQueueIdOffset() uint64 {
+	if x != nil {
+		return x.QueueIdOffset
+	}
+	return 0
+}
+
+func (x *MergeSource) GetCommandListIdOffset() uint64 {
+	if x != nil {
+		return x.CommandListIdOffset
+	}
+	return 0
+}
+
+func (x *MergeSource) GetCounters() *Counters {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
+func (x *MergeSource) GetRecordsRead() uint64 {
+	if x != nil {
+		return x.RecordsRead
+	}
+	return 0
+}
+
+func (x *MergeSource) GetRecordsDropped() uint64 {
+	if x != nil {
+		return x.RecordsDropped
+	}
+	return 0
+}
+
+func (x *MergeSource) GetReadError() string {
+	if x != nil {
+		return x.ReadError
+	}
+	return ""
+}
+
 // ReasonCount is a count of launches without timestamps for one reason.
 type ReasonCount struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2511,7 +2698,7 @@ type ReasonCount struct {
 
 func (x *ReasonCount) Reset() {
 	*x = ReasonCount{}
-	mi := &file_zestall_proto_msgTypes[15]
+	mi := &file_zestall_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2523,7 +2710,7 @@ func (x *ReasonCount) String() string {
 func (*ReasonCount) ProtoMessage() {}
 
 func (x *ReasonCount) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[15]
+	mi := &file_zestall_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2536,7 +2723,7 @@ func (x *ReasonCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasonCount.ProtoReflect.Descriptor instead.
 func (*ReasonCount) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{15}
+	return file_zestall_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReasonCount) GetReason() NoTimestampReason {
@@ -2566,7 +2753,7 @@ type Loss struct {
 
 func (x *Loss) Reset() {
 	*x = Loss{}
-	mi := &file_zestall_proto_msgTypes[16]
+	mi := &file_zestall_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2578,7 +2765,7 @@ func (x *Loss) String() string {
 func (*Loss) ProtoMessage() {}
 
 func (x *Loss) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[16]
+	mi := &file_zestall_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2591,7 +2778,7 @@ func (x *Loss) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Loss.ProtoReflect.Descriptor instead.
 func (*Loss) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{16}
+	return file_zestall_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Loss) GetWhat() string {
@@ -2613,7 +2800,7 @@ var File_zestall_proto protoreflect.FileDescriptor
 const file_zestall_proto_rawDesc = "" +
 	"\n" +
 	"\rzestall.proto\x12\n" +
-	"zestall.v1\"\xb6\x04\n" +
+	"zestall.v1\"\xf4\x04\n" +
 	"\x06Record\x12,\n" +
 	"\x06header\x18\x01 \x01(\v2\x12.zestall.v1.HeaderH\x00R\x06header\x12,\n" +
 	"\x06module\x18\x02 \x01(\v2\x12.zestall.v1.ModuleH\x00R\x06module\x12H\n" +
@@ -2626,7 +2813,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\funattributed\x18\b \x01(\v2\x18.zestall.v1.UnattributedH\x00R\funattributed\x12,\n" +
 	"\x06window\x18\t \x01(\v2\x12.zestall.v1.WindowH\x00R\x06window\x122\n" +
 	"\bcounters\x18\n" +
-	" \x01(\v2\x14.zestall.v1.CountersH\x00R\bcountersB\x06\n" +
+	" \x01(\v2\x14.zestall.v1.CountersH\x00R\bcounters\x12<\n" +
+	"\fmerge_source\x18\v \x01(\v2\x17.zestall.v1.MergeSourceH\x00R\vmergeSourceB\x06\n" +
 	"\x04kind\"\xe9\x02\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
@@ -2775,7 +2963,23 @@ const file_zestall_proto_rawDesc = "" +
 	"\rbytes_written\x18\f \x01(\x04R\fbytesWritten\x12$\n" +
 	"\x04lost\x18\r \x03(\v2\x10.zestall.v1.LossR\x04lost\x12E\n" +
 	"\x1fstall_records_discarded_stopped\x18\x0e \x01(\x04R\x1cstallRecordsDiscardedStopped\x124\n" +
-	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\"Z\n" +
+	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\"\x85\x04\n" +
+	"\vMergeSource\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12*\n" +
+	"\x06header\x18\x03 \x01(\v2\x12.zestall.v1.HeaderR\x06header\x12(\n" +
+	"\x10device_id_offset\x18\x04 \x01(\rR\x0edeviceIdOffset\x12(\n" +
+	"\x10module_id_offset\x18\x05 \x01(\x04R\x0emoduleIdOffset\x12(\n" +
+	"\x10kernel_id_offset\x18\x06 \x01(\x04R\x0ekernelIdOffset\x12(\n" +
+	"\x10launch_id_offset\x18\a \x01(\x04R\x0elaunchIdOffset\x12&\n" +
+	"\x0fqueue_id_offset\x18\b \x01(\x04R\rqueueIdOffset\x123\n" +
+	"\x16command_list_id_offset\x18\t \x01(\x04R\x13commandListIdOffset\x120\n" +
+	"\bcounters\x18\n" +
+	" \x01(\v2\x14.zestall.v1.CountersR\bcounters\x12!\n" +
+	"\frecords_read\x18\v \x01(\x04R\vrecordsRead\x12'\n" +
+	"\x0frecords_dropped\x18\f \x01(\x04R\x0erecordsDropped\x12\x1d\n" +
+	"\n" +
+	"read_error\x18\r \x01(\tR\treadError\"Z\n" +
 	"\vReasonCount\x125\n" +
 	"\x06reason\x18\x01 \x01(\x0e2\x1d.zestall.v1.NoTimestampReasonR\x06reason\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x04R\x05count\"0\n" +
@@ -2852,7 +3056,7 @@ func file_zestall_proto_rawDescGZIP() []byte {
 }
 
 var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_zestall_proto_goTypes = []any{
 	(StallSamplingOff)(0),   // 0: zestall.v1.StallSamplingOff
 	(LaunchKind)(0),         // 1: zestall.v1.LaunchKind
@@ -2876,8 +3080,9 @@ var file_zestall_proto_goTypes = []any{
 	(*Unattributed)(nil),    // 19: zestall.v1.Unattributed
 	(*Window)(nil),          // 20: zestall.v1.Window
 	(*Counters)(nil),        // 21: zestall.v1.Counters
-	(*ReasonCount)(nil),     // 22: zestall.v1.ReasonCount
-	(*Loss)(nil),            // 23: zestall.v1.Loss
+	(*MergeSource)(nil),     // 22: zestall.v1.MergeSource
+	(*ReasonCount)(nil),     // 23: zestall.v1.ReasonCount
+	(*Loss)(nil),            // 24: zestall.v1.Loss
 }
 var file_zestall_proto_depIdxs = []int32{
 	8,  // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
@@ -2890,24 +3095,27 @@ var file_zestall_proto_depIdxs = []int32{
 	19, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
 	20, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
 	21, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
-	9,  // 10: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
-	10, // 11: zestall.v1.Header.devices:type_name -> zestall.v1.Device
-	11, // 12: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
-	0,  // 13: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
-	12, // 14: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
-	1,  // 15: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
-	3,  // 16: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
-	4,  // 17: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
-	5,  // 18: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
-	6,  // 19: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
-	22, // 20: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
-	23, // 21: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
-	3,  // 22: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	22, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
+	9,  // 11: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
+	10, // 12: zestall.v1.Header.devices:type_name -> zestall.v1.Device
+	11, // 13: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
+	0,  // 14: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
+	12, // 15: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
+	1,  // 16: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
+	3,  // 17: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
+	4,  // 18: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
+	5,  // 19: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
+	6,  // 20: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
+	23, // 21: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
+	24, // 22: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
+	8,  // 23: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
+	21, // 24: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
+	3,  // 25: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_zestall_proto_init() }
@@ -2926,6 +3134,7 @@ func file_zestall_proto_init() {
 		(*Record_Unattributed)(nil),
 		(*Record_Window)(nil),
 		(*Record_Counters)(nil),
+		(*Record_MergeSource)(nil),
 	}
 	file_zestall_proto_msgTypes[1].OneofWrappers = []any{}
 	file_zestall_proto_msgTypes[3].OneofWrappers = []any{}
@@ -2938,7 +3147,7 @@ func file_zestall_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

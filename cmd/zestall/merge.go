@@ -1,0 +1,388 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+func cmdMerge(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "output file (required); never overwritten")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: zestall merge FILE... -o OUT.zst
+
+Merges the files of several runs (processes, MPI ranks, hosts) into one
+zestall file that every command reads. Ids are renumbered so that they stay
+unique; each input's records follow a MergeSource record that keeps where
+they came from (file name, the input's header and last counters, the id
+offsets; see proto/zestall.proto). Times are not changed. A damaged input is
+merged up to its last complete record and named on stderr (exit status 1).
+OUT must not exist.`)
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return errHelp
+		}
+		return usageError{err.Error()}
+	}
+	if len(files) == 0 || *out == "" {
+		fs.Usage()
+		return usageError{"merge takes at least one FILE and -o OUT"}
+	}
+	for _, f := range files {
+		if f == *out {
+			return usageError{fmt.Sprintf("output %s is also an input", f)}
+		}
+	}
+	f, err := stream.CreateExclusive(*out)
+	if err != nil {
+		return err
+	}
+	w, err := stream.NewWriter(f, nil)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	n := 0
+	readErrs, err := mergeRuns(files, stderr, func(rec *pb.Record) error {
+		n++
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+		if n%4096 == 0 {
+			return w.Flush()
+		}
+		return nil
+	})
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", *out, err)
+	}
+	fmt.Fprintf(stderr, "zestall: wrote %s (%d files, %d records)\n", *out, len(files), n)
+	return joinReadErrors(readErrs)
+}
+
+// joinReadErrors joins the errors of damaged inputs (nil when none).
+func joinReadErrors(errs []error) error {
+	return errors.Join(errs...)
+}
+
+// idOffsets are added to an input's non-zero ids of each kind.
+type idOffsets struct {
+	device                                 uint32
+	module, kernel, launch, queue, cmdList uint64
+}
+
+// grow makes o cover the ids of the other maximums.
+func (o *idOffsets) grow(max idOffsets) {
+	o.device += max.device
+	o.module += max.module
+	o.kernel += max.kernel
+	o.launch += max.launch
+	o.queue += max.queue
+	o.cmdList += max.cmdList
+}
+
+// mergeInput is what the first pass learns about one input.
+type mergeInput struct {
+	path     string
+	header   *pb.Header
+	counters *pb.Counters
+	max      idOffsets // the largest id of each kind
+	records  uint64
+	dropped  uint64
+	readErr  error
+}
+
+// scanInput reads an input once to find its largest ids, its header and
+// its last counters.
+func scanInput(path string, stderr io.Writer) (*mergeInput, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	in := &mergeInput{path: path}
+	r := stream.NewReader(newProgressReader(f, path, stderr))
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			in.readErr = fmt.Errorf("%s: %w", path, err)
+			break
+		}
+		in.records++
+		ids := &in.max
+		dev := func(id uint32) { ids.device = max(ids.device, id) }
+		switch k := rec.Kind.(type) {
+		case *pb.Record_Header:
+			if in.header == nil {
+				in.header = k.Header
+			}
+			for _, d := range k.Header.Devices {
+				dev(d.Id)
+				dev(d.ParentId)
+			}
+		case *pb.Record_Module:
+			ids.module = max(ids.module, k.Module.Id, k.Module.ContentModuleId)
+			dev(k.Module.DeviceId)
+		case *pb.Record_ModuleDestroyed:
+			ids.module = max(ids.module, k.ModuleDestroyed.Id)
+		case *pb.Record_Kernel:
+			ids.kernel = max(ids.kernel, k.Kernel.Id)
+			ids.module = max(ids.module, k.Kernel.ModuleId)
+		case *pb.Record_KernelDestroyed:
+			ids.kernel = max(ids.kernel, k.KernelDestroyed.Id)
+		case *pb.Record_Launch:
+			l := k.Launch
+			ids.launch = max(ids.launch, l.Id)
+			ids.kernel = max(ids.kernel, l.KernelId)
+			ids.queue = max(ids.queue, l.QueueId)
+			ids.cmdList = max(ids.cmdList, l.CommandListId)
+			dev(l.DeviceId)
+		case *pb.Record_StallRows:
+			s := k.StallRows
+			ids.kernel = max(ids.kernel, s.KernelId)
+			ids.launch = max(ids.launch, s.LaunchId)
+			for _, c := range s.CandidateLaunchIds {
+				ids.launch = max(ids.launch, c)
+			}
+			dev(s.DeviceId)
+		case *pb.Record_Unattributed:
+			dev(k.Unattributed.DeviceId)
+		case *pb.Record_Window:
+			dev(k.Window.DeviceId)
+		case *pb.Record_MergeSource:
+			// A merged file merged again: its sources' offsets are
+			// already applied to its ids, so nothing to learn here.
+		case *pb.Record_Counters:
+			in.counters = k.Counters
+		case nil:
+			in.dropped++
+		}
+	}
+	return in, nil
+}
+
+// remapRecord adds the offsets to every id of rec, in place. It reports
+// false for records merge leaves out (header, counters, unknown kinds).
+func remapRecord(rec *pb.Record, o idOffsets) bool {
+	add := func(id *uint64, off uint64) {
+		if *id != 0 {
+			*id += off
+		}
+	}
+	dev := func(id *uint32) {
+		if *id != 0 {
+			*id += o.device
+		}
+	}
+	switch k := rec.Kind.(type) {
+	case *pb.Record_Module:
+		add(&k.Module.Id, o.module)
+		add(&k.Module.ContentModuleId, o.module)
+		dev(&k.Module.DeviceId)
+	case *pb.Record_ModuleDestroyed:
+		add(&k.ModuleDestroyed.Id, o.module)
+	case *pb.Record_Kernel:
+		add(&k.Kernel.Id, o.kernel)
+		add(&k.Kernel.ModuleId, o.module)
+	case *pb.Record_KernelDestroyed:
+		add(&k.KernelDestroyed.Id, o.kernel)
+	case *pb.Record_Launch:
+		l := k.Launch
+		add(&l.Id, o.launch)
+		add(&l.KernelId, o.kernel)
+		add(&l.QueueId, o.queue)
+		add(&l.CommandListId, o.cmdList)
+		dev(&l.DeviceId)
+	case *pb.Record_StallRows:
+		s := k.StallRows
+		add(&s.KernelId, o.kernel)
+		add(&s.LaunchId, o.launch)
+		for i := range s.CandidateLaunchIds {
+			add(&s.CandidateLaunchIds[i], o.launch)
+		}
+		dev(&s.DeviceId)
+	case *pb.Record_Unattributed:
+		dev(&k.Unattributed.DeviceId)
+	case *pb.Record_Window:
+		dev(&k.Window.DeviceId)
+	case *pb.Record_MergeSource:
+		// Sources of a merged input keep their own offsets; the
+		// outer MergeSource says how to reach the merged ids.
+	default: // header, counters, unknown kinds
+		return false
+	}
+	return true
+}
+
+// mergeRuns merges the inputs into one record stream given to emit: a
+// merged Header, then per input a MergeSource and its records with ids
+// remapped, then the summed Counters. Each input is read twice (the first
+// pass finds its largest ids), so memory stays bounded by one record. The
+// errors of damaged inputs are returned in readErrs; err is an input that
+// cannot be opened or an error from emit.
+func mergeRuns(paths []string, stderr io.Writer, emit func(*pb.Record) error) (readErrs []error, err error) {
+	ins := make([]*mergeInput, len(paths))
+	for i, p := range paths {
+		if ins[i], err = scanInput(p, stderr); err != nil {
+			return nil, err
+		}
+		if ins[i].readErr != nil {
+			readErrs = append(readErrs, ins[i].readErr)
+		}
+	}
+	offs := make([]idOffsets, len(ins))
+	var next idOffsets
+	for i, in := range ins {
+		offs[i] = next
+		next.grow(in.max)
+	}
+	if err := emit(&pb.Record{Kind: &pb.Record_Header{Header: mergedHeader(ins, offs)}}); err != nil {
+		return readErrs, err
+	}
+	for i, in := range ins {
+		src := &pb.MergeSource{
+			Index: uint32(i + 1), Path: in.path, Header: in.header, Counters: in.counters,
+			DeviceIdOffset: offs[i].device, ModuleIdOffset: offs[i].module, KernelIdOffset: offs[i].kernel,
+			LaunchIdOffset: offs[i].launch, QueueIdOffset: offs[i].queue, CommandListIdOffset: offs[i].cmdList,
+			RecordsRead: in.records, RecordsDropped: in.dropped,
+		}
+		if in.readErr != nil {
+			src.ReadError = in.readErr.Error()
+		}
+		if err := emit(&pb.Record{Kind: &pb.Record_MergeSource{MergeSource: src}}); err != nil {
+			return readErrs, err
+		}
+		if err := copyInput(in, offs[i], emit); err != nil {
+			return readErrs, err
+		}
+		if in.dropped > 0 {
+			fmt.Fprintf(stderr, "zestall: %s: left out %d records of kinds this zestall does not know\n", in.path, in.dropped)
+		}
+	}
+	return readErrs, emit(&pb.Record{Kind: &pb.Record_Counters{Counters: summedCounters(ins)}})
+}
+
+// copyInput is the second pass over one input: every record it knows,
+// remapped, up to where the first pass stopped.
+func copyInput(in *mergeInput, o idOffsets, emit func(*pb.Record) error) error {
+	f, err := os.Open(in.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := stream.NewReader(f)
+	for n := uint64(0); n < in.records; n++ {
+		rec, err := r.Next()
+		if err != nil {
+			// The file changed between the passes.
+			return fmt.Errorf("%s: changed while merging: %w", in.path, err)
+		}
+		if remapRecord(rec, o) {
+			if err := emit(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergedHeader describes the merged file: every input's devices with ids
+// remapped, the earliest start, the host name when all inputs share it.
+func mergedHeader(ins []*mergeInput, offs []idOffsets) *pb.Header {
+	h := &pb.Header{FormatVersion: 3, ToolVersion: "zestall merge " + version}
+	first := true
+	for i, in := range ins {
+		ih := in.header
+		if ih == nil {
+			continue
+		}
+		if first || ih.StartHostNs < h.StartHostNs {
+			h.StartHostNs, h.StartUnixNs = ih.StartHostNs, ih.StartUnixNs
+		}
+		if first {
+			h.HostName = ih.HostName
+		} else if h.HostName != ih.HostName {
+			h.HostName = ""
+		}
+		first = false
+		for _, d := range ih.Devices {
+			nd := cloneDevice(d)
+			nd.Id += offs[i].device
+			if nd.ParentId != 0 {
+				nd.ParentId += offs[i].device
+			}
+			h.Devices = append(h.Devices, nd)
+		}
+	}
+	return h
+}
+
+func cloneDevice(d *pb.Device) *pb.Device {
+	return proto.Clone(d).(*pb.Device)
+}
+
+// summedCounters adds up the inputs' last counters.
+func summedCounters(ins []*mergeInput) *pb.Counters {
+	sum := &pb.Counters{Final: true}
+	reasons := map[pb.NoTimestampReason]uint64{}
+	lost := map[string]uint64{}
+	var lostOrder []string
+	for _, in := range ins {
+		c := in.counters
+		if c == nil || !c.Final || in.readErr != nil {
+			sum.Final = false
+		}
+		if c == nil {
+			continue
+		}
+		sum.HostNs = max(sum.HostNs, c.HostNs)
+		sum.LaunchesSeen += c.LaunchesSeen
+		sum.LaunchesTimed += c.LaunchesTimed
+		sum.StallRecordsRead += c.StallRecordsRead
+		sum.StallSamplesAttributed += c.StallSamplesAttributed
+		sum.StallSamplesUnattributed += c.StallSamplesUnattributed
+		sum.StallDropWarnings += c.StallDropWarnings
+		sum.StallDropFlagRecords += c.StallDropFlagRecords
+		for _, r := range c.LaunchesWithoutTimestamp {
+			reasons[r.Reason] += r.Count
+		}
+		for _, l := range c.Lost {
+			if _, ok := lost[l.What]; !ok {
+				lostOrder = append(lostOrder, l.What)
+			}
+			lost[l.What] += l.Count
+		}
+	}
+	for r, n := range reasons {
+		sum.LaunchesWithoutTimestamp = append(sum.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: r, Count: n})
+	}
+	sort.Slice(sum.LaunchesWithoutTimestamp, func(i, j int) bool {
+		return sum.LaunchesWithoutTimestamp[i].Reason < sum.LaunchesWithoutTimestamp[j].Reason
+	})
+	for _, w := range lostOrder {
+		sum.Lost = append(sum.Lost, &pb.Loss{What: w, Count: lost[w]})
+	}
+	return sum
+}

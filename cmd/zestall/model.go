@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// runModel is the in-memory model of one file (or of several files merged)
+// that every view reads.
+type runModel struct {
+	header     *pb.Header
+	modules    map[uint64]*pb.Module
+	kernels    []*pb.Kernel
+	kernelByID map[uint64]*pb.Kernel
+	ended      map[uint64]uint64 // kernel id -> valid until
+	launches   map[uint64]int    // kernel id -> launch records
+	devNs      map[uint64]uint64 // kernel id -> summed device time, ns
+	timed      map[uint64]int    // kernel id -> launches with device times
+	counters   *pb.Counters
+	records    int
+	metrics    []string     // stall counter columns (driver order, IP excluded)
+	unattr     uint64       // unattributed sample counts
+	rows       []stallRow   // every (kernel, offset, attribution) row
+	launchList []*pb.Launch // every launch record, for trace
+	periodNs   uint64       // the sampling period the driver chose
+	windows    []windowEdge // Window records in file order
+	sources    []*pb.MergeSource
+	unknown    int // records of kinds this reader does not know
+	readErr    error
+
+	source        uint32            // index of the MergeSource the records belong to (0: not merged)
+	launchSource  map[uint64]uint32 // launch id -> source, for merged files
+	unattrSamples []unattrRow
+}
+
+// windowEdge is one Window record with the input it came from.
+type windowEdge struct {
+	*pb.Window
+	source uint32
+}
+
+// unattrRow is the sum of one Unattributed record, kept for the
+// per-window report.
+type unattrRow struct {
+	device           uint32
+	source           uint32
+	start, end, sums uint64
+}
+
+func newRunModel() *runModel {
+	return &runModel{modules: map[uint64]*pb.Module{}, kernelByID: map[uint64]*pb.Kernel{}, ended: map[uint64]uint64{},
+		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{}, launchSource: map[uint64]uint32{}}
+}
+
+// loadRuns reads one file, or merges several (as zestall merge does) into
+// one model. A damaged file leaves everything complete before the damage in
+// the model and its error in readErr; only a file that cannot be opened at
+// all is an error.
+func loadRuns(paths []string, stderr io.Writer) (*runModel, error) {
+	if len(paths) == 1 {
+		return loadRun(paths[0], stderr)
+	}
+	m := newRunModel()
+	readErrs, err := mergeRuns(paths, stderr, func(rec *pb.Record) error {
+		m.add(rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.readErr = joinReadErrors(readErrs)
+	return m, nil
+}
+
+func loadRun(path string, stderr io.Writer) (*runModel, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := newRunModel()
+	r := stream.NewReader(newProgressReader(f, path, stderr))
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return m, nil
+		}
+		if err != nil {
+			// Keep everything complete; the caller reports the error.
+			m.readErr = fmt.Errorf("%s: %w", path, err)
+			return m, nil
+		}
+		m.add(rec)
+	}
+}
+
+// add adds one record to the model.
+func (m *runModel) add(rec *pb.Record) {
+	m.records++
+	switch k := rec.Kind.(type) {
+	case *pb.Record_Header:
+		m.header = k.Header
+		for _, d := range k.Header.Devices {
+			if ss := d.GetStallSampling(); ss.GetEnabled() && m.metrics == nil {
+				m.periodNs = ss.SamplingPeriodNs
+				for _, mt := range ss.Metrics {
+					if mt.MetricType != 0x7ffffffe { // the IP metric is no column
+						m.metrics = append(m.metrics, mt.Name)
+					}
+				}
+			}
+		}
+	case *pb.Record_StallRows:
+		m.addStalls(k.StallRows)
+	case *pb.Record_Unattributed:
+		u := k.Unattributed
+		row := unattrRow{device: u.DeviceId, source: m.source, start: u.WindowStartHostNs, end: u.WindowEndHostNs}
+		for _, c := range u.Counters {
+			m.unattr += c
+			row.sums += c
+		}
+		m.unattrSamples = append(m.unattrSamples, row)
+	case *pb.Record_Module:
+		m.modules[k.Module.Id] = k.Module
+	case *pb.Record_Kernel:
+		m.kernels = append(m.kernels, k.Kernel)
+		m.kernelByID[k.Kernel.Id] = k.Kernel
+	case *pb.Record_KernelDestroyed:
+		m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
+	case *pb.Record_Launch:
+		l := k.Launch
+		m.launchList = append(m.launchList, l)
+		m.launches[l.KernelId]++
+		if m.source != 0 {
+			m.launchSource[l.Id] = m.source
+		}
+		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
+			m.timed[l.KernelId]++
+			m.devNs[l.KernelId] += l.DeviceEndNs - l.DeviceStartNs
+		}
+	case *pb.Record_Window:
+		m.windows = append(m.windows, windowEdge{k.Window, m.source})
+	case *pb.Record_MergeSource:
+		m.sources = append(m.sources, k.MergeSource)
+		m.source = k.MergeSource.Index
+	case *pb.Record_Counters:
+		m.counters = k.Counters
+	case nil:
+		m.unknown++
+	}
+}
+
+// moduleContent returns the module holding the bytes of kernel k's module
+// (following content_module_id), or nil.
+func (m *runModel) moduleContent(k *pb.Kernel) *pb.Module {
+	mod := m.modules[k.ModuleId]
+	if mod != nil && mod.ContentModuleId != 0 {
+		mod = m.modules[mod.ContentModuleId]
+	}
+	return mod
+}
