@@ -49,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdReport(rest, stdout, stderr)
 	case "pprof":
 		err = cmdPprof(rest, stdout, stderr)
+	case "annotate":
+		err = cmdAnnotate(rest, stdout, stderr)
 	case "merge":
 		err = cmdMerge(rest, stdout, stderr)
 	case "trace":
