@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source).`)
 	}
 	p, err := buildProfile(m)
 	if err != nil {
-		return err
+		return errors.Join(m.readErr, err)
 	}
 	f, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {

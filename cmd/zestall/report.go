@@ -55,9 +55,18 @@ Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
 
 func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 	if h := m.header; h != nil {
-		fmt.Fprintf(w, "zestall %s: pid %d on %s, started %s\n", h.ToolVersion, h.Pid, h.HostName,
-			time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
-		fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
+		if len(m.sources) > 0 {
+			host := h.HostName
+			if host == "" {
+				host = "several hosts"
+			}
+			fmt.Fprintf(w, "%s: %d runs merged, on %s, earliest started %s\n", h.ToolVersion, len(m.sources), host,
+				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
+		} else {
+			fmt.Fprintf(w, "zestall %s: pid %d on %s, started %s\n", h.ToolVersion, h.Pid, h.HostName,
+				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
+		}
 		for _, d := range h.Devices {
 			kind := "device"
 			if d.ParentId != 0 {

@@ -43,15 +43,17 @@ func (t *table) write(w io.Writer) error {
 			b.WriteByte('\n')
 			continue
 		}
+		var l strings.Builder
 		for j, c := range r {
 			if j < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", width[j]-len(c)))
-				b.WriteString(c)
-				b.WriteString(" ")
+				l.WriteString(strings.Repeat(" ", width[j]-len(c)))
+				l.WriteString(c)
+				l.WriteString(" ")
 			} else {
-				b.WriteString(strings.TrimRight(c, " "))
+				l.WriteString(c)
 			}
 		}
+		b.WriteString(strings.TrimRight(l.String(), " "))
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())

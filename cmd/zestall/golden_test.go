@@ -1,0 +1,436 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
+
+// The fixtures testdata/*.zst are real captures: sample apps run through
+// Debian's loader on the simulated device, with the kernels and DWARF of
+// Debian's compiler (test/kernels). test/e2e's TestRecordCLIFixtures
+// records them again (ZESTALL_RECORD_FIXTURES=1); then run
+// `go test ./cmd/zestall -update`.
+
+// igaHelper returns the zestall-iga helper to test with, or skips (or
+// fails, when ZESTALL_BUILD_DIR says the build tree must be there) with the
+// precise reason it cannot run.
+func igaHelper(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("ZESTALL_BUILD_DIR")
+	required := dir != ""
+	if dir == "" {
+		dir = filepath.Join("..", "..", "build")
+	}
+	helper, err := filepath.Abs(filepath.Join(dir, "bin", helperName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(helper); err != nil {
+		if required {
+			t.Fatalf("ZESTALL_BUILD_DIR=%s but %s is missing", dir, helper)
+		}
+		t.Skipf("%s not built (run scripts/build.sh or set ZESTALL_BUILD_DIR): disassembly cannot be tested", helper)
+	}
+	out, err := exec.Command(helper, "--version").CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 3 {
+		// IGA missing is an environment problem, not a failure: say which.
+		t.Skipf("IGA cannot be loaded (scripts/setup.sh installs Debian's libigc1): %s", strings.TrimSpace(string(out)))
+	}
+	if err != nil {
+		t.Fatalf("%s --version: %v\n%s", helper, err, out)
+	}
+	return helper
+}
+
+// cliResult is one CLI run as a golden file holds it.
+func cliResult(t *testing.T, args []string) string {
+	t.Helper()
+	var so, se bytes.Buffer
+	code := run(args, &so, &se)
+	tmp := regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/Test\w+/\d+`)
+	norm := func(s string) string { return tmp.ReplaceAllString(s, "$$TMP") }
+	return fmt.Sprintf("$ zestall %s\nexit %d\n--- stdout\n%s--- stderr\n%s", norm(strings.Join(args, " ")), code, norm(so.String()), norm(se.String()))
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/zestall -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (if intended: go test ./cmd/zestall -update)\n%s", path, diffLines(string(want), got))
+	}
+}
+
+// diffLines shows the first differing lines.
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\nwant %q\ngot  %q", i+1, a, b)
+		}
+	}
+	return "(equal lines)"
+}
+
+// stripDebugInfo writes a copy of a capture whose modules carry no debug
+// info, as a driver without zetModuleGetDebugInfo support produces.
+func stripDebugInfo(t *testing.T, src string) string {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := stream.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "nodebug.zst")
+	out, err := stream.CreateExclusive(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := stream.NewWriter(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if m := r.GetModule(); m != nil {
+			m.DebugInfo = nil
+			m.MissingDetail = "zetModuleGetDebugInfo: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE"
+		}
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	return dst
+}
+
+const (
+	multi      = "testdata/multi.zst"
+	serialized = "testdata/serialized.zst"
+	sources    = "../../test/kernels"
+)
+
+// TestGoldenWithoutIGA: the views that need no disassembler, and every view
+// when the helper is missing (offsets only, said once on stderr).
+func TestGoldenWithoutIGA(t *testing.T) {
+	t.Setenv(helperEnv, "/nonexistent/zestall-iga")
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"dump_multi", []string{"dump", multi}},
+		{"report_multi_nodisasm", []string{"report", "--no-disasm", multi}},
+		{"report_multi_nohelper", []string{"report", multi}},
+		{"annotate_multi_nohelper", []string{"annotate", "--kernel", "stream_triad", "--source-dir", sources, multi}},
+		{"annotate_multi_source_nodisasm", []string{"annotate", "--source", "--no-disasm", "--source-dir", sources, multi}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
+	}
+}
+
+// TestGoldenIGA: report and annotate with the real IGA's disassembly and
+// the real compiler's DWARF lines.
+func TestGoldenIGA(t *testing.T) {
+	t.Setenv(helperEnv, igaHelper(t))
+	nodebug := stripDebugInfo(t, multi)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"report_multi", []string{"report", multi}},
+		{"report_serialized", []string{"report", "--top", "3", serialized}},
+		{"annotate_multi_asm", []string{"annotate", "--source-dir", sources, multi}},
+		{"annotate_multi_source", []string{"annotate", "--source", "--source-dir", sources, multi}},
+		{"annotate_nodebug", []string{"annotate", "--source", "--kernel", "stream_triad", nodebug}},
+		{"report_merged_inputs", []string{"report", multi, serialized}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
+	}
+	t.Run("iga_missing", func(t *testing.T) {
+		t.Setenv("ZESTALL_IGA_LIBRARY", "/nonexistent/libiga64.so.1")
+		checkGolden(t, "annotate_iga_missing", cliResult(t, []string{"annotate", "--kernel", "stream_triad", multi}))
+	})
+}
+
+// TestGoldenPprof: the profile's contents, as pprof's own text form.
+func TestGoldenPprof(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.pb.gz")
+	var so, se bytes.Buffer
+	if code := run([]string{"pprof", multi, "-o", out}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "pprof_multi", p.String())
+	// Never overwrite: a second run fails and leaves the file.
+	if code := run([]string{"pprof", multi, "-o", out}, &so, &se); code != 1 || !strings.Contains(se.String(), "exists") {
+		t.Errorf("pprof over an existing file: exit %d, stderr %q", code, se.String())
+	}
+}
+
+// TestGoldenTrace: the trace JSON, and that it is valid trace-event format.
+func TestGoldenTrace(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t.json")
+	var so, se bytes.Buffer
+	if code := run([]string{"trace", serialized, "-o", out}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateTraceEvents(t, b)
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, b, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "trace_serialized", pretty.String())
+}
+
+// validateTraceEvents checks the JSON Object Format of the Trace Event
+// Format (the one chrome://tracing and Perfetto load): a "traceEvents"
+// array of objects, each with a one-character phase "ph", a name, numeric
+// pid/tid; complete events ("X") with numeric ts and non-negative dur;
+// metadata events ("M") naming processes or threads in args.name.
+func validateTraceEvents(t *testing.T, b []byte) {
+	t.Helper()
+	var doc struct {
+		TraceEvents     []map[string]json.RawMessage `json:"traceEvents"`
+		DisplayTimeUnit string                       `json:"displayTimeUnit"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("not a trace-event JSON object: %v", err)
+	}
+	if doc.DisplayTimeUnit != "ns" && doc.DisplayTimeUnit != "ms" {
+		t.Errorf("displayTimeUnit %q: the format allows \"ms\" or \"ns\"", doc.DisplayTimeUnit)
+	}
+	num := func(e map[string]json.RawMessage, f string) (float64, bool) {
+		var v float64
+		raw, ok := e[f]
+		return v, ok && json.Unmarshal(raw, &v) == nil
+	}
+	str := func(e map[string]json.RawMessage, f string) string {
+		var s string
+		json.Unmarshal(e[f], &s)
+		return s
+	}
+	complete := 0
+	for i, e := range doc.TraceEvents {
+		for _, f := range []string{"pid", "tid"} {
+			if v, ok := num(e, f); !ok || v < 0 || v != float64(int64(v)) {
+				t.Fatalf("event %d: %s is not a non-negative integer: %s", i, f, e[f])
+			}
+		}
+		if str(e, "name") == "" {
+			t.Fatalf("event %d has no name", i)
+		}
+		switch ph := str(e, "ph"); ph {
+		case "X":
+			complete++
+			ts, ok1 := num(e, "ts")
+			dur, ok2 := num(e, "dur")
+			if !ok1 || !ok2 || ts < 0 || dur <= 0 {
+				t.Fatalf("complete event %d: ts %s dur %s", i, e["ts"], e["dur"])
+			}
+		case "M":
+			var args struct{ Name string }
+			json.Unmarshal(e["args"], &args)
+			if n := str(e, "name"); n != "process_name" && n != "thread_name" || args.Name == "" {
+				t.Fatalf("metadata event %d: %s %s", i, e["name"], e["args"])
+			}
+		default:
+			t.Fatalf("event %d: phase %q not produced by zestall", i, ph)
+		}
+	}
+	if complete == 0 {
+		t.Fatal("no complete events")
+	}
+}
+
+// TestMerge: merging keeps every record, makes ids unique and keeps where
+// each record came from; the merged file reads as the inputs read together;
+// merge never overwrites.
+func TestMerge(t *testing.T) {
+	t.Setenv(helperEnv, "/nonexistent/zestall-iga")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "merged.zst")
+	var so, se bytes.Buffer
+	if code := run([]string{"merge", multi, serialized, "-o", out}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	if code := run([]string{"merge", multi, "-o", out}, &so, &se); code != 1 || !strings.Contains(se.String(), "exists") {
+		t.Errorf("merge over an existing file: exit %d, stderr %q", code, se.String())
+	}
+	read := func(p string) []*pb.Record {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		recs, err := stream.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	a, b, m := read(multi), read(serialized), read(out)
+	// Header, 2 MergeSource, records without header/counters, 1 Counters.
+	body := func(rs []*pb.Record) (n int) {
+		for _, r := range rs {
+			if r.GetHeader() == nil && r.GetCounters() == nil {
+				n++
+			}
+		}
+		return n
+	}
+	if want := 1 + 2 + body(a) + body(b) + 1; len(m) != want {
+		t.Errorf("merged file has %d records, want %d", len(m), want)
+	}
+	seen := map[string]bool{}
+	var src uint32
+	for _, r := range m {
+		var key string
+		switch k := r.Kind.(type) {
+		case *pb.Record_MergeSource:
+			src = k.MergeSource.Index
+			if k.MergeSource.Header == nil || k.MergeSource.Counters == nil || !k.MergeSource.Counters.Final || k.MergeSource.RecordsRead == 0 {
+				t.Errorf("source %d incomplete: %v", src, k.MergeSource)
+			}
+		case *pb.Record_Launch:
+			key = fmt.Sprint("launch ", k.Launch.Id)
+		case *pb.Record_Kernel:
+			key = fmt.Sprint("kernel ", k.Kernel.Id)
+		case *pb.Record_Module:
+			key = fmt.Sprint("module ", k.Module.Id)
+		}
+		if key != "" {
+			if seen[key] {
+				t.Errorf("%s appears twice", key)
+			}
+			seen[key] = true
+		}
+	}
+	if h := m[0].GetHeader(); h == nil || len(h.Devices) != len(a[0].GetHeader().Devices)+len(b[0].GetHeader().Devices) {
+		t.Errorf("merged header devices: %v", m[0])
+	}
+	c := m[len(m)-1].GetCounters()
+	if c == nil || c.LaunchesSeen != a[len(a)-1].GetCounters().LaunchesSeen+b[len(b)-1].GetCounters().LaunchesSeen || !c.Final {
+		t.Errorf("summed counters: %v", c)
+	}
+	checkGolden(t, "dump_merged", cliResult(t, []string{"dump", out}))
+	// The report of the merged file equals the report of the inputs
+	// given together (merged in memory the same way), but for the
+	// input names.
+	merged := cliResult(t, []string{"report", "--no-disasm", out})
+	together := cliResult(t, []string{"report", "--no-disasm", multi, serialized})
+	strip := func(s string) string {
+		_, body, _ := strings.Cut(s, "\n")
+		return body
+	}
+	if strip(merged) != strip(together) {
+		t.Errorf("report of the merged file differs from the report of its inputs:\n%s", diffLines(strip(together), strip(merged)))
+	}
+}
+
+// TestTruncatedInputs: every command given a truncated file prints what is
+// complete, names the damage and exits 1; merge keeps the damage in the
+// provenance.
+func TestTruncatedInputs(t *testing.T) {
+	t.Setenv(helperEnv, "/nonexistent/zestall-iga")
+	b, err := os.ReadFile(multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.zst")
+	if err := os.WriteFile(cut, b[:len(b)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"dump", cut}, {"report", cut}, {"annotate", cut}, {"report", cut, multi},
+		{"pprof", cut, "-o", filepath.Join(dir, "p.pb.gz")}, {"trace", cut, "-o", filepath.Join(dir, "t.json")},
+		{"merge", cut, multi, "-o", filepath.Join(dir, "m.zst")},
+	} {
+		var so, se bytes.Buffer
+		code := run(args, &so, &se)
+		if code != 1 || !strings.Contains(se.String(), "cut.zst") {
+			t.Errorf("zestall %v: exit %d, stderr %q", args, code, se.String())
+		}
+		if args[0] != "pprof" && args[0] != "trace" && args[0] != "merge" && so.Len() == 0 {
+			t.Errorf("zestall %v printed nothing", args)
+		}
+	}
+	var so, se bytes.Buffer
+	if code := run([]string{"report", filepath.Join(dir, "m.zst")}, &so, &se); code != 0 || !strings.Contains(so.String(), "DAMAGED") {
+		t.Errorf("report of a merge with a damaged input: exit %d\n%s", code, so.String())
+	}
+}
+
+// TestHelp: every command has --help (exit 0) and rejects bad usage with
+// exit 2.
+func TestHelp(t *testing.T) {
+	for _, cmd := range []string{"dump", "report", "annotate", "pprof", "trace", "merge"} {
+		var so, se bytes.Buffer
+		if code := run([]string{cmd, "--help"}, &so, &se); code != 0 || !strings.Contains(se.String(), "usage: zestall "+cmd) {
+			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, se.String())
+		}
+		so.Reset()
+		se.Reset()
+		if code := run([]string{cmd, "--bogus-flag"}, &so, &se); code != 2 {
+			t.Errorf("%s --bogus-flag: exit %d, want 2", cmd, code)
+		}
+		if code := run([]string{cmd}, &so, &se); code != 2 {
+			t.Errorf("%s without arguments: exit %d, want 2", cmd, code)
+		}
+	}
+}
