@@ -6,7 +6,9 @@
 #      the sample apps through the real loader with libzestall.so;
 #   3. the C code built with AddressSanitizer + UndefinedBehaviorSanitizer
 #      (build-asan/): conformance suite, unit tests and apps;
-#   4. the full ctest suite of build/, last, so the closing line is ctest's.
+#   4. every Go fuzz target for a bounded time (scripts/fuzz.sh; FUZZTIME,
+#      default 10s per target; FUZZTIME=0 skips);
+#   5. the full ctest suite of build/, last, so the closing line is ctest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -25,6 +27,11 @@ ZESTALL_BUILD_DIR="$ROOT/build" go test -race -count=1 ./...
 
 echo "== sanitizers (build-asan/)" >&2
 bash scripts/test-sanitize.sh
+
+if [ "${FUZZTIME:-10s}" != 0 ]; then
+	echo "== fuzzing (scripts/fuzz.sh, ${FUZZTIME:-10s} per target)" >&2
+	FUZZTIME=${FUZZTIME:-10s} bash scripts/fuzz.sh
+fi
 
 echo "== ctest (build/)" >&2
 cd build

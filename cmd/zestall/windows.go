@@ -28,6 +28,9 @@ type collectionWindow struct {
 // causeName is a WindowCause without its prefix, for any value, known to
 // this build or not.
 func causeName(c pb.WindowCause) string {
+	if c.Type().Descriptor().Values().ByNumber(c.Number()) == nil {
+		return fmt.Sprintf("cause %d", int32(c))
+	}
 	return strings.ToLower(strings.TrimPrefix(c.String(), "WINDOW_CAUSE_"))
 }
 
@@ -149,7 +152,7 @@ func writeWindows(w io.Writer, m *runModel) {
 	} else {
 		fmt.Fprint(tw, "  ")
 	}
-	fmt.Fprintln(tw, "DEVICE\tSTART\tSTOP\tDURATION\tSTARTED BY\tSTOPPED BY\tLAUNCHES\tSTALL SAMPLES\t")
+	fmt.Fprintln(tw, "DEVICE\tSTART\tSTOP\tDURATION\tSTARTED BY\tSTOPPED BY\tLAUNCHES\tSTALL SAMPLES")
 	for _, cw := range ws {
 		dev := "all"
 		if cw.device != 0 {
@@ -174,7 +177,7 @@ func writeWindows(w io.Writer, m *runModel) {
 		} else {
 			fmt.Fprint(tw, "  ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n", dev, start, stop, dur, startBy, stopBy, cw.launches, cw.samples)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", dev, start, stop, dur, startBy, stopBy, cw.launches, cw.samples)
 	}
 	tw.Flush()
 	if outLaunches > 0 || outSamples > 0 {
