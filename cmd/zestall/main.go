@@ -1,12 +1,21 @@
 // Command zestall reads the files libzestall.so writes.
 //
-//	zestall dump FILE      every record as one JSON object per line
-//	zestall report FILE    a run summary, kernels, stall reasons, hottest offsets
-//	zestall pprof FILE -o OUT.pb.gz   EU stall samples as a pprof profile
-//	zestall trace FILE -o OUT.json    launches as Chrome/Perfetto trace events
+//	zestall dump FILE                 every record as one JSON object per line
+//	zestall report FILE...            run summary, collection windows, kernels,
+//	                                  stall reasons, hottest instructions
+//	zestall annotate FILE...          per-instruction or per-source-line samples
+//	zestall pprof FILE... -o OUT.pb.gz   EU stall samples as a pprof profile
+//	zestall trace FILE... -o OUT.json    launches as Chrome/Perfetto trace events
+//	zestall merge FILE... -o OUT.zst     several runs as one file
+//
+// Every view reads one in-memory model (model.go) built from the stream;
+// several FILEs are merged into it as zestall merge does (merge.go).
+// Disassembly comes from the C helper zestall-iga (cmd/zestall-iga), which
+// loads IGA at run time: the CLI itself is pure Go (CGO_ENABLED=0).
 //
 // Exit codes follow pprof: 0 success, 1 a file could not be read completely
-// (everything readable was still printed), 2 usage error.
+// (everything readable was still printed) or an output could not be
+// written, 2 usage error. Reading a large file shows progress on stderr.
 package main
 
 import (
@@ -20,11 +29,17 @@ const usage = `usage: zestall <command> [arguments]
 
 commands:
   dump FILE     print every record of FILE as one JSON object per line
-  report FILE   print a run summary, kernels, stall reasons and hottest offsets
-  pprof FILE -o OUT.pb.gz
+  report FILE...
+                print a run summary, collection windows, kernels, stall
+                reasons and the hottest instructions (disassembly, source line)
+  annotate FILE... [--kernel NAME] [--source | --asm]
+                print each kernel's samples per instruction or source line
+  pprof FILE... -o OUT.pb.gz
                 write the EU stall samples as a pprof profile
-  trace FILE -o OUT.json
+  trace FILE... -o OUT.json
                 write the launches as Chrome/Perfetto trace-event JSON
+  merge FILE... -o OUT.zst
+                merge several runs (processes, ranks) into one file
   version       print the version
   help          print this help
 

@@ -20,14 +20,16 @@ func cmdPprof(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output file (required): a gzipped pprof profile, e.g. stalls.pb.gz")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: zestall pprof FILE -o OUT.pb.gz
+		fmt.Fprintln(stderr, `usage: zestall pprof FILE... -o OUT.pb.gz
 
 Writes the EU stall samples of FILE as a pprof profile: one sample type
 per stall reason (in the driver's metric order) after "samples" (all
 reasons, the default); one location per (kernel, instruction offset) at
 its GPU address, with the DWARF source line when the module had debug
 info; labels "device", and "launch" (one launch) or "launches" (shared).
-View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source).`)
+View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source;
+add -source_path=DIR when the sources moved). Several FILEs are merged
+first. OUT must not exist.`)
 		fs.PrintDefaults()
 	}
 	m, err := loadForOutput(fs, args, out, "pprof", stderr)

@@ -29,14 +29,14 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output file (required): trace-event JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: zestall trace FILE -o OUT.json
+		fmt.Fprintln(stderr, `usage: zestall trace FILE... -o OUT.json
 
 Writes the kernel launches of FILE as Chrome/Perfetto trace-event JSON:
 one process per device, one track per command queue (regular lists) or
 command list (immediate lists); each launch a complete event at its device
 start and end, with the kernel name, group counts and sizes, and the stall
 samples attributed to that launch (args). Open it in ui.perfetto.dev or
-chrome://tracing.`)
+chrome://tracing. Several FILEs are merged first. OUT must not exist.`)
 		fs.PrintDefaults()
 	}
 	m, err := loadForOutput(fs, args, out, "trace", stderr)

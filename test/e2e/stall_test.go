@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -389,6 +390,17 @@ func TestPprof(t *testing.T) {
 		{[]string{"-top", "-lines"}, []string{"Type: samples", "compute_poly", "compute.cl:", "stream_triad", "stream.cl:"}},
 		{[]string{"-top", "-sample_index=SendStall"}, []string{"Type: SendStall", "stream_triad"}},
 		{[]string{"-raw"}, []string{"PeriodType: eu-stall-sampling nanoseconds", "device"}},
+		// One row per instruction: the GPU address of each sampled
+		// instruction of both kernels (bases 0x800000010000 and
+		// 0x800000012000 on the simulated PVC) with its source line.
+		{[]string{"-top", "-addresses"}, []string{"stream_triad", "stream.cl:", "compute_poly", "compute.cl:"}},
+		// -list: the source of each kernel with the samples per line,
+		// from the compiler's DWARF; the sources are found through
+		// -source_path since the DWARF names where ocloc compiled them.
+		{[]string{"-list=stream_triad", "-source_path=" + filepath.Join(tr.root, "test", "kernels")},
+			[]string{"ROUTINE ======================== stream_triad", "a[i] = b[i] + scalar * c[i];"}},
+		{[]string{"-list=compute_poly", "-source_path=" + filepath.Join(tr.root, "test", "kernels")},
+			[]string{"ROUTINE ======================== compute_poly", "y = y * 0.999f + sin(x) * cos(y);"}},
 	} {
 		out, err := exec.Command(gobin, append([]string{"tool", "pprof"}, append(tc.args, prof)...)...).CombinedOutput()
 		if err != nil {
@@ -399,7 +411,44 @@ func TestPprof(t *testing.T) {
 				t.Errorf("go tool pprof %v lacks %q:\n%s", tc.args, w, out)
 			}
 		}
+		if tc.args[len(tc.args)-1] == "-addresses" {
+			// Several instructions (8-byte aligned GPU addresses) of
+			// each kernel, each with its kernel and source line.
+			addrs := map[string]map[string]bool{}
+			for _, m := range addressRow.FindAllStringSubmatch(string(out), -1) {
+				if addrs[m[2]] == nil {
+					addrs[m[2]] = map[string]bool{}
+				}
+				addrs[m[2]][m[1]] = true
+			}
+			for _, k := range []string{"stream_triad", "compute_poly"} {
+				if len(addrs[k]) < 2 {
+					t.Errorf("-top -addresses: %d instruction addresses of %s:\n%s", len(addrs[k]), k, out)
+				}
+			}
+		}
+		if strings.HasPrefix(tc.args[0], "-list") && !listHasSamples(string(out)) {
+			t.Errorf("go tool pprof %v: no source line with samples:\n%s", tc.args, out)
+		}
 	}
+}
+
+// addressRow is a -top -addresses row: an instruction's GPU address
+// (8-byte aligned), its kernel, its source file and line.
+var addressRow = regexp.MustCompile(`(?m)\s(0000800000[0-9a-f]{5}[08]) (\w+) \S+\.cl:\d+$`)
+
+// listHasSamples reports whether a pprof -list listing has a source line
+// ("  flat  cum  N: text") with a non-zero flat count.
+func listHasSamples(out string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && f[0] != "." && strings.HasSuffix(f[2], ":") {
+			if _, err := fmt.Sscanf(f[0], "%d", new(int)); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestTrace: the trace-event JSON is valid and holds every timed launch as
@@ -521,6 +570,19 @@ func TestPythonConsumer(t *testing.T) {
 		if stalls[k] != w {
 			t.Errorf("kernel %d: python %d stall samples, Go %d", k, stalls[k], w)
 		}
+	}
+	// A merged file (with MergeSource records) reads too: the run
+	// merged with itself has every launch twice, under new ids.
+	merged := filepath.Join(dir, "merged.zst")
+	if b, err := exec.Command(filepath.Join(tr.build, "bin", "zestall"), "merge", filepath.Join(dir, "out.zst"), filepath.Join(dir, "out.zst"), "-o", merged).CombinedOutput(); err != nil {
+		t.Fatalf("zestall merge: %v\n%s", err, b)
+	}
+	out, err = exec.Command(py, filepath.Join(tr.root, "scripts", "zestall_read.py"), merged).Output()
+	if err != nil {
+		t.Fatalf("zestall_read.py on a merged file: %v", err)
+	}
+	if got := strings.Count(string(out), `"launch"`); got != 2*n {
+		t.Errorf("python read %d launches from the merged file, want %d", got, 2*n)
 	}
 }
 
