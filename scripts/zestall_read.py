@@ -8,6 +8,10 @@ with protoc (Debian: protobuf-compiler) unless zestall_pb2 is importable.
 
     scripts/zestall_read.py FILE            # one JSON object per launch,
                                             # then one per kernel with totals
+
+Record kinds it does not use (Window, MergeSource of merged files, kinds
+added later) are skipped, as the .proto's compatibility rules ask; ids of a
+merged file are already unique, so merged files read the same way.
 """
 import json
 import os
