@@ -10,7 +10,8 @@ import (
 // progressDelay is how long reading a file may take before progress is
 // shown; progressEvery is the interval between progress lines. Short reads
 // (every test input) print nothing, so outputs stay deterministic.
-const (
+// Variables for the tests.
+var (
 	progressDelay = 2 * time.Second
 	progressEvery = 2 * time.Second
 )
