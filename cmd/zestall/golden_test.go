@@ -146,6 +146,7 @@ func stripDebugInfo(t *testing.T, src string) string {
 const (
 	multi      = "testdata/multi.zst"
 	serialized = "testdata/serialized.zst"
+	windows    = "testdata/windows.zst"
 	sources    = "../../test/kernels"
 )
 
@@ -159,6 +160,7 @@ func TestGoldenWithoutIGA(t *testing.T) {
 	}{
 		{"dump_multi", []string{"dump", multi}},
 		{"report_multi_nodisasm", []string{"report", "--no-disasm", multi}},
+		{"report_windows_nodisasm", []string{"report", "--no-disasm", windows}},
 		{"report_multi_nohelper", []string{"report", multi}},
 		{"annotate_multi_nohelper", []string{"annotate", "--kernel", "stream_triad", "--source-dir", sources, multi}},
 		{"annotate_multi_source_nodisasm", []string{"annotate", "--source", "--no-disasm", "--source-dir", sources, multi}},
@@ -179,6 +181,7 @@ func TestGoldenIGA(t *testing.T) {
 	}{
 		{"report_multi", []string{"report", multi}},
 		{"report_serialized", []string{"report", "--top", "3", serialized}},
+		{"report_windows", []string{"report", windows}},
 		{"annotate_multi_asm", []string{"annotate", "--source-dir", sources, multi}},
 		{"annotate_multi_source", []string{"annotate", "--source", "--source-dir", sources, multi}},
 		{"annotate_nodebug", []string{"annotate", "--source", "--kernel", "stream_triad", nodebug}},

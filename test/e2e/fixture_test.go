@@ -29,6 +29,10 @@ func TestRecordCLIFixtures(t *testing.T) {
 		// Every launch alone: samples attributed to single launches.
 		{"serialized.zst", "zestall-multi", []string{"2"}, map[string]string{
 			"ZESTALL_SERIALIZE": "1", "ZESIM_KERNEL_COST": "*=20000/20000", "ZESTALL_SAMPLING_PERIOD_NS": "10000"}},
+		// Collection stopped and started by the app (zestall_stop /
+		// zestall_start): several windows.
+		{"windows.zst", "zestall-window", []string{"api", "2", "4", "5"}, map[string]string{
+			"ZESIM_KERNEL_COST": "*=20000/20000", "ZESTALL_SAMPLING_PERIOD_NS": "10000"}},
 	}
 	dst := filepath.Join(tr.root, "cmd", "zestall", "testdata")
 	if err := os.MkdirAll(dst, 0o755); err != nil {
