@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/zestall/zestall/collector/dwarfline"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -40,7 +40,7 @@ first. OUT must not exist.`)
 	if err != nil {
 		return errors.Join(m.readErr, err)
 	}
-	f, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := stream.CreateExclusive(*out)
 	if err != nil {
 		return err
 	}

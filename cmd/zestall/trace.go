@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -43,7 +43,7 @@ chrome://tracing. Several FILEs are merged first. OUT must not exist.`)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := stream.CreateExclusive(*out)
 	if err != nil {
 		return err
 	}
