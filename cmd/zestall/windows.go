@@ -90,6 +90,9 @@ func (w *collectionWindow) applies(source, device uint32) bool {
 // append time) and stall samples (by the read that delivered them) in each.
 func writeWindows(w io.Writer, m *runModel) {
 	ws := m.collectionWindows()
+	if len(ws) == 0 && m.header == nil {
+		return // nothing was read: no window to speak of
+	}
 	fmt.Fprintln(w)
 	if len(ws) == 0 {
 		fmt.Fprintln(w, "collection windows: none recorded (collection covered the whole run)")
