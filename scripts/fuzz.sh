@@ -29,7 +29,8 @@ while read -r pkg target; do
 	log=$(mktemp)
 	status=0
 	go test "./$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 1s >"$log" 2>&1 || status=$?
-	grep -v '^fuzz: elapsed: ' "$log" | tail -n 30 >&2 || true
+	# The progress lines but the last (total executions, corpus size).
+	{ grep -v '^fuzz: elapsed: ' "$log" | tail -n 30; grep '^fuzz: elapsed: ' "$log" | tail -n 1; } >&2 || true
 	rm -f "$log"
 	if [ "$status" -ne 0 ]; then
 		echo "fuzz: ./$pkg $target failed (a finding is saved under ./$pkg/testdata/fuzz/$target/)" >&2
