@@ -371,6 +371,37 @@ func TestMerge(t *testing.T) {
 		t.Errorf("summed counters: %v", c)
 	}
 	checkGolden(t, "dump_merged", cliResult(t, []string{"dump", out}))
+
+	// A merged file merged again with a third run: the inner sources
+	// are kept, renumbered after the outer inputs, and their offsets
+	// lead from the original ids to the final ones.
+	nested := filepath.Join(dir, "nested.zst")
+	if code := run([]string{"merge", windows, out, "-o", nested}, &so, &se); code != 0 {
+		t.Fatalf("nested merge: exit %d: %s", code, se.String())
+	}
+	var srcs []*pb.MergeSource
+	owner := map[uint64]uint32{} // final launch id -> source index
+	var cur uint32
+	for _, r := range read(nested) {
+		if ms := r.GetMergeSource(); ms != nil {
+			srcs = append(srcs, ms)
+			cur = ms.Index
+		}
+		if l := r.GetLaunch(); l != nil {
+			owner[l.Id] = cur
+		}
+	}
+	if len(srcs) != 4 || srcs[0].Index != 1 || srcs[1].Index != 2 || srcs[2].Index != 3 || srcs[3].Index != 4 {
+		t.Fatalf("nested sources: %v", srcs)
+	}
+	for i, in := range map[int][]*pb.Record{2: a, 3: b} {
+		src := srcs[i]
+		for _, r := range in {
+			if l := r.GetLaunch(); l != nil && owner[l.Id+src.LaunchIdOffset] != src.Index {
+				t.Fatalf("launch %d of %s: final id %d belongs to source %d, want %d", l.Id, src.Path, l.Id+src.LaunchIdOffset, owner[l.Id+src.LaunchIdOffset], src.Index)
+			}
+		}
+	}
 	// The report of the merged file equals the report of the inputs
 	// given together (merged in memory the same way), but for the
 	// input names.

@@ -228,8 +228,15 @@ func remapRecord(rec *pb.Record, o idOffsets) bool {
 	case *pb.Record_Window:
 		dev(&k.Window.DeviceId)
 	case *pb.Record_MergeSource:
-		// Sources of a merged input keep their own offsets; the
-		// outer MergeSource says how to reach the merged ids.
+		// An input that is itself a merged file: its sources' offsets
+		// now lead to this file's ids (the caller renumbers Index).
+		ms := k.MergeSource
+		ms.DeviceIdOffset += o.device
+		ms.ModuleIdOffset += o.module
+		ms.KernelIdOffset += o.kernel
+		ms.LaunchIdOffset += o.launch
+		ms.QueueIdOffset += o.queue
+		ms.CommandListIdOffset += o.cmdList
 	default: // header, counters, unknown kinds
 		return false
 	}
@@ -258,6 +265,7 @@ func mergeRuns(paths []string, stderr io.Writer, emit func(*pb.Record) error) (r
 		offs[i] = next
 		next.grow(in.max)
 	}
+	nextIndex := uint32(len(ins) + 1) // for the sources of inputs that are merged files
 	if err := emit(&pb.Record{Kind: &pb.Record_Header{Header: mergedHeader(ins, offs)}}); err != nil {
 		return readErrs, err
 	}
@@ -274,7 +282,7 @@ func mergeRuns(paths []string, stderr io.Writer, emit func(*pb.Record) error) (r
 		if err := emit(&pb.Record{Kind: &pb.Record_MergeSource{MergeSource: src}}); err != nil {
 			return readErrs, err
 		}
-		if err := copyInput(in, offs[i], emit); err != nil {
+		if err := copyInput(in, offs[i], &nextIndex, emit); err != nil {
 			return readErrs, err
 		}
 		if in.dropped > 0 {
@@ -286,7 +294,7 @@ func mergeRuns(paths []string, stderr io.Writer, emit func(*pb.Record) error) (r
 
 // copyInput is the second pass over one input: every record it knows,
 // remapped, up to where the first pass stopped.
-func copyInput(in *mergeInput, o idOffsets, emit func(*pb.Record) error) error {
+func copyInput(in *mergeInput, o idOffsets, nextIndex *uint32, emit func(*pb.Record) error) error {
 	f, err := os.Open(in.path)
 	if err != nil {
 		return err
@@ -300,6 +308,12 @@ func copyInput(in *mergeInput, o idOffsets, emit func(*pb.Record) error) error {
 			return fmt.Errorf("%s: changed while merging: %w", in.path, err)
 		}
 		if remapRecord(rec, o) {
+			if ms := rec.GetMergeSource(); ms != nil {
+				// Sources of a merged input follow this file's own
+				// inputs in numbering; their records stay theirs.
+				ms.Index = *nextIndex
+				*nextIndex++
+			}
 			if err := emit(rec); err != nil {
 				return err
 			}

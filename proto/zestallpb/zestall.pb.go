@@ -2529,6 +2529,11 @@ func (x *Counters) GetLaunchesWhileStopped() uint64 {
 // final Counters) belongs to that input; a Window with device_id 0 applies
 // to that input's devices only.
 //
+// An input that is itself a merged file keeps its MergeSource records,
+// renumbered after this file's own inputs and with offsets that lead from
+// the original inputs' ids to this file's; its records then belong to
+// those sources.
+//
 // Ids: an id x != 0 of the input is x + the offset of its kind in the
 // merged file; 0 stays 0. Offsets make every id unique in the merged file.
 // Times are not changed: host ns of inputs recorded on different hosts (or
