@@ -74,6 +74,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 			}
 			fmt.Fprintf(w, "%s %d: %s (%#04x %s), %d Xe-cores, timer %.1f MHz, kernel timestamps %d bits\n",
 				kind, d.Id, d.Name, d.PciDeviceId, d.Platform, d.XeCoreCount, float64(d.TimerFrequencyHz)/1e6, d.KernelTimestampValidBits)
+			writeSampling(w, d)
 		}
 	} else {
 		fmt.Fprintln(w, "no header: the file holds no complete frame")
@@ -236,13 +237,6 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 // hottest instruction offsets.
 func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 	if len(m.rows) == 0 {
-		if m.header != nil {
-			for _, d := range m.header.Devices {
-				if ss := d.GetStallSampling(); ss != nil && !ss.Enabled && d.ParentId == 0 {
-					fmt.Fprintf(w, "\nEU stall sampling: off on device %d (%s)\n", d.Id, strings.TrimPrefix(ss.OffReason.String(), "STALL_SAMPLING_OFF_"))
-				}
-			}
-		}
 		return
 	}
 	names := map[uint64]string{}
@@ -406,4 +400,35 @@ func writeSource(w io.Writer, src *pb.MergeSource) {
 		fmt.Fprintf(w, "; DAMAGED: %s", src.ReadError)
 	}
 	fmt.Fprintln(w)
+}
+
+// writeSampling says how EU stall sampling ran on a device, or why not.
+func writeSampling(w io.Writer, d *pb.Device) {
+	ss := d.GetStallSampling()
+	switch {
+	case ss == nil:
+	case ss.Enabled:
+		cols := 0
+		for _, mt := range ss.Metrics {
+			if mt.MetricType != 0x7ffffffe {
+				cols++
+			}
+		}
+		fmt.Fprintf(w, "  EU stall sampling: period %d ns (asked %d ns), %d stall reasons", ss.SamplingPeriodNs, ss.RequestedPeriodNs, cols)
+		if ss.SubDeviceSets > 1 {
+			fmt.Fprintf(w, ", %d sub-device sets", ss.SubDeviceSets)
+		}
+		if ss.Detail != "" {
+			fmt.Fprintf(w, "; %s", ss.Detail)
+		}
+		fmt.Fprintln(w)
+	case ss.OffReason == pb.StallSamplingOff_STALL_SAMPLING_OFF_VIA_ROOT:
+		// The root device's line says it.
+	default:
+		fmt.Fprintf(w, "  EU stall sampling: off (%s)", strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(ss.OffReason.String(), "STALL_SAMPLING_OFF_")), "_", " "))
+		if ss.Detail != "" {
+			fmt.Fprintf(w, ": %s", ss.Detail)
+		}
+		fmt.Fprintln(w)
+	}
 }
