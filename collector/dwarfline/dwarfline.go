@@ -39,7 +39,9 @@
 // treated as untrusted. Parsing is done by debug/elf and debug/dwarf, whose
 // documentation warns that they are not hardened against adversarial input:
 // this package converts any panic inside them into a DecodeError, caps the
-// number of rows it keeps, and is fuzzed (FuzzOpen, FuzzLookup).
+// number of rows it keeps and the number of entries it reads (debug/dwarf
+// can return empty entries without end on a malformed entry tree; found by
+// FuzzOpen), and is fuzzed (FuzzOpen, FuzzLookup).
 package dwarfline
 
 import (
@@ -132,11 +134,13 @@ func Open(data []byte) (t *Table, err error) {
 			kernels[name] = s.Addr
 		}
 	}
-	d, err := dwarfData(ef)
+	d, infoSize, err := dwarfData(ef)
 	if err != nil {
 		return nil, err
 	}
-	t, err = NewTable(d)
+	// Every entry takes at least one byte of .debug_info (its
+	// abbreviation code).
+	t, err = newTable(d, min(MaxEntries, infoSize+1))
 	if t != nil {
 		t.kernels = kernels
 	}
@@ -146,7 +150,7 @@ func Open(data []byte) (t *Table, err error) {
 // dwarfData builds a dwarf.Data from the .debug_* sections of ef without
 // applying relocations (elf.File.DWARF would try to apply them for ET_REL
 // and fails for e_machine EM_INTELGT).
-func dwarfData(ef *elf.File) (*dwarf.Data, error) {
+func dwarfData(ef *elf.File) (*dwarf.Data, int, error) {
 	sect := map[string][]byte{}
 	for _, s := range ef.Sections {
 		name, ok := strings.CutPrefix(s.Name, ".debug_")
@@ -155,27 +159,27 @@ func dwarfData(ef *elf.File) (*dwarf.Data, error) {
 		}
 		b, err := s.Data()
 		if err != nil {
-			return nil, &DecodeError{Section: s.Name, Offset: -1, Err: err.Error()}
+			return nil, 0, &DecodeError{Section: s.Name, Offset: -1, Err: err.Error()}
 		}
 		sect[name] = b
 	}
 	for _, need := range []string{"info", "abbrev", "line"} {
 		if len(sect[need]) == 0 {
-			return nil, &NoDebugInfoError{Missing: ".debug_" + need}
+			return nil, 0, &NoDebugInfoError{Missing: ".debug_" + need}
 		}
 	}
 	d, err := dwarf.New(sect["abbrev"], nil, nil, sect["info"], sect["line"], nil, sect["ranges"], sect["str"])
 	if err != nil {
-		return nil, convert(err, ".debug_info")
+		return nil, 0, convert(err, ".debug_info")
 	}
 	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists"} {
 		if b := sect[name]; len(b) > 0 {
 			if err := d.AddSection(".debug_"+name, b); err != nil {
-				return nil, convert(err, ".debug_"+name)
+				return nil, 0, convert(err, ".debug_"+name)
 			}
 		}
 	}
-	return d, nil
+	return d, len(sect["info"]), nil
 }
 
 func convert(err error, section string) error {
@@ -197,6 +201,15 @@ func convert(err error, section string) error {
 // file themselves). On malformed DWARF it returns the table built from the
 // compile units decoded before the problem and a *DecodeError.
 func NewTable(d *dwarf.Data) (t *Table, err error) {
+	return newTable(d, MaxEntries)
+}
+
+// MaxEntries bounds the debugging information entries NewTable reads: on a
+// malformed entry tree debug/dwarf's Reader can return empty entries
+// without end.
+const MaxEntries = 1 << 24
+
+func newTable(d *dwarf.Data, maxEntries int) (t *Table, err error) {
 	t = &Table{}
 	defer func() {
 		if r := recover(); r != nil {
@@ -204,7 +217,7 @@ func NewTable(d *dwarf.Data) (t *Table, err error) {
 		}
 		t.index()
 	}()
-	rows := 0
+	rows, entries := 0, 0
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -213,6 +226,10 @@ func NewTable(d *dwarf.Data) (t *Table, err error) {
 		}
 		if e == nil {
 			return t, nil
+		}
+		if entries++; entries > maxEntries {
+			return t, &DecodeError{Section: ".debug_info", Offset: int64(e.Offset),
+				Err: fmt.Sprintf("more than %d entries: the entry tree is malformed", maxEntries)}
 		}
 		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit {
 			r.SkipChildren()
