@@ -66,6 +66,10 @@ type Device struct {
 	KernelTimestampBits uint32
 }
 
+// FormatVersion is the schema revision of proto/zestall.proto this writer
+// follows (Header.format_version).
+const FormatVersion = 3
+
 // Version is the tool version written into every file.
 const Version = "0.1.0-dev"
 
@@ -347,7 +351,7 @@ func (s *Session) startLocked() {
 		return
 	}
 	hdr := &pb.Header{
-		FormatVersion: 1,
+		FormatVersion: FormatVersion,
 		ToolVersion:   Version,
 		Pid:           uint32(os.Getpid()),
 		HostName:      host,

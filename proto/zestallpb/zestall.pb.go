@@ -340,7 +340,7 @@ const (
 	// A regular command list's launch appended while collection was stopped
 	// and executed in a collection window: zestall changes nothing while
 	// stopped, so the launch has no timestamp event (re-record the list, or
-	// start collecting before recording it, to time it).
+	// start collecting before recording it, to time it). Added in revision 3.
 	NoTimestampReason_NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED NoTimestampReason = 16
 )
 
@@ -517,6 +517,7 @@ const (
 	// A forked child stopped collecting (it writes nothing further).
 	WindowCause_WINDOW_CAUSE_FORK WindowCause = 5
 	// The C control API: zestall_start() or zestall_stop() (detail names it).
+	// This value and the ones below were added in revision 3.
 	WindowCause_WINDOW_CAUSE_API WindowCause = 6
 	// The toggle signal (ZESTALL_TOGGLE_SIGNAL; detail names the signal).
 	WindowCause_WINDOW_CAUSE_SIGNAL WindowCause = 7
@@ -824,7 +825,7 @@ func (*Record_MergeSource) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 2.
+	// "Compatibility and versioning" above). This revision is 3.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -2372,6 +2373,7 @@ type Counters struct {
 	Lost []*Loss `protobuf:"bytes,13,rep,name=lost,proto3" json:"lost,omitempty"`
 	// Raw EU stall records read while collection was stopped and discarded
 	// on purpose (not a loss: they fall outside every collection window).
+	// Added in revision 3, like launches_while_stopped.
 	StallRecordsDiscardedStopped uint64 `protobuf:"varint,14,opt,name=stall_records_discarded_stopped,json=stallRecordsDiscardedStopped,proto3" json:"stall_records_discarded_stopped,omitempty"`
 	// Kernel launches appended while collection was stopped. Counted only
 	// while a launch-count window (ZESTALL_LAUNCHES) is set: otherwise a
