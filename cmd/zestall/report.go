@@ -85,6 +85,9 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 		if c.StallRecordsRead > 0 || c.StallDropWarnings > 0 {
 			fmt.Fprintf(w, "EU stall records read: %d; calculated (IP, read window) rows attributed: %d, unattributed: %d\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
 		}
+		if c.StallRecordsDiscardedStopped > 0 || c.LaunchesWhileStopped > 0 {
+			fmt.Fprintf(w, "while collection was stopped: %d EU stall records read and discarded, %d kernel launches passed (counted only with ZESTALL_LAUNCHES)\n", c.StallRecordsDiscardedStopped, c.LaunchesWhileStopped)
+		}
 		if c.StallDropWarnings > 0 || c.StallDropFlagRecords > 0 {
 			fmt.Fprintf(w, "LOST: EU stall data dropped by the hardware: %d reads warned (ZE_RESULT_WARNING_DROPPED_DATA), %d calculations saw drop-flagged records; raise ZESTALL_SAMPLING_PERIOD_NS or lower ZESTALL_STALL_READ_INTERVAL\n", c.StallDropWarnings, c.StallDropFlagRecords)
 		}
