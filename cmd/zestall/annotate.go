@@ -33,16 +33,9 @@ the zestall-iga helper or Debian's libiga64.so.1 (package libigc1) it shows
 instruction offsets only. Several FILEs are merged first.`)
 		fs.PrintDefaults()
 	}
-	files, err := parseInterspersed(fs, args)
+	files, err := parseFiles(fs, args, "annotate takes at least one FILE", nil)
 	if err != nil {
-		if err == flag.ErrHelp {
-			return errHelp
-		}
-		return usageError{err.Error()}
-	}
-	if len(files) == 0 {
-		fs.Usage()
-		return usageError{"annotate takes at least one FILE"}
+		return err
 	}
 	if *source && *asm {
 		return usageError{"--source and --asm exclude each other"}

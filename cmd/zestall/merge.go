@@ -30,16 +30,9 @@ merged up to its last complete record and named on stderr (exit status 1).
 OUT must not exist.`)
 		fs.PrintDefaults()
 	}
-	files, err := parseInterspersed(fs, args)
+	files, err := parseFiles(fs, args, "merge takes at least one FILE and -o OUT", func() bool { return *out != "" })
 	if err != nil {
-		if err == flag.ErrHelp {
-			return errHelp
-		}
-		return usageError{err.Error()}
-	}
-	if len(files) == 0 || *out == "" {
-		fs.Usage()
-		return usageError{"merge takes at least one FILE and -o OUT"}
+		return err
 	}
 	for _, f := range files {
 		if f == *out {

@@ -153,6 +153,24 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 	return p, p.CheckValid()
 }
 
+// parseFiles parses a command's flags and FILE arguments (flags may
+// follow them); need says what is missing when there is no FILE or when
+// ok reports the flags incomplete. Errors are errHelp or usage errors.
+func parseFiles(fs *flag.FlagSet, args []string, need string, ok func() bool) ([]string, error) {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return nil, errHelp
+		}
+		return nil, usageError{err.Error()}
+	}
+	if len(files) == 0 || (ok != nil && !ok()) {
+		fs.Usage()
+		return nil, usageError{need}
+	}
+	return files, nil
+}
+
 // parseInterspersed parses flags that may follow positional arguments
 // ("FILE -o OUT" as well as "-o OUT FILE"); it returns the positionals.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -173,16 +191,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // loadForOutput parses "FILE -o OUT" for the commands that write a file,
 // and loads FILE.
 func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer) (*runModel, error) {
-	files, err := parseInterspersed(fs, args)
+	files, err := parseFiles(fs, args, cmd+" takes FILE... and -o OUT", func() bool { return *out != "" })
 	if err != nil {
-		if err == flag.ErrHelp {
-			return nil, errHelp
-		}
-		return nil, usageError{err.Error()}
-	}
-	if len(files) == 0 || *out == "" {
-		fs.Usage()
-		return nil, usageError{cmd + " takes FILE... and -o OUT"}
+		return nil, err
 	}
 	return loadRuns(files, stderr)
 }

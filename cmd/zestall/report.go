@@ -32,16 +32,9 @@ Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
 (package libigc1); without them offsets are shown.`)
 		fs.PrintDefaults()
 	}
-	files, err := parseInterspersed(fs, args)
+	files, err := parseFiles(fs, args, "report takes at least one FILE", nil)
 	if err != nil {
-		if err == flag.ErrHelp {
-			return errHelp
-		}
-		return usageError{err.Error()}
-	}
-	if len(files) == 0 {
-		fs.Usage()
-		return usageError{"report takes at least one FILE"}
+		return err
 	}
 	m, err := loadRuns(files, stderr)
 	if err != nil {
