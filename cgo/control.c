@@ -57,7 +57,8 @@ int zc_early_request(void) { return atomic_load(&early_request); }
 static int control(int op) {
     int st = zestall_state();
     if (st == ZESTALL_STATE_IDLE) {
-        if (op != 3) atomic_store(&early_request, op == 4 ? 1 : op == 5 ? 2 : op);
+        if (op == ZC_OP_START || op == ZC_OP_ITT_RESUME) atomic_store(&early_request, ZC_OP_START);
+        if (op == ZC_OP_STOP || op == ZC_OP_ITT_PAUSE) atomic_store(&early_request, ZC_OP_STOP);
         return 0;
     }
     if (st != ZESTALL_STATE_ACTIVE || zestall_in_fork_child()) return -1;
@@ -71,9 +72,9 @@ static int control(int op) {
  * __itt_pause and __itt_resume, with dlsym. So with
  * INTEL_LIBITTNOTIFY64=/path/to/libzestall.so, __itt_pause() and
  * __itt_resume() stop and start zestall. */
-__attribute__((visibility("default"))) void __itt_pause(void) { (void)control(5); }
-__attribute__((visibility("default"))) void __itt_resume(void) { (void)control(4); }
+__attribute__((visibility("default"))) void __itt_pause(void) { (void)control(ZC_OP_ITT_PAUSE); }
+__attribute__((visibility("default"))) void __itt_resume(void) { (void)control(ZC_OP_ITT_RESUME); }
 
-__attribute__((visibility("default"))) int zestall_start(void) { return control(1); }
-__attribute__((visibility("default"))) int zestall_stop(void) { return control(2); }
-__attribute__((visibility("default"))) int zestall_flush(void) { return control(3); }
+__attribute__((visibility("default"))) int zestall_start(void) { return control(ZC_OP_START); }
+__attribute__((visibility("default"))) int zestall_stop(void) { return control(ZC_OP_STOP); }
+__attribute__((visibility("default"))) int zestall_flush(void) { return control(ZC_OP_FLUSH); }

@@ -8,4 +8,9 @@ func TestStatesAgree(t *testing.T) {
 			t.Errorf("C state %d != collector state %d", p[0], p[1])
 		}
 	}
+	for _, p := range cOps() {
+		if p[0] != p[1] {
+			t.Errorf("C control op %d != collector op %d", p[0], p[1])
+		}
+	}
 }

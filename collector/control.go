@@ -33,7 +33,8 @@ type ControlSource interface {
 	EarlyRequest() int
 }
 
-// Control operations of the C API (values shared with cgo/control.c).
+// Control operations of the C API (cgo/control.h ZC_OP_*; a test in
+// package cgo checks they agree).
 const (
 	OpStart     = 1
 	OpStop      = 2
@@ -53,7 +54,6 @@ type control struct {
 	mu                 sync.Mutex
 	user, timer, count bool
 	on                 bool
-	windows            uint64 // start edges so far
 	sigSeen            uint64
 	stop               chan struct{}
 	wg                 sync.WaitGroup
@@ -110,7 +110,6 @@ func (s *Session) startControl() {
 	edge := pb.WindowEdge_WINDOW_EDGE_STOP
 	if c.on {
 		edge = pb.WindowEdge_WINDOW_EDGE_START
-		c.windows++
 	}
 	s.emitLocked(windowRecord(edge, s.now(), cause, detail))
 	s.ctl = c
@@ -286,7 +285,6 @@ func (s *Session) setConditionAt(change func(*control), cause pb.WindowCause, de
 		if st != nil {
 			st.collectionStarted(at)
 		}
-		c.windows++
 		s.emit(windowRecord(pb.WindowEdge_WINDOW_EDGE_START, at, cause, detail))
 		return
 	}

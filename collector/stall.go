@@ -443,7 +443,10 @@ func (s *Session) stallLoop(st *stallState, interval time.Duration) {
 			case !c.start && st.collecting:
 				st.stopAt = c.stopAt
 				if c.settled {
-					st.stopAt = 1 // every launch of the window completed
+					// Every launch of the window completed: only the
+					// samples' visibility is left to wait for.
+					stopAfter = time.Now().Add(latency)
+					edgeT.Reset(latency)
 				}
 			}
 			if c.ack != nil {
@@ -493,9 +496,6 @@ func (st *stallState) control(c stallCtl, wait bool) {
 // harvestSettledBefore: every launch appended before t has its device
 // times (no harvester: nothing to wait for).
 func (s *Session) harvestSettledBefore(t uint64) bool {
-	if t == 1 {
-		return true
-	}
 	if h := s.harvest; h != nil {
 		return h.settledBefore(t)
 	}

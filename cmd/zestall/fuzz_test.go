@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
-	"os"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -17,15 +15,7 @@ import (
 // message), the form the fuzzer mutates: the framing and compression are
 // fuzzed in proto/stream.
 func recordsBytes(t testing.TB, path string, noBinaries bool) []byte {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := stream.ReadAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCapture(t, path)
 	var b []byte
 	for _, r := range recs {
 		if mod := r.GetModule(); mod != nil && noBinaries {

@@ -105,11 +105,10 @@ func diffLines(want, got string) string {
 	return "(equal lines)"
 }
 
-// stripDebugInfo writes a copy of a capture whose modules carry no debug
-// info, as a driver without zetModuleGetDebugInfo support produces.
-func stripDebugInfo(t *testing.T, src string) string {
+// readCapture reads every record of a complete file.
+func readCapture(t testing.TB, path string) []*pb.Record {
 	t.Helper()
-	f, err := os.Open(src)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +117,14 @@ func stripDebugInfo(t *testing.T, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// stripDebugInfo writes a copy of a capture whose modules carry no debug
+// info, as a driver without zetModuleGetDebugInfo support produces.
+func stripDebugInfo(t *testing.T, src string) string {
+	t.Helper()
+	recs := readCapture(t, src)
 	dst := filepath.Join(t.TempDir(), "nodebug.zst")
 	out, err := stream.CreateExclusive(dst)
 	if err != nil {
@@ -314,19 +321,7 @@ func TestMerge(t *testing.T) {
 	if code := run([]string{"merge", multi, "-o", out}, &so, &se); code != 1 || !strings.Contains(se.String(), "exists") {
 		t.Errorf("merge over an existing file: exit %d, stderr %q", code, se.String())
 	}
-	read := func(p string) []*pb.Record {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		recs, err := stream.ReadAll(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return recs
-	}
-	a, b, m := read(multi), read(serialized), read(out)
+	a, b, m := readCapture(t, multi), readCapture(t, serialized), readCapture(t, out)
 	// Header, 2 MergeSource, records without header/counters, 1 Counters.
 	body := func(rs []*pb.Record) (n int) {
 		for _, r := range rs {
@@ -382,7 +377,7 @@ func TestMerge(t *testing.T) {
 	var srcs []*pb.MergeSource
 	owner := map[uint64]uint32{} // final launch id -> source index
 	var cur uint32
-	for _, r := range read(nested) {
+	for _, r := range readCapture(t, nested) {
 		if ms := r.GetMergeSource(); ms != nil {
 			srcs = append(srcs, ms)
 			cur = ms.Index

@@ -142,6 +142,21 @@ func sameApp(t *testing.T, base, got result) {
 	}
 }
 
+// readKilled reads the file of a killed run: everything complete, and
+// at most a truncated tail (rerr); anything worse fails the test.
+func readKilled(t *testing.T, path string) (data []byte, recs []*pb.Record, rerr error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, rerr = readAllSafe(t, data)
+	if rerr != nil && !errors.Is(rerr, stream.ErrTruncated) {
+		t.Fatalf("reading the killed run's file: %v; want nil or ErrTruncated", rerr)
+	}
+	return data, recs, rerr
+}
+
 // readAllSafe reads a file with the stream reader, turning a panic of the
 // reader into a test failure.
 func readAllSafe(t *testing.T, data []byte) (recs []*pb.Record, err error) {
@@ -349,14 +364,7 @@ func TestKilledMidRun(t *testing.T) {
 		t.Errorf("zestall's stderr lines %q; want only the start notice", ours)
 	}
 
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, rerr := readAllSafe(t, data)
-	if rerr != nil && !errors.Is(rerr, stream.ErrTruncated) {
-		t.Fatalf("reading the killed run's file: %v; want nil or ErrTruncated", rerr)
-	}
+	data, recs, rerr := readKilled(t, out)
 	s := summarize(recs)
 	t.Logf("killed after >= %d bytes were flushed; file %d bytes: %d records (%d modules, %d kernels, %d destroyed kernels), read error %v",
 		size, len(data), len(recs), s.modules, s.kernels, s.destroyedKernels, rerr)
@@ -425,14 +433,7 @@ func TestKilledBeforeFirstFlush(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // modules, kernels and launches are queued by now
 	app.kill(t)
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, rerr := readAllSafe(t, data)
-	if rerr != nil && !errors.Is(rerr, stream.ErrTruncated) {
-		t.Fatalf("reading the killed run's file: %v; want nil or ErrTruncated", rerr)
-	}
+	data, recs, rerr := readKilled(t, out)
 	s := summarize(recs)
 	t.Logf("killed before the first flush: file of %d bytes, %d records (header %v), read error %v", len(data), len(recs), s.header != nil, rerr)
 	if s.header == nil {
