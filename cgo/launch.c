@@ -23,6 +23,7 @@
 #include <level_zero/layers/zel_tracing_register_cb.h>
 
 #include "_cgo_export.h"
+#include "layer.h"
 #include "zmap.h"
 
 /* Thread-locals in the initial-exec model: a plain %fs-relative access
@@ -225,11 +226,12 @@ static void event_put(ze_context_handle_t ctx, ze_event_handle_t ev) {
     pthread_mutex_unlock(&p->lock);
 }
 
-void zl_release_event(uint64_t context, uint64_t event) {
+static void zl_release_event_unguarded(uint64_t context, uint64_t event) {
     ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
     zeEventHostReset(ev);
     event_put((ze_context_handle_t)(uintptr_t)context, ev);
 }
+ZESTALL_GUARDED_VOID(zl_release_event, (uint64_t context, uint64_t event), (context, event))
 
 /* ---- per-thread rings ------------------------------------------------------- */
 
@@ -306,7 +308,7 @@ uint64_t zl_dropped(void) { return atomic_load(&ring_dropped); }
 
 /* ---- helpers for Go ----------------------------------------------------------- */
 
-ze_result_t zl_kernel_timestamp(uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start,
+static ze_result_t zl_kernel_timestamp_unguarded(uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start,
                                 uint64_t *ctx_end) {
     ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
     /* NOT_READY until the event signalled (spec), so one call suffices. */
@@ -319,10 +321,12 @@ ze_result_t zl_kernel_timestamp(uint64_t event, uint64_t *start, uint64_t *end, 
     *ctx_end = ts.context.kernelEnd;
     return ZE_RESULT_SUCCESS;
 }
+ZESTALL_GUARDED(ze_result_t, zl_kernel_timestamp, (uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start, uint64_t *ctx_end), (event, start, end, ctx_start, ctx_end))
 
-ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks) {
+static ze_result_t zl_global_timestamps_unguarded(uint64_t device, uint64_t *host, uint64_t *ticks) {
     return zeDeviceGetGlobalTimestamps((ze_device_handle_t)(uintptr_t)device, host, ticks);
 }
+ZESTALL_GUARDED(ze_result_t, zl_global_timestamps, (uint64_t device, uint64_t *host, uint64_t *ticks), (device, host, ticks))
 
 uint32_t zl_kernel_created(ze_kernel_handle_t k) {
     pthread_once(&maps_once, maps_init);
@@ -375,13 +379,11 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     zl_pending_t *p = &tl_p;
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) {
         p->flags = 0x80; /* not collecting: the epilogue does nothing */
-        p->ser = NULL;
         return;
     }
     bool stopped = !collect_this_launch();
     if (stopped && !regular_list(list)) {
         p->flags = 0x80; /* stopped, immediate list: nothing at all */
-        p->ser = NULL;
         return;
     }
     memset(p, 0, sizeof *p);
@@ -715,7 +717,7 @@ static void listev_destroy_units(ze_command_list_handle_t l) {
     x->rr = 0;
 }
 
-ze_result_t zl_harvest_results(uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n) {
+static ze_result_t zl_harvest_results_unguarded(uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n) {
     zl_harvest_t *u = (zl_harvest_t *)(uintptr_t)unit;
     if (atomic_load(&u->state) == ZL_H_DEAD) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     ze_result_t r = zeEventQueryStatus(u->marker);
@@ -729,13 +731,14 @@ ze_result_t zl_harvest_results(uint64_t unit, uint64_t *dst, uint32_t cap, uint3
     }
     return ZE_RESULT_SUCCESS;
 }
+ZESTALL_GUARDED(ze_result_t, zl_harvest_results, (uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n), (unit, dst, cap, n))
 
 uint64_t zl_list_submits(uint64_t list) {
     zl_listev_t *x = listev_of((ze_command_list_handle_t)(uintptr_t)list, false);
     return x == NULL ? 0 : atomic_load(&x->submits);
 }
 
-void zl_harvest_release(uint64_t unit) {
+static void zl_harvest_release_unguarded(uint64_t unit) {
     zl_harvest_t *u = (zl_harvest_t *)(uintptr_t)unit;
     uint32_t want = ZL_H_INFLIGHT;
     if (atomic_load(&u->state) == ZL_H_DEAD) return;
@@ -743,6 +746,7 @@ void zl_harvest_release(uint64_t unit) {
     if (atomic_compare_exchange_strong(&u->state, &want, ZL_H_FREE)) return;
     if (want == ZL_H_ORPHAN) unit_destroy(u);
 }
+ZESTALL_GUARDED_VOID(zl_harvest_release, (uint64_t unit), (unit))
 
 /* Before a regular list runs again, the timestamps its previous execution
  * left in zestall's events are read here, on the application's thread:

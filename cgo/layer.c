@@ -163,6 +163,30 @@ static void enumerate_devices(void) {
     }
 }
 
+/* Writer-preferring, so that a fork is not starved by a stream of reads. */
+static pthread_rwlock_t driver_lock;
+
+static void driver_lock_init(void) {
+    pthread_rwlockattr_t a;
+    pthread_rwlockattr_init(&a);
+    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&driver_lock, &a);
+    pthread_rwlockattr_destroy(&a);
+}
+
+void zestall_driver_enter(void) { pthread_rwlock_rdlock(&driver_lock); }
+void zestall_driver_leave(void) { pthread_rwlock_unlock(&driver_lock); }
+
+/* Registered at activation, after the driver's own fork handlers:
+ * prepare handlers run in reverse order of registration, so zestall's
+ * threads leave the driver before the driver takes its locks for the fork
+ * (the simulated driver takes its ground-truth lock, which a read needs). */
+static void driver_fork_prepare(void) { pthread_rwlock_wrlock(&driver_lock); }
+static void driver_fork_parent(void) { pthread_rwlock_unlock(&driver_lock); }
+/* The child's thread has another id than the writer that took the lock:
+ * glibc would not unlock it as the writer. Nothing else runs: start anew. */
+static void driver_fork_child(void) { driver_lock_init(); }
+
 static void create_tracer(void) {
     zel_tracer_desc_t desc = {ZEL_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, NULL};
     ze_result_t r = zelTracerCreate(&desc, &tracer);
@@ -180,6 +204,7 @@ static void create_tracer(void) {
     zl_register(tracer);
     resolve_extensions();
     enumerate_devices();
+    pthread_atfork(driver_fork_prepare, driver_fork_parent, driver_fork_child);
     atomic_store(&layer_state, ZESTALL_STATE_ACTIVE);
     r = zelTracerSetEnabled(tracer, 1);
     if (r != ZE_RESULT_SUCCESS) {
@@ -278,6 +303,7 @@ ze_result_t zestall_kernel_name(ze_kernel_handle_t k, char *buf, size_t *size) {
 
 /* ---- process lifetime ---------------------------------------------------- */
 
+
 static void atfork_child(void) {
     /* The child has one thread; Go code that allocates would hang (P8). */
     atomic_store(&in_fork_child, true);
@@ -285,6 +311,7 @@ static void atfork_child(void) {
 }
 
 __attribute__((constructor)) static void zestall_ctor(void) {
+    driver_lock_init();
     pthread_atfork(NULL, NULL, atfork_child);
 }
 

@@ -23,6 +23,28 @@ enum {
 int zestall_state(void);
 int zestall_in_fork_child(void);
 
+/* Level-Zero calls made by zestall's own threads (the reader and harvester
+ * goroutines) run between zestall_driver_enter and _leave. fork() waits
+ * until none is inside the driver (pthread_atfork), so a forked child never
+ * inherits a driver lock held by a thread it does not have. The
+ * application's own threads are not held back: their calls are its own. */
+void zestall_driver_enter(void);
+void zestall_driver_leave(void);
+/* Defines name as name##_unguarded between enter and leave. */
+#define ZESTALL_GUARDED(ret, name, params, args) \
+    ret name params {                                 \
+        zestall_driver_enter();                       \
+        ret r_ = name##_unguarded args;               \
+        zestall_driver_leave();                       \
+        return r_;                                    \
+    }
+#define ZESTALL_GUARDED_VOID(name, params, args) \
+    void name params {                                \
+        zestall_driver_enter();                       \
+        name##_unguarded args;                        \
+        zestall_driver_leave();                       \
+    }
+
 
 /* Devices seen at activation (roots and sub-devices), read by Go. */
 typedef struct zestall_device_info {

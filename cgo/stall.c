@@ -1,5 +1,6 @@
 /* stall.c — see stall.h. */
 #include "stall.h"
+#include "layer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,24 +114,27 @@ fail:
     s->status = ZS_OFF_OPEN_FAILED;
 }
 
-ze_result_t zs_read(zs_stream_t *s, uint8_t *buf, size_t *size) {
+static ze_result_t zs_read_unguarded(zs_stream_t *s, uint8_t *buf, size_t *size) {
     if (s->streamer == NULL) return ZE_RESULT_ERROR_UNINITIALIZED;
     return zetMetricStreamerReadData((zet_metric_streamer_handle_t)s->streamer, UINT32_MAX, size, buf);
 }
+ZESTALL_GUARDED(ze_result_t, zs_read, (zs_stream_t *s, uint8_t *buf, size_t *size), (s, buf, size))
 
-int zs_notified(zs_stream_t *s) {
+static int zs_notified_unguarded(zs_stream_t *s) {
     return s->event != NULL && zeEventQueryStatus((ze_event_handle_t)s->event) == ZE_RESULT_SUCCESS;
 }
+ZESTALL_GUARDED(int, zs_notified, (zs_stream_t *s), (s))
 
-ze_result_t zs_calculate_count(zs_stream_t *s, const uint8_t *raw, size_t size, uint32_t *sets, uint32_t *total) {
+static ze_result_t zs_calculate_count_unguarded(zs_stream_t *s, const uint8_t *raw, size_t size, uint32_t *sets, uint32_t *total) {
     *sets = 0;
     *total = 0;
     return zetMetricGroupCalculateMultipleMetricValuesExp((zet_metric_group_handle_t)s->group,
                                                            ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size,
                                                            raw, sets, total, NULL, NULL);
 }
+ZESTALL_GUARDED(ze_result_t, zs_calculate_count, (zs_stream_t *s, const uint8_t *raw, size_t size, uint32_t *sets, uint32_t *total), (s, raw, size, sets, total))
 
-ze_result_t zs_calculate(zs_stream_t *s, const uint8_t *raw, size_t size, uint32_t *sets, uint32_t *set_counts,
+static ze_result_t zs_calculate_unguarded(zs_stream_t *s, const uint8_t *raw, size_t size, uint32_t *sets, uint32_t *set_counts,
                          uint32_t max_sets, uint64_t *values, uint32_t *total) {
     uint32_t n = *total;
     if (*sets > max_sets) *sets = max_sets;
@@ -146,6 +150,7 @@ ze_result_t zs_calculate(zs_stream_t *s, const uint8_t *raw, size_t size, uint32
     free(tv);
     return r;
 }
+ZESTALL_GUARDED(ze_result_t, zs_calculate, (zs_stream_t *s, const uint8_t *raw, size_t size, uint32_t *sets, uint32_t *set_counts, uint32_t max_sets, uint64_t *values, uint32_t *total), (s, raw, size, sets, set_counts, max_sets, values, total))
 
 void zs_close(zs_stream_t *s) {
     if (s->streamer) zetMetricStreamerClose((zet_metric_streamer_handle_t)s->streamer);
