@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/zestall/zestall/collector/eustall"
+	"github.com/zestall/zestall/format/eustall"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 

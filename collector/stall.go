@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/zestall/zestall/collector/eustall"
+	"github.com/zestall/zestall/format/eustall"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 

@@ -5,8 +5,8 @@ import (
 	"io"
 	"sort"
 
-	"github.com/zestall/zestall/collector/dwarfline"
-	"github.com/zestall/zestall/collector/zebin"
+	"github.com/zestall/zestall/format/dwarfline"
+	"github.com/zestall/zestall/format/zebin"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zestall/zestall/collector/zebin"
+	"github.com/zestall/zestall/format/zebin"
 )
 
 // helperName is the C helper that runs IGA for the CLI (cmd/zestall-iga):

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zestall/zestall/collector/zebin"
+	"github.com/zestall/zestall/format/zebin"
 )
 
 // TestDisassembleRealKernels: IGA's disassembly of every kernel Debian's

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/zestall/zestall/collector/dwarfline"
+	"github.com/zestall/zestall/format/dwarfline"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )

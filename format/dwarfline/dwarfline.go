@@ -3,10 +3,11 @@
 // returns for a module.
 //
 // Place in the pipeline: the layer captures each module's debug zebin into
-// the output stream; the collector attributes each EU-stall sample to a kernel
-// and an offset (package eustall) and uses a [Table] built here to find the
-// file and line of kernel GPU address + offset; the CLI prints and annotates
-// with those lines.
+// the output stream and the collector attributes each EU-stall sample to a
+// kernel and an offset (package eustall). Only the CLI (cmd/zestall) uses
+// this package, offline: it builds a [Table] from the captured debug zebin to
+// find the file and line of kernel GPU address + offset, for its report,
+// annotate and pprof views. Nothing in the profiled process parses DWARF.
 //
 // # Addresses
 //

@@ -5,11 +5,13 @@
 //
 // Place in the pipeline: the layer captures each module's native binary
 // (zeModuleGetNativeBinary) and debug zebin (zetModuleGetDebugInfo) into the
-// output stream; the collector uses this package to list the kernels and
-// their sizes (the attribution ranges of package eustall), to choose the IGA
-// platform the CLI disassembles with, and to check that sampled offsets fall
-// on instruction boundaries ([InstructionOffsets]). Source lines come from
-// package dwarfline, which reads the same debug zebin.
+// output stream. Two users read them with this package: package collector,
+// inside the profiled process, for each kernel's exact ISA size when the
+// driver does not report it (the attribution ranges of package eustall); and
+// the CLI (cmd/zestall), offline, for the kernels' code, the IGA platform it
+// disassembles with, and whether sampled offsets fall on instruction
+// boundaries ([InstructionOffsets]). Source lines come from package
+// dwarfline, which reads the same debug zebin.
 //
 // # Layout
 //

@@ -2,13 +2,14 @@
 // Level-Zero driver hands out through zetMetricStreamerReadData for the
 // "EuStallSampling" metric group.
 //
-// Place in the pipeline: the layer (C, inside the profiled process) copies
-// the raw bytes read from the metric streamer into the output stream; the
-// collector uses this package to turn them into records — an IP, the stall
+// Place in the pipeline: the layer (C, inside the profiled process) reads
+// the raw bytes from the metric streamer; package collector, in the same
+// process, uses this package to turn them into records — an IP, the stall
 // counters in the driver's metric order, and the i915-prelim
-// subslice/flags word — and to attribute each record to a kernel with
-// [AddrIndex]; proto and the CLI only ever see the decoded, attributed
-// samples.
+// subslice/flags word — checked against the driver's own calculation
+// ([Decoder.Aggregate]), and to find each record's kernel with [AddrIndex].
+// The output stream, proto and the CLI only ever see the decoded,
+// attributed samples; the CLI does not use this package.
 //
 // # Records
 //
