@@ -486,7 +486,7 @@ func (s *Session) ModuleCreated(m *Module) {
 	var sum [sha256.Size]byte
 	copy(sum[:], h.Sum(nil))
 
-	secs, _ := textSectionSizes(m.Native)
+	secs, _ := kernelSizes(m.Native)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
