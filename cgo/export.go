@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/ze"
 )
 
 // cStates pairs the C side's ZESTALL_STATE_* values with collector's
@@ -40,7 +41,7 @@ type Handler interface {
 	Timestamps(src collector.TimestampSource)
 	Stalls(src collector.StallSource)
 	ContextDestroying(context uint64)
-	Status(st collector.LayerState, code uint32)
+	Status(st collector.LayerState, result ze.Result)
 	ModuleCreated(m *collector.Module)
 	ModuleDestroyed(handle uintptr)
 	KernelCreated(k *collector.Kernel)
@@ -78,20 +79,12 @@ func recoverTo(where string) {
 // LayerState reports the C side's state.
 func LayerState() collector.LayerState { return collector.LayerState(C.zestall_state()) }
 
-// Result is a Level-Zero result code that implements error.
-type Result uint32
+// Result is ze.Result under its old name, for the launch path's Go side
+// (timestamps.go); new code uses ze.Result.
+type Result = ze.Result
 
-func (r Result) Error() string { return fmt.Sprintf("Level-Zero result 0x%x", uint32(r)) }
-
-// Code is the raw result code.
-func (r Result) Code() uint32 { return uint32(r) }
-
-func zeErr(r C.ze_result_t) error {
-	if r == C.ZE_RESULT_SUCCESS {
-		return nil
-	}
-	return Result(r)
-}
+// zeErr turns a result into an error: nil for ZE_RESULT_SUCCESS.
+func zeErr(r C.ze_result_t) error { return ze.Check(uint32(r)) }
 
 // query runs a size-query-then-fill Level-Zero call into Go memory.
 func query(call func(buf unsafe.Pointer, size *C.size_t) C.ze_result_t) ([]byte, error) {
@@ -126,7 +119,7 @@ func zestallReport(state C.int, code C.uint32_t) {
 		h.Stalls(&stallSource{})
 		h.Controls(controls{})
 	}
-	h.Status(collector.LayerState(state), uint32(code))
+	h.Status(collector.LayerState(state), ze.Result(code))
 }
 
 // devices copies the device table the C side filled at activation.

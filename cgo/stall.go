@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/ze"
 )
 
 // stallSource implements collector.StallSource over stall.c. Streams live
@@ -31,7 +32,7 @@ func (s *stallSource) Open(device uint64, periodNs uint32) *collector.StallStrea
 	C.zs_open_device(cs, C.uint64_t(device), C.uint32_t(periodNs))
 	st := &collector.StallStream{
 		Device:        device,
-		Result:        uint32(cs.result),
+		Result:        ze.Result(cs.result),
 		PeriodNs:      uint32(cs.period_ns),
 		NotifyReports: uint32(cs.notify_reports),
 		SubDevices:    uint32(cs.sub_devices),
@@ -79,7 +80,7 @@ func (s *stallSource) stream(st *collector.StallStream) *C.zs_stream_t {
 func (s *stallSource) Read(st *collector.StallStream, buf []byte) (int, bool, error) {
 	cs := s.stream(st)
 	if cs == nil || len(buf) == 0 {
-		return 0, false, Result(C.ZE_RESULT_ERROR_UNINITIALIZED)
+		return 0, false, ze.ErrorUninitialized
 	}
 	size := C.size_t(len(buf))
 	r := C.zs_read(cs, (*C.uint8_t)(unsafe.Pointer(&buf[0])), &size)
@@ -89,7 +90,7 @@ func (s *stallSource) Read(st *collector.StallStream, buf []byte) (int, bool, er
 	case C.ZE_RESULT_WARNING_DROPPED_DATA:
 		return int(size), true, nil
 	default:
-		return 0, false, Result(r)
+		return 0, false, ze.Call("zetMetricStreamerReadData", uint32(r))
 	}
 }
 
@@ -110,7 +111,7 @@ func (s *stallSource) Calculate(st *collector.StallStream, raw []byte) ([][]uint
 	var sets, total C.uint32_t
 	r := C.zs_calculate_count(cs, (*C.uint8_t)(craw), C.size_t(len(raw)), &sets, &total)
 	if r != C.ZE_RESULT_SUCCESS && r != C.ZE_RESULT_WARNING_DROPPED_DATA {
-		return nil, false, Result(r)
+		return nil, false, ze.Call("zetMetricGroupCalculateMultipleMetricValuesExp", uint32(r))
 	}
 	if total == 0 || sets == 0 {
 		return nil, false, nil
@@ -119,13 +120,13 @@ func (s *stallSource) Calculate(st *collector.StallStream, raw []byte) ([][]uint
 	counts := make([]C.uint32_t, maxSets)
 	vals := (*C.uint64_t)(C.calloc(C.size_t(total), 8))
 	if vals == nil {
-		return nil, false, Result(C.ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)
+		return nil, false, ze.ErrorOutOfHostMemory
 	}
 	defer C.free(unsafe.Pointer(vals))
 	r = C.zs_calculate(cs, (*C.uint8_t)(craw), C.size_t(len(raw)), &sets, &counts[0], maxSets, vals, &total)
 	dropped := r == C.ZE_RESULT_WARNING_DROPPED_DATA
 	if r != C.ZE_RESULT_SUCCESS && !dropped {
-		return nil, false, Result(r)
+		return nil, false, ze.Call("zetMetricGroupCalculateMultipleMetricValuesExp", uint32(r))
 	}
 	all := unsafe.Slice((*uint64)(unsafe.Pointer(vals)), int(total))
 	var out [][]uint64

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
 )
 
 // LayerState is the activation state of the C layer (package cgo mirrors
@@ -309,7 +310,7 @@ func (s *Session) headerDevices() []*pb.Device {
 
 // Status is called when the layer's state changes. Each problem is
 // reported once, naming the setting to change and its default.
-func (s *Session) Status(st LayerState, code uint32) {
+func (s *Session) Status(st LayerState, result ze.Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reported[st] {
@@ -320,9 +321,9 @@ func (s *Session) Status(st LayerState, code uint32) {
 	case StateNoTracing:
 		fmt.Fprintln(s.stderr, "zestall: profiling is off: the Level-Zero tracing layer is not enabled; set ZE_ENABLE_TRACING_LAYER=1 (default: unset). The application runs untouched.")
 	case StateInitFailed:
-		fmt.Fprintf(s.stderr, "zestall: profiling is off: zeInit failed with %s; zestall makes no Level-Zero call. Check the GPU driver installation and ZE_ENABLE_ALT_DRIVERS (default: unset).\n", ResultName(code))
+		fmt.Fprintf(s.stderr, "zestall: profiling is off: zeInit failed with %s; zestall makes no Level-Zero call. Check the GPU driver installation and ZE_ENABLE_ALT_DRIVERS (default: unset).\n", result)
 	case StateError:
-		fmt.Fprintf(s.stderr, "zestall: profiling is off: the Level-Zero tracer could not be set up (%s). The application runs untouched.\n", ResultName(code))
+		fmt.Fprintf(s.stderr, "zestall: profiling is off: the Level-Zero tracer could not be set up (%s). The application runs untouched.\n", result)
 	case StateActive:
 		s.startLocked()
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zestall/zestall/format/eustall"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
 )
 
 // rawChecks is how many reads of a stream are decoded both ways before the
@@ -48,7 +49,7 @@ type StallStream struct {
 	Handle        int
 	Device        uint64 // device handle
 	Off           StallOff
-	Result        uint32 // Level-Zero result of the failing call
+	Result        ze.Result // Level-Zero result of the failing call
 	Detail        string
 	Metrics       []StallMetric // driver order, IP included
 	IPIndex       int
@@ -181,7 +182,7 @@ func (s *Session) reportStallOff(i int, d Device, st *StallStream) {
 	case StallOffNoGroup:
 		fmt.Fprintf(s.stderr, "zestall: EU stall sampling is off on device %d (%s): it has no EuStallSampling metric group (the GPU may not support it, e.g. DG2, or access is denied: sysctl dev.i915.perf_stream_paranoid=0 or dev.xe.observation_paranoid=0). Kernel timing continues.\n", i+1, d.Name)
 	default:
-		fmt.Fprintf(s.stderr, "zestall: EU stall sampling is off on device %d (%s): the metric streamer could not be opened (%s)%s; another sampling session may be active. Kernel timing continues.\n", i+1, d.Name, ResultName(st.Result), st.Detail)
+		fmt.Fprintf(s.stderr, "zestall: EU stall sampling is off on device %d (%s): the metric streamer could not be opened (%s)%s; another sampling session may be active. Kernel timing continues.\n", i+1, d.Name, st.Result, st.Detail)
 	}
 }
 
@@ -201,7 +202,7 @@ func (s *Session) stallHeader(devs []*pb.Device) {
 			SubDeviceSets:       st.SubDevices,
 		}
 		if st.Off != StallOn && st.Off != StallOffDisabled {
-			ss.Detail = ResultName(st.Result)
+			ss.Detail = st.Result.Error()
 		}
 		for _, m := range st.Metrics {
 			ss.Metrics = append(ss.Metrics, &pb.Metric{Name: m.Name, Description: m.Description, Units: m.Units, MetricType: m.Type})
@@ -573,7 +574,7 @@ func (s *Session) readStream(st *stallState, i int, buf []byte, discard bool) {
 			st.warn++
 		}
 		if err != nil {
-			st.errs[fmt.Sprintf("stall reads failed (%s)", ResultName(uint32(resultOf(err))))]++
+			st.errs[fmt.Sprintf("stall reads failed (%s)", resultName(err))]++
 			return
 		}
 		if n == 0 {
@@ -602,7 +603,7 @@ func (s *Session) readStream(st *stallState, i int, buf []byte, discard bool) {
 			st.flagged++
 		}
 		if err != nil {
-			st.errs[fmt.Sprintf("stall calculations failed (%s)", ResultName(uint32(resultOf(err))))]++
+			st.errs[fmt.Sprintf("stall calculations failed (%s)", resultName(err))]++
 		}
 		mc := len(stream.Metrics)
 		st.mu.Lock()
@@ -659,12 +660,11 @@ func (st *stallState) counters(c *pb.Counters) {
 	}
 }
 
-// resultOf extracts a Level-Zero result code from an error, if it has one.
-func resultOf(err error) uint32 {
-	if r, ok := err.(interface{ Code() uint32 }); ok {
-		return r.Code()
-	}
-	return 0
+// resultName names the Level-Zero result err carries (ZE_RESULT_SUCCESS
+// when it carries none, as before results were typed).
+func resultName(err error) string {
+	r, _ := ze.ResultOf(err)
+	return r.Error()
 }
 
 // newRawPath picks the raw decoder for a stream's device, from its PCI id
