@@ -8,18 +8,6 @@ import "C"
 
 import "github.com/zestall/zestall/collector"
 
-// cOps pairs control.c's ZC_OP_* values with collector's Op* constants;
-// a test checks they agree.
-func cOps() [][2]int {
-	return [][2]int{
-		{int(C.ZC_OP_START), collector.OpStart},
-		{int(C.ZC_OP_STOP), collector.OpStop},
-		{int(C.ZC_OP_FLUSH), collector.OpFlush},
-		{int(C.ZC_OP_ITT_RESUME), collector.OpITTResume},
-		{int(C.ZC_OP_ITT_PAUSE), collector.OpITTPause},
-	}
-}
-
 // controls implements collector.ControlSource over control.c and launch.c.
 type controls struct{}
 

@@ -9,14 +9,7 @@
 
 #include <stdint.h>
 
-/* Requests of the control API to Go (collector.Op* mirror them). */
-enum {
-    ZC_OP_START = 1,
-    ZC_OP_STOP = 2,
-    ZC_OP_FLUSH = 3,
-    ZC_OP_ITT_RESUME = 4,
-    ZC_OP_ITT_PAUSE = 5,
-};
+#include "abi.h" /* ZC_OP_*: the requests of the control API to Go */
 
 /* Installs the toggle signal's handler unless the application has one.
  * Returns 1 when installed, 0 when the application handles the signal

@@ -19,19 +19,6 @@ import (
 	"github.com/zestall/zestall/ze"
 )
 
-// cStates pairs the C side's ZESTALL_STATE_* values with collector's
-// LayerState constants; a test checks they agree.
-func cStates() [][2]int {
-	return [][2]int{
-		{int(C.ZESTALL_STATE_IDLE), int(collector.StateIdle)},
-		{int(C.ZESTALL_STATE_ACTIVE), int(collector.StateActive)},
-		{int(C.ZESTALL_STATE_NO_TRACING), int(collector.StateNoTracing)},
-		{int(C.ZESTALL_STATE_INIT_FAILED), int(collector.StateInitFailed)},
-		{int(C.ZESTALL_STATE_SHUTDOWN), int(collector.StateShutdown)},
-		{int(C.ZESTALL_STATE_ERROR), int(collector.StateError)},
-	}
-}
-
 // Handler receives the layer's events (implemented by *collector.Session).
 // Its methods run on application threads inside Level-Zero callbacks (or in
 // the exit-time destructor): they must not block on I/O and must not call

@@ -10,6 +10,8 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/layers/zel_tracing_api.h>
 
+#include "abi.h"
+
 enum {
     ZL_SLOT_LAUNCH = 1,   /* a kernel appended to a command list */
     ZL_SLOT_EXEC = 2,     /* a regular command list executed on a queue */
@@ -29,13 +31,7 @@ enum {
     ZL_FLAG_FAILED = 64,    /* EXEC: the submission failed (only its number counts) */
 };
 
-/* Reasons mirror proto NoTimestampReason. */
-enum {
-    ZL_REASON_POOL_EXHAUSTED = 1,
-    ZL_REASON_EVENT_ERROR = 2,
-    ZL_REASON_UNSUPPORTED = 6,
-    ZL_REASON_APPENDED_WHILE_STOPPED = 16,
-};
+/* The reasons (ZL_REASON_*) are in abi.h. */
 
 typedef struct zl_slot {
     uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */

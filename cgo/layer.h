@@ -11,15 +11,10 @@
 #include <stddef.h>
 #include <level_zero/ze_api.h>
 
-/* Layer state, read by Go for status and by the trampolines. */
-enum {
-    ZESTALL_STATE_IDLE = 0,       /* no zeInit seen yet */
-    ZESTALL_STATE_ACTIVE = 1,     /* tracer enabled */
-    ZESTALL_STATE_NO_TRACING = 2, /* zeInit ok, tracing layer not enabled */
-    ZESTALL_STATE_INIT_FAILED = 3,/* zeInit failed: make no L0 call ever */
-    ZESTALL_STATE_SHUTDOWN = 4,   /* exit in progress / done */
-    ZESTALL_STATE_ERROR = 5,      /* tracer could not be created */
-};
+#include "abi.h"
+
+/* Layer state (ZESTALL_STATE_*, abi.h), read by Go for status and by the
+ * trampolines. */
 int zestall_state(void);
 int zestall_in_fork_child(void);
 

@@ -8,7 +8,7 @@
 #include <level_zero/zet_api.h>
 
 #ifndef ZET_METRIC_TYPE_IP
-#define ZET_METRIC_TYPE_IP ((zet_metric_type_t)0x7ffffffe)
+#define ZET_METRIC_TYPE_IP ((zet_metric_type_t)ZESTALL_METRIC_TYPE_IP)
 #endif
 
 /* Finds the group by name and sampling type, with a metric of type IP, as

@@ -38,12 +38,9 @@ func (s *stallSource) Open(device uint64, periodNs uint32) *collector.StallStrea
 		SubDevices:    uint32(cs.sub_devices),
 		IPIndex:       int(cs.ip_index),
 	}
-	switch cs.status {
-	case C.ZS_OK:
-	case C.ZS_OFF_NO_METRICS:
-		st.Off = collector.StallOffNoMetrics
-	case C.ZS_OFF_NO_GROUP:
-		st.Off = collector.StallOffNoGroup
+	switch off := collector.StallOff(cs.status); off {
+	case collector.StallOn, collector.StallOffNoMetrics, collector.StallOffNoGroup:
+		st.Off = off // one set of values: cgo/abi.h
 	default:
 		st.Off = collector.StallOffOpenFailed
 	}

@@ -14,14 +14,10 @@
 #include <stdint.h>
 #include <level_zero/ze_api.h>
 
+#include "abi.h" /* ZS_*: status */
+
 #define ZS_MAX_METRICS 32
 
-enum {
-    ZS_OK = 0,
-    ZS_OFF_NO_METRICS = 2, /* the driver exposes no metric groups at all */
-    ZS_OFF_NO_GROUP = 3,   /* no EuStallSampling group on this device */
-    ZS_OFF_OPEN_FAILED = 4,
-};
 
 typedef struct zs_metric {
     char name[256];

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zestall/zestall/abi"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -33,14 +34,13 @@ type ControlSource interface {
 	EarlyRequest() int
 }
 
-// Control operations of the C API (cgo/control.h ZC_OP_*; a test in
-// package cgo checks they agree).
+// Control operations of the C API (cgo/abi.h ZC_OP_*).
 const (
-	OpStart     = 1
-	OpStop      = 2
-	OpFlush     = 3
-	OpITTResume = 4 // __itt_resume()
-	OpITTPause  = 5 // __itt_pause()
+	OpStart     = abi.OpStart
+	OpStop      = abi.OpStop
+	OpFlush     = abi.OpFlush
+	OpITTResume = abi.OpITTResume // __itt_resume()
+	OpITTPause  = abi.OpITTPause  // __itt_pause()
 )
 
 // control is the start/stop state of a session. Collection is on while

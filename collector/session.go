@@ -12,22 +12,23 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
+	"github.com/zestall/zestall/abi"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
 )
 
-// LayerState is the activation state of the C layer (package cgo mirrors
-// these values in C).
+// LayerState is the activation state of the C layer (cgo/abi.h
+// ZESTALL_STATE_*).
 type LayerState int
 
 const (
-	StateIdle       LayerState = 0 // no zeInit seen yet
-	StateActive     LayerState = 1 // tracer enabled
-	StateNoTracing  LayerState = 2 // zeInit succeeded, tracing layer not enabled
-	StateInitFailed LayerState = 3 // zeInit failed: no Level-Zero call is made
-	StateShutdown   LayerState = 4 // exit in progress or done
-	StateError      LayerState = 5 // the tracer could not be created or enabled
+	StateIdle       LayerState = abi.StateIdle       // no zeInit seen yet
+	StateActive     LayerState = abi.StateActive     // tracer enabled
+	StateNoTracing  LayerState = abi.StateNoTracing  // zeInit succeeded, tracing layer not enabled
+	StateInitFailed LayerState = abi.StateInitFailed // zeInit failed: no Level-Zero call is made
+	StateShutdown   LayerState = abi.StateShutdown   // exit in progress or done
+	StateError      LayerState = abi.StateError      // the tracer could not be created or enabled
 )
 
 // Module is a module the application created, its binaries copied into Go

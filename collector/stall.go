@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zestall/zestall/abi"
 	"github.com/zestall/zestall/format/eustall"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -24,16 +25,16 @@ type rawPath struct {
 	failed  bool // disagreed once: the calculation is used for good
 }
 
-// StallOff says why EU stall sampling is off on a device (mirrors
-// pb.StallSamplingOff).
+// StallOff says why EU stall sampling is off on a device (cgo/abi.h ZS_*,
+// the values of pb.StallSamplingOff).
 type StallOff int
 
 const (
-	StallOn            StallOff = 0
-	StallOffDisabled   StallOff = 1 // ZESTALL_SAMPLING=0
-	StallOffNoMetrics  StallOff = 2 // the driver exposes no metric groups
-	StallOffNoGroup    StallOff = 3 // no EuStallSampling group on the device
-	StallOffOpenFailed StallOff = 4 // activation or zetMetricStreamerOpen failed
+	StallOn            StallOff = abi.StallOn
+	StallOffDisabled   StallOff = abi.StallOffDisabled   // ZESTALL_SAMPLING=0
+	StallOffNoMetrics  StallOff = abi.StallOffNoMetrics  // the driver exposes no metric groups
+	StallOffNoGroup    StallOff = abi.StallOffNoGroup    // no EuStallSampling group on the device
+	StallOffOpenFailed StallOff = abi.StallOffOpenFailed // activation or zetMetricStreamerOpen failed
 )
 
 // StallMetric is one metric of the EuStallSampling group, as the driver

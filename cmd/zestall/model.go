@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/zestall/zestall/abi"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -108,7 +109,7 @@ func (m *runModel) add(rec *pb.Record) {
 			if ss := d.GetStallSampling(); ss.GetEnabled() && m.metrics == nil {
 				m.periodNs = ss.SamplingPeriodNs
 				for _, mt := range ss.Metrics {
-					if mt.MetricType != 0x7ffffffe { // the IP metric is no column
+					if mt.MetricType != abi.MetricTypeIP { // the IP metric is no column
 						m.metrics = append(m.metrics, mt.Name)
 					}
 				}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/zestall/zestall/abi"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -406,7 +407,7 @@ func writeSampling(w io.Writer, d *pb.Device) {
 	case ss.Enabled:
 		cols := 0
 		for _, mt := range ss.Metrics {
-			if mt.MetricType != 0x7ffffffe {
+			if mt.MetricType != abi.MetricTypeIP {
 				cols++
 			}
 		}

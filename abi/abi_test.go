@@ -1,0 +1,63 @@
+package abi
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// TestGeneratedUpToDate regenerates abi.go from cgo/abi.h and fails when
+// the committed file differs.
+func TestGeneratedUpToDate(t *testing.T) {
+	for _, tool := range []string{"go", "sh", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := tool + " not in PATH: cannot check abi.go against cgo/abi.h (go generate ./abi needs go, sh and a C compiler)"
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg + "; CI must have it")
+			}
+			t.Skip(msg)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "abi.go")
+	gen := exec.Command("sh", "generate.sh", out)
+	if b, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("generate.sh: %v\n%s", err, b)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("abi.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("abi/abi.go differs from what cgo/abi.h gives: run `go generate ./abi` and commit the result\nwant:\n%s", want)
+	}
+}
+
+// TestProtoAgrees: the values the output schema defines too are the same.
+func TestProtoAgrees(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		abi, want int32
+	}{
+		{"ZS_OK", StallOn, int32(pb.StallSamplingOff_STALL_SAMPLING_OFF_UNSPECIFIED)},
+		{"ZS_OFF_DISABLED", StallOffDisabled, int32(pb.StallSamplingOff_STALL_SAMPLING_OFF_DISABLED)},
+		{"ZS_OFF_NO_METRICS", StallOffNoMetrics, int32(pb.StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED)},
+		{"ZS_OFF_NO_GROUP", StallOffNoGroup, int32(pb.StallSamplingOff_STALL_SAMPLING_OFF_NO_GROUP)},
+		{"ZS_OFF_OPEN_FAILED", StallOffOpenFailed, int32(pb.StallSamplingOff_STALL_SAMPLING_OFF_OPEN_FAILED)},
+		{"ZL_REASON_POOL_EXHAUSTED", NoTimestampPoolExhausted, int32(pb.NoTimestampReason_NO_TIMESTAMP_REASON_POOL_EXHAUSTED)},
+		{"ZL_REASON_EVENT_ERROR", NoTimestampEventError, int32(pb.NoTimestampReason_NO_TIMESTAMP_REASON_EVENT_ERROR)},
+		{"ZL_REASON_UNSUPPORTED", NoTimestampUnsupported, int32(pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED)},
+		{"ZL_REASON_APPENDED_WHILE_STOPPED", NoTimestampAppendedWhileStopped, int32(pb.NoTimestampReason_NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED)},
+	} {
+		if tc.abi != tc.want {
+			t.Errorf("%s = %d, proto says %d", tc.name, tc.abi, tc.want)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+//go:build ignore
+
+// The input of `go tool cgo -godefs` (go generate ./abi): it names every
+// constant of cgo/abi.h that Go uses, and abi.go is what cgo writes from
+// it. Not compiled: it imports "C".
+
+package abi
+
+/*
+#include "../cgo/abi.h"
+*/
+import "C"
+
+// Layer state (collector.LayerState).
+const (
+	StateIdle       = C.ZESTALL_STATE_IDLE
+	StateActive     = C.ZESTALL_STATE_ACTIVE
+	StateNoTracing  = C.ZESTALL_STATE_NO_TRACING
+	StateInitFailed = C.ZESTALL_STATE_INIT_FAILED
+	StateShutdown   = C.ZESTALL_STATE_SHUTDOWN
+	StateError      = C.ZESTALL_STATE_ERROR
+)
+
+// Requests of the control API (collector.Op*).
+const (
+	OpStart     = C.ZC_OP_START
+	OpStop      = C.ZC_OP_STOP
+	OpFlush     = C.ZC_OP_FLUSH
+	OpITTResume = C.ZC_OP_ITT_RESUME
+	OpITTPause  = C.ZC_OP_ITT_PAUSE
+)
+
+// Why EU stall sampling is off (proto StallSamplingOff).
+const (
+	StallOn            = C.ZS_OK
+	StallOffDisabled   = C.ZS_OFF_DISABLED
+	StallOffNoMetrics  = C.ZS_OFF_NO_METRICS
+	StallOffNoGroup    = C.ZS_OFF_NO_GROUP
+	StallOffOpenFailed = C.ZS_OFF_OPEN_FAILED
+)
+
+// Why a launch has no device times, decided by the launch path (proto
+// NoTimestampReason).
+const (
+	NoTimestampPoolExhausted        = C.ZL_REASON_POOL_EXHAUSTED
+	NoTimestampEventError           = C.ZL_REASON_EVENT_ERROR
+	NoTimestampUnsupported          = C.ZL_REASON_UNSUPPORTED
+	NoTimestampAppendedWhileStopped = C.ZL_REASON_APPENDED_WHILE_STOPPED
+)
+
+// MetricTypeIP is the zet_metric_type_t of the IP metric.
+const MetricTypeIP = C.ZESTALL_METRIC_TYPE_IP
