@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/abi"
+	"github.com/zestall/zestall/collector/config"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -134,10 +135,10 @@ func (s *Session) startControl() {
 		case 0:
 			if !s.cfg.ToggleSignalAuto {
 				fmt.Fprintf(s.stderr, "zestall: the application handles %s, so ZESTALL_TOGGLE_SIGNAL=%s is not installed; use zestall_start()/zestall_stop() or another signal (default: SIGUSR2 when the application does not handle it).\n",
-					SignalName(sig), s.getenv("ZESTALL_TOGGLE_SIGNAL"))
+					config.SignalName(sig), s.getenv("ZESTALL_TOGGLE_SIGNAL"))
 			}
 		default:
-			fmt.Fprintf(s.stderr, "zestall: cannot install the toggle signal %s; ZESTALL_TOGGLE_SIGNAL (default: SIGUSR2) is not in effect.\n", SignalName(sig))
+			fmt.Fprintf(s.stderr, "zestall: cannot install the toggle signal %s; ZESTALL_TOGGLE_SIGNAL (default: SIGUSR2) is not in effect.\n", config.SignalName(sig))
 		}
 	}
 }
@@ -183,7 +184,7 @@ func (s *Session) signalLoop(c *control, sig int) {
 		odd := (n-c.sigSeen)%2 == 1
 		c.sigSeen = n
 		if odd {
-			s.setCondition(func(c *control) { c.user = !c.user }, pb.WindowCause_WINDOW_CAUSE_SIGNAL, SignalName(sig), false)
+			s.setCondition(func(c *control) { c.user = !c.user }, pb.WindowCause_WINDOW_CAUSE_SIGNAL, config.SignalName(sig), false)
 		}
 	}
 }

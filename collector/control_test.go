@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zestall/zestall/collector/config"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -140,7 +141,7 @@ func TestControlEdges(t *testing.T) {
 			var clock uint64
 			s := NewSession(func(k string) string { return tt.env[k] }, &strings.Builder{})
 			s.now = func() uint64 { clock += 10; return clock }
-			s.cfg = ConfigFromEnv(s.getenv, &strings.Builder{})
+			s.cfg = config.FromEnv(s.getenv, &strings.Builder{})
 			s.cfg.ToggleSignal = 0
 			s.out = make(chan *pb.Record, 100)
 			s.ctlSrc = fc

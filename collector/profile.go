@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+
+	"github.com/zestall/zestall/collector/config"
 )
 
 // startProfile profiles zestall's own Go code when ZESTALL_CPUPROFILE names
@@ -13,7 +15,7 @@ func (s *Session) startProfile() {
 	if path == "" {
 		return
 	}
-	f, err := os.OpenFile(ExpandOutput(path, os.Getpid(), hostname(), -1), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(config.ExpandOutput(path, os.Getpid(), config.Hostname(), -1), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "zestall: ZESTALL_CPUPROFILE: %v; no profile\n", err)
 		return

@@ -13,6 +13,7 @@ import (
 	"github.com/ianlancetaylor/demangle"
 
 	"github.com/zestall/zestall/abi"
+	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -80,7 +81,7 @@ const Version = "0.1.0-dev"
 // under a mutex and queue records for the writer goroutine.
 type Session struct {
 	getenv func(string) string
-	cfg    Config
+	cfg    config.Config
 	stderr io.Writer
 	now    func() uint64 // host ns, CLOCK_MONOTONIC_RAW
 
@@ -336,14 +337,14 @@ func (s *Session) startLocked() {
 		return
 	}
 	s.started = true
-	s.cfg = ConfigFromEnv(s.getenv, s.stderr)
+	s.cfg = config.FromEnv(s.getenv, s.stderr)
 	s.startProfile()
-	host := hostname()
-	rank := Rank(s.getenv)
-	s.path = ExpandOutput(s.cfg.Output, os.Getpid(), host, rank)
+	host := config.Hostname()
+	rank := config.Rank(s.getenv)
+	s.path = config.ExpandOutput(s.cfg.Output, os.Getpid(), host, rank)
 	f, err := stream.CreateExclusive(s.path)
 	if err != nil {
-		fmt.Fprintf(s.stderr, "zestall: cannot create the output file %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", s.path, err, DefaultOutput)
+		fmt.Fprintf(s.stderr, "zestall: cannot create the output file %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", s.path, err, config.DefaultOutput)
 		return
 	}
 	w, err := stream.NewWriter(f, nil)
@@ -360,21 +361,7 @@ func (s *Session) startLocked() {
 		Argv:          os.Args,
 		StartHostNs:   s.now(),
 		StartUnixNs:   time.Now().UnixNano(),
-		Config: []*pb.ConfigEntry{
-			{Key: "ZESTALL_OUTPUT", Value: s.cfg.Output, FromEnvironment: s.cfg.FromEnv["ZESTALL_OUTPUT"]},
-			{Key: "ZESTALL_FLUSH_INTERVAL", Value: s.cfg.FlushInterval.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
-			{Key: "ZESTALL_SERIALIZE", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Serialize]), FromEnvironment: s.cfg.FromEnv["ZESTALL_SERIALIZE"]},
-			{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Sampling]), FromEnvironment: s.cfg.FromEnv["ZESTALL_SAMPLING"]},
-			{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(s.cfg.SamplingPeriodNs), FromEnvironment: s.cfg.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
-			{Key: "ZESTALL_STALL_READ_INTERVAL", Value: s.cfg.StallReadInterval.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
-			{Key: "ZESTALL_STALL_LATENCY", Value: s.cfg.StallLatency.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_STALL_LATENCY"]},
-			{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[s.cfg.Quiet]), FromEnvironment: s.cfg.FromEnv["ZESTALL_QUIET"]},
-			{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[s.cfg.StartPaused], FromEnvironment: s.cfg.FromEnv["ZESTALL_START"]},
-			{Key: "ZESTALL_DELAY", Value: s.cfg.Delay.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_DELAY"]},
-			{Key: "ZESTALL_DURATION", Value: s.cfg.Duration.String(), FromEnvironment: s.cfg.FromEnv["ZESTALL_DURATION"]},
-			{Key: "ZESTALL_LAUNCHES", Value: launchWindowString(s.cfg), FromEnvironment: s.cfg.FromEnv["ZESTALL_LAUNCHES"]},
-			{Key: "ZESTALL_TOGGLE_SIGNAL", Value: toggleSignalString(s.cfg), FromEnvironment: s.cfg.FromEnv["ZESTALL_TOGGLE_SIGNAL"]},
-		},
+		Config:        s.cfg.Entries(),
 	}
 	if s.stallSrc != nil {
 		s.openStalls(s.stallSrc)
@@ -650,24 +637,4 @@ func (s *Session) Shutdown() {
 			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times)\n", s.path, c.LaunchesSeen, c.LaunchesTimed)
 		}
 	})
-}
-
-func launchWindowString(c Config) string {
-	switch {
-	case !c.LaunchWindow:
-		return ""
-	case c.LaunchTo == ^uint64(0):
-		return fmt.Sprintf("%d:", c.LaunchFrom)
-	}
-	return fmt.Sprintf("%d:%d", c.LaunchFrom, c.LaunchTo)
-}
-
-func toggleSignalString(c Config) string {
-	switch {
-	case c.ToggleSignal == 0:
-		return "none"
-	case c.ToggleSignalAuto:
-		return SignalName(c.ToggleSignal) + " (if the application has no handler)"
-	}
-	return SignalName(c.ToggleSignal)
 }

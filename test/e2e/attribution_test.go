@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/config"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/test/groundtruth"
@@ -77,7 +77,7 @@ func TestLaunchAttribution(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := maps.Clone(base)
 			maps.Copy(env, tt.env)
-			latency := uint64(collector.DefaultStallLatency)
+			latency := uint64(config.DefaultStallLatency)
 			if v, ok := env["ZESTALL_STALL_LATENCY"]; ok {
 				d, err := time.ParseDuration(v + map[bool]string{true: "s"}[v == "0"])
 				if err != nil {

@@ -1,6 +1,7 @@
-package collector
+package config
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestExpandOutput(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnv(t *testing.T) {
+func TestFromEnv(t *testing.T) {
 	tests := []struct {
 		env      map[string]string
 		want     Config
@@ -43,7 +44,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var w strings.Builder
-		got := ConfigFromEnv(func(k string) string { return tt.env[k] }, &w)
+		got := FromEnv(func(k string) string { return tt.env[k] }, &w)
 		for k, from := range got.FromEnv {
 			if _, set := tt.env[k]; from && !set {
 				t.Errorf("%s marked from environment but unset", k)
@@ -51,7 +52,7 @@ func TestConfigFromEnv(t *testing.T) {
 		}
 		if got.Output != tt.want.Output || got.FlushInterval != tt.want.FlushInterval || got.Quiet != tt.want.Quiet ||
 			got.Sampling != true || got.SamplingPeriodNs != DefaultSamplingPeriodNs {
-			t.Errorf("ConfigFromEnv(%v) = %+v, want %+v", tt.env, got, tt.want)
+			t.Errorf("FromEnv(%v) = %+v, want %+v", tt.env, got, tt.want)
 		}
 		out := w.String()
 		if len(tt.warnings) == 0 && out != "" {
@@ -83,7 +84,7 @@ func TestStallLatency(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var w strings.Builder
-		got := ConfigFromEnv(func(k string) string {
+		got := FromEnv(func(k string) string {
 			if k == "ZESTALL_STALL_LATENCY" {
 				return tt.v
 			}
@@ -138,17 +139,43 @@ func TestControlConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var w strings.Builder
-		c := ConfigFromEnv(func(k string) string { return tt.env[k] }, &w)
+		c := FromEnv(func(k string) string { return tt.env[k] }, &w)
 		got := ctl{c.StartPaused, c.Delay, c.Duration, c.LaunchFrom, c.LaunchTo, c.LaunchWindow, c.ToggleSignal, c.ToggleSignalAuto}
 		if got != tt.want {
-			t.Errorf("ConfigFromEnv(%v) control = %+v, want %+v", tt.env, got, tt.want)
+			t.Errorf("FromEnv(%v) control = %+v, want %+v", tt.env, got, tt.want)
 		}
 		out := w.String()
 		if tt.warning == "" && out != "" {
-			t.Errorf("ConfigFromEnv(%v): unexpected warning %q", tt.env, out)
+			t.Errorf("FromEnv(%v): unexpected warning %q", tt.env, out)
 		}
 		if tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default")) {
-			t.Errorf("ConfigFromEnv(%v): warning %q lacks %q and the default", tt.env, out, tt.warning)
+			t.Errorf("FromEnv(%v): warning %q lacks %q and the default", tt.env, out, tt.warning)
 		}
+	}
+}
+
+// TestEntries: the header names every setting with the value in effect and
+// whether the environment set it.
+func TestEntries(t *testing.T) {
+	env := map[string]string{"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "bogus"}
+	c := FromEnv(func(k string) string { return env[k] }, io.Discard)
+	got := map[string]string{}
+	from := map[string]bool{}
+	for _, e := range c.Entries() {
+		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
+	}
+	if len(got) != 13 {
+		t.Errorf("%d entries, want 13: %v", len(got), got)
+	}
+	for k, want := range map[string]string{
+		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
+		"ZESTALL_OUTPUT": DefaultOutput, "ZESTALL_TOGGLE_SIGNAL": "SIGUSR2 (if the application has no handler)",
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	if !from["ZESTALL_LAUNCHES"] || !from["ZESTALL_SAMPLING"] || from["ZESTALL_START"] || from["ZESTALL_OUTPUT"] {
+		t.Errorf("from environment: %v", from)
 	}
 }

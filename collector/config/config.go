@@ -1,4 +1,13 @@
-package collector
+// Package config reads zestall's run-time configuration from the ZESTALL_*
+// environment variables (each documented in README.md with its default),
+// names an invalid value on stderr and uses the default instead, and
+// describes the result for the output file's header ([Config.Entries]).
+//
+// Pipeline position: package collector reads the configuration once, when
+// the layer becomes active (the first successful zeInit), and hands each
+// part to the room that uses it (the writer, the stall reader, collection
+// control). Pure Go, no state: a function of the environment.
+package config
 
 import (
 	"fmt"
@@ -6,6 +15,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
 // Config is zestall's run-time configuration, read from ZESTALL_*
@@ -77,9 +88,9 @@ const (
 	DefaultStallLatency = 20 * time.Millisecond
 )
 
-// ConfigFromEnv reads the configuration with getenv and reports invalid
+// FromEnv reads the configuration with getenv and reports invalid
 // values on w (normally os.Stderr), once each.
-func ConfigFromEnv(getenv func(string) string, w io.Writer) Config {
+func FromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval,
 		StallLatency: DefaultStallLatency, FromEnv: map[string]bool{}}
@@ -204,7 +215,7 @@ func parseLaunchWindow(v string) (from, to uint64, ok bool) {
 	return from, to, true
 }
 
-// envReader reads settings for ConfigFromEnv: an unset variable keeps the
+// envReader reads settings for FromEnv: an unset variable keeps the
 // default, a valid one replaces it (and is marked as from the environment),
 // an invalid one is named on w with the default that stays in use.
 type envReader struct {
@@ -306,10 +317,52 @@ func sanitizeHost(h string) string {
 	}, h)
 }
 
-func hostname() string {
+// Hostname is the host name for the output path and the header
+// ("localhost" when the system does not say).
+func Hostname() string {
 	h, err := os.Hostname()
 	if err != nil {
 		return "localhost"
 	}
 	return h
+}
+
+// Entries describes the configuration for the output file's header: every
+// setting, its value in effect, and whether it came from the environment.
+func (c Config) Entries() []*pb.ConfigEntry {
+	return []*pb.ConfigEntry{
+		{Key: "ZESTALL_OUTPUT", Value: c.Output, FromEnvironment: c.FromEnv["ZESTALL_OUTPUT"]},
+		{Key: "ZESTALL_FLUSH_INTERVAL", Value: c.FlushInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
+		{Key: "ZESTALL_SERIALIZE", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Serialize]), FromEnvironment: c.FromEnv["ZESTALL_SERIALIZE"]},
+		{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Sampling]), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING"]},
+		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
+		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
+		{Key: "ZESTALL_STALL_LATENCY", Value: c.StallLatency.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_LATENCY"]},
+		{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Quiet]), FromEnvironment: c.FromEnv["ZESTALL_QUIET"]},
+		{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[c.StartPaused], FromEnvironment: c.FromEnv["ZESTALL_START"]},
+		{Key: "ZESTALL_DELAY", Value: c.Delay.String(), FromEnvironment: c.FromEnv["ZESTALL_DELAY"]},
+		{Key: "ZESTALL_DURATION", Value: c.Duration.String(), FromEnvironment: c.FromEnv["ZESTALL_DURATION"]},
+		{Key: "ZESTALL_LAUNCHES", Value: launchWindowString(c), FromEnvironment: c.FromEnv["ZESTALL_LAUNCHES"]},
+		{Key: "ZESTALL_TOGGLE_SIGNAL", Value: toggleSignalString(c), FromEnvironment: c.FromEnv["ZESTALL_TOGGLE_SIGNAL"]},
+	}
+}
+
+func launchWindowString(c Config) string {
+	switch {
+	case !c.LaunchWindow:
+		return ""
+	case c.LaunchTo == ^uint64(0):
+		return fmt.Sprintf("%d:", c.LaunchFrom)
+	}
+	return fmt.Sprintf("%d:%d", c.LaunchFrom, c.LaunchTo)
+}
+
+func toggleSignalString(c Config) string {
+	switch {
+	case c.ToggleSignal == 0:
+		return "none"
+	case c.ToggleSignalAuto:
+		return SignalName(c.ToggleSignal) + " (if the application has no handler)"
+	}
+	return SignalName(c.ToggleSignal)
 }
