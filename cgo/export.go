@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/ze"
 )
 
@@ -26,7 +27,7 @@ import (
 type Handler interface {
 	Devices(devs []collector.Device)
 	Timestamps(src collector.TimestampSource)
-	Stalls(src collector.StallSource)
+	Stalls(src sampling.Source)
 	ContextDestroying(context uint64)
 	Status(st collector.LayerState, result ze.Result)
 	ModuleCreated(m *collector.Module)

@@ -10,11 +10,11 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/ze"
 )
 
-// stallSource implements collector.StallSource over stall.c. Streams live
+// stallSource implements sampling.Source over stall.c. Streams live
 // in C memory (C keeps pointers into them); Go refers to them by index.
 type stallSource struct {
 	mu      sync.Mutex
@@ -22,15 +22,15 @@ type stallSource struct {
 	vals    []C.uint64_t
 }
 
-var _ collector.StallSource = (*stallSource)(nil)
+var _ sampling.Source = (*stallSource)(nil)
 
-func (s *stallSource) Open(device uint64, periodNs uint32) *collector.StallStream {
+func (s *stallSource) Open(device uint64, periodNs uint32) *sampling.Stream {
 	cs := (*C.zs_stream_t)(C.calloc(1, C.sizeof_zs_stream_t))
 	if cs == nil {
-		return &collector.StallStream{Off: collector.StallOffOpenFailed, Detail: "out of memory"}
+		return &sampling.Stream{Off: sampling.OffOpenFailed, Detail: "out of memory"}
 	}
 	C.zs_open_device(cs, C.uint64_t(device), C.uint32_t(periodNs))
-	st := &collector.StallStream{
+	st := &sampling.Stream{
 		Device:        device,
 		Result:        ze.Result(cs.result),
 		PeriodNs:      uint32(cs.period_ns),
@@ -38,22 +38,22 @@ func (s *stallSource) Open(device uint64, periodNs uint32) *collector.StallStrea
 		SubDevices:    uint32(cs.sub_devices),
 		IPIndex:       int(cs.ip_index),
 	}
-	switch off := collector.StallOff(cs.status); off {
-	case collector.StallOn, collector.StallOffNoMetrics, collector.StallOffNoGroup:
+	switch off := sampling.Off(cs.status); off {
+	case sampling.On, sampling.OffNoMetrics, sampling.OffNoGroup:
 		st.Off = off // one set of values: cgo/abi.h
 	default:
-		st.Off = collector.StallOffOpenFailed
+		st.Off = sampling.OffOpenFailed
 	}
 	for i := 0; i < int(cs.num_metrics) && i < C.ZS_MAX_METRICS; i++ {
 		m := &cs.metrics[i]
-		st.Metrics = append(st.Metrics, collector.StallMetric{
+		st.Metrics = append(st.Metrics, sampling.Metric{
 			Name:        C.GoString(&m.name[0]),
 			Description: C.GoString(&m.description[0]),
 			Units:       C.GoString(&m.units[0]),
 			Type:        uint32(m._type),
 		})
 	}
-	if st.Off != collector.StallOn {
+	if st.Off != sampling.On {
 		C.free(unsafe.Pointer(cs))
 		return st
 	}
@@ -64,17 +64,17 @@ func (s *stallSource) Open(device uint64, periodNs uint32) *collector.StallStrea
 	return st
 }
 
-func (s *stallSource) stream(st *collector.StallStream) *C.zs_stream_t {
+func (s *stallSource) stream(st *sampling.Stream) *C.zs_stream_t {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st.Off != collector.StallOn || st.Handle < 0 || st.Handle >= len(s.streams) {
+	if st.Off != sampling.On || st.Handle < 0 || st.Handle >= len(s.streams) {
 		return nil
 	}
 	return s.streams[st.Handle]
 }
 
 // Read reads raw records into buf (Go memory, pinned for the call).
-func (s *stallSource) Read(st *collector.StallStream, buf []byte) (int, bool, error) {
+func (s *stallSource) Read(st *sampling.Stream, buf []byte) (int, bool, error) {
 	cs := s.stream(st)
 	if cs == nil || len(buf) == 0 {
 		return 0, false, ze.ErrorUninitialized
@@ -91,14 +91,14 @@ func (s *stallSource) Read(st *collector.StallStream, buf []byte) (int, bool, er
 	}
 }
 
-func (s *stallSource) Notified(st *collector.StallStream) bool {
+func (s *stallSource) Notified(st *sampling.Stream) bool {
 	cs := s.stream(st)
 	return cs != nil && C.zs_notified(cs) != 0
 }
 
 // Calculate runs zetMetricGroupCalculateMultipleMetricValuesExp: values
 // per set, report-major in metric order.
-func (s *stallSource) Calculate(st *collector.StallStream, raw []byte) ([][]uint64, bool, error) {
+func (s *stallSource) Calculate(st *sampling.Stream, raw []byte) ([][]uint64, bool, error) {
 	cs := s.stream(st)
 	if cs == nil || len(raw) == 0 {
 		return nil, false, nil
@@ -139,7 +139,7 @@ func (s *stallSource) Calculate(st *collector.StallStream, raw []byte) ([][]uint
 	return out, dropped, nil
 }
 
-func (s *stallSource) Close(st *collector.StallStream) {
+func (s *stallSource) Close(st *sampling.Stream) {
 	cs := s.stream(st)
 	if cs != nil {
 		C.zs_close(cs)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zestall/zestall/abi"
 	"github.com/zestall/zestall/collector/config"
+	"github.com/zestall/zestall/collector/sampling"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -62,7 +63,7 @@ type control struct {
 
 // edgeWait bounds how long a control call waits for the streamer read
 // that marks its edge.
-const edgeWait = 200 * time.Millisecond
+const edgeWait = sampling.EdgeWait
 
 // Controls attaches the control source (before Status(StateActive)).
 func (s *Session) Controls(src ControlSource) {
@@ -103,9 +104,9 @@ func (s *Session) startControl() {
 		src.SetLaunchWindow(s.cfg.LaunchFrom, s.cfg.LaunchTo)
 	}
 	if st := s.stall; st != nil {
-		st.collecting = c.on
+		st.SetCollecting(c.on)
 		if !c.on {
-			st.collectionStopped(s.now())
+			st.CollectionStopped(s.now())
 		}
 	}
 	edge := pb.WindowEdge_WINDOW_EDGE_STOP
@@ -276,7 +277,7 @@ func (s *Session) setConditionAt(change func(*control), cause pb.WindowCause, de
 	c.on = on
 	if on {
 		if st != nil {
-			st.control(stallCtl{start: true}, wait)
+			st.StartEdge(wait)
 		}
 		at := s.now()
 		c.src.SetCollecting(c.user && c.timer)
@@ -284,7 +285,7 @@ func (s *Session) setConditionAt(change func(*control), cause pb.WindowCause, de
 			at = edgeNs
 		}
 		if st != nil {
-			st.collectionStarted(at)
+			st.CollectionStarted(at)
 		}
 		s.emit(windowRecord(pb.WindowEdge_WINDOW_EDGE_START, at, cause, detail))
 		return
@@ -296,9 +297,9 @@ func (s *Session) setConditionAt(change func(*control), cause pb.WindowCause, de
 	}
 	s.emit(windowRecord(pb.WindowEdge_WINDOW_EDGE_STOP, at, cause, detail))
 	if st != nil {
-		st.collectionStopped(at)
+		st.CollectionStopped(at)
 		settled := s.pollNow(at, wait)
-		st.control(stallCtl{stopAt: at, settled: settled}, wait)
+		st.StopEdge(at, settled, wait)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zestall/zestall/abi"
 	"github.com/zestall/zestall/collector/config"
+	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -102,22 +103,22 @@ type Session struct {
 	lost      uint64
 	closeOnce sync.Once
 
-	profile   *os.File
-	said      map[string]bool // stderr notices given once
-	stallSrc  StallSource
-	stall     *stallState
-	stallInfo []stallInfo
-	src       TimestampSource
-	harvest   *harvester
-	stopPoll  chan struct{}
-	pollDone  chan struct{}
-	pollReq   chan chan struct{} // harvest now and say when done
-	ctlSrc    ControlSource
-	ctl       *control
+	profile  *os.File
+	said     map[string]bool // stderr notices given once
+	stallSrc sampling.Source
+	sampler  *sampling.Reader // every root device's stream, for the header
+	stall    *sampling.Reader // nil unless some streamer is open
+	src      TimestampSource
+	harvest  *harvester
+	stopPoll chan struct{}
+	pollDone chan struct{}
+	pollReq  chan chan struct{} // harvest now and say when done
+	ctlSrc   ControlSource
+	ctl      *control
 }
 
 // Stalls attaches the EU stall sampling source (before Status(StateActive)).
-func (s *Session) Stalls(src StallSource) {
+func (s *Session) Stalls(src sampling.Source) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stallSrc = src
@@ -128,7 +129,7 @@ func (s *Session) Stalls(src StallSource) {
 // blocks the application thread).
 func (s *Session) SyncPoint() {
 	if st := s.stall; st != nil {
-		st.completed(s.now())
+		st.Completed(s.now())
 	}
 }
 
@@ -140,7 +141,7 @@ func (s *Session) SerializedRead() {
 	st := s.stall
 	s.mu.Unlock()
 	if st != nil {
-		st.serializedRead(s.cfg.StallLatency)
+		st.SerializedRead()
 	}
 }
 
@@ -379,7 +380,7 @@ func (s *Session) startLocked() {
 	if s.src != nil {
 		s.harvest = newHarvester(s.src, s.emitBlocking, s.newClock)
 		if st := s.stall; st != nil {
-			s.harvest.onLaunch = st.launch
+			s.harvest.onLaunch = st.Launch
 		}
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
@@ -391,7 +392,7 @@ func (s *Session) startLocked() {
 		s.src.Enable(true)
 	}
 	if st := s.stall; st != nil {
-		go s.stallLoop(st, s.cfg.StallReadInterval)
+		s.runStalls(st)
 	}
 	if !s.cfg.Quiet {
 		fmt.Fprintf(s.stderr, "zestall: profiling to %s\n", s.path)
@@ -510,10 +511,8 @@ func (s *Session) ModuleDestroyed(handle uintptr) {
 	s.mu.Lock()
 	st := s.stall
 	s.mu.Unlock()
-	if st != nil && !st.readNow(200*time.Millisecond) {
-		st.mu.Lock()
-		st.errs["module destroyed without a streamer read (reader busy)"]++
-		st.mu.Unlock()
+	if st != nil {
+		st.ModuleDestroyed()
 	}
 	now := s.now()
 	s.mu.Lock()
@@ -552,7 +551,7 @@ func (s *Session) KernelCreated(k *Kernel) {
 		BaseAddress: k.Base, IsaSize: size, ValidFromHostNs: now,
 	}
 	if s.stall != nil && k.BaseErr == nil {
-		s.stall.kernelCreated(id, k.Base, size, now)
+		s.stall.KernelCreated(id, k.Base, size, now)
 	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_Kernel{Kernel: rec}})
 }
@@ -568,7 +567,7 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 	}
 	delete(s.kernels, handle)
 	if s.stall != nil {
-		s.stall.kernelDestroyed(id, now)
+		s.stall.KernelDestroyed(id, now)
 	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_KernelDestroyed{KernelDestroyed: &pb.KernelDestroyed{Id: id, ValidUntilHostNs: now}}})
 }
@@ -600,15 +599,11 @@ func (s *Session) Shutdown() {
 			h.counters(c)
 		}
 		if st := s.stall; st != nil {
-			close(st.stop)
 			// A last read, then every window decided.
-			if !waitDone(st.done, 5*time.Second) {
+			if !st.Stop(5 * time.Second) {
 				fmt.Fprintln(s.stderr, "zestall: the stall reader did not stop within 5 s at exit; its last samples are not written.")
 			}
-			st.counters(c)
-			for _, stream := range st.streams {
-				st.src.Close(stream)
-			}
+			st.Counters(c)
 		}
 		s.mu.Lock()
 		c.HostNs = s.now()

@@ -1,0 +1,72 @@
+package sampling
+
+import (
+	"github.com/zestall/zestall/abi"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
+)
+
+// Off says why EU stall sampling is off on a device (cgo/abi.h ZS_*, the
+// values of pb.StallSamplingOff).
+type Off int
+
+const (
+	On            Off = abi.StallOn
+	OffDisabled   Off = abi.StallOffDisabled   // ZESTALL_SAMPLING=0
+	OffNoMetrics  Off = abi.StallOffNoMetrics  // the driver exposes no metric groups
+	OffNoGroup    Off = abi.StallOffNoGroup    // no EuStallSampling group on the device
+	OffOpenFailed Off = abi.StallOffOpenFailed // activation or zetMetricStreamerOpen failed
+)
+
+// Metric is one metric of the EuStallSampling group, as the driver
+// reports it.
+type Metric struct {
+	Name, Description, Units string
+	Type                     uint32 // zet_metric_type_t
+}
+
+// Stream is one streamer, open for the life of the process, on one root
+// device.
+type Stream struct {
+	Handle        int
+	Device        uint64 // device handle
+	Off           Off
+	Result        ze.Result // Level-Zero result of the failing call
+	Detail        string
+	Metrics       []Metric // driver order, IP included
+	IPIndex       int
+	PeriodNs      uint32 // what the driver chose
+	NotifyReports uint32
+	SubDevices    uint32 // calculation sets (COMPOSITE root: sub-devices)
+}
+
+// Source is the Level-Zero metrics access the reader needs; package cgo
+// implements it over zetMetricStreamer*, tests with a fake.
+type Source interface {
+	Open(device uint64, periodNs uint32) *Stream
+	// Read reads raw records; dropped reports ZE_RESULT_WARNING_DROPPED_DATA.
+	Read(st *Stream, buf []byte) (n int, dropped bool, err error)
+	Notified(st *Stream) bool
+	// Calculate returns, per set, the calculated values report-major in
+	// metric order; dropped reports the calculation's drop warning.
+	Calculate(st *Stream, raw []byte) (sets [][]uint64, dropped bool, err error)
+	Close(st *Stream)
+}
+
+// Attributor gives the samples of read windows to kernels and launches
+// (collector.Attributor, one per stream and calculation set). The reader
+// calls it under Reader.mu.
+type Attributor interface {
+	KernelCreated(kernelID, base, isaSize, fromNs uint64)
+	KernelDestroyed(kernelID, untilNs uint64)
+	LaunchTimed(launchID, kernelID, startNs, endNs uint64)
+	LaunchUntimed(launchID, kernelID, appendNs uint64)
+	UntimedEndedBy(launchID, kernelID, byNs uint64)
+	// AddWindowValues adds a read window's calculated values (report-major,
+	// ipIndex the IP column).
+	AddWindowValues(startNs, endNs uint64, values []uint64, ipIndex int)
+	// Resolve returns the records of the windows it can decide now.
+	Resolve(pendingBefore uint64, final bool) []*pb.Record
+	// Rows are the sample rows given to a kernel and those given to none.
+	Rows() (attributed, unattributed uint64)
+}
