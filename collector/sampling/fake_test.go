@@ -1,0 +1,182 @@
+package sampling
+
+import (
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zestall/zestall/format/eustall"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
+)
+
+// fakeRead is what one Read of a fake stream returns.
+type fakeRead struct {
+	data    []byte
+	dropped bool
+	err     error
+}
+
+// fakeSource is a Source in Go: streams open as a PVC device's would (the
+// driver's metric list, IP first), reads return what the test queued, and
+// the calculation is the raw decoder's (an honest driver) unless lie is
+// set.
+type fakeSource struct {
+	mu      sync.Mutex
+	off     map[uint64]Off // device -> why Open fails
+	reads   []fakeRead
+	lie     bool // Calculate adds 1 to every value: the raw path must disagree
+	calcs   int  // Calculate calls
+	calcErr error
+	closed  int
+}
+
+func (f *fakeSource) Open(device uint64, periodNs uint32) *Stream {
+	if off := f.off[device]; off != On {
+		return &Stream{Device: device, Off: off, Result: ze.ErrorNotAvailable, Detail: " (fake)"}
+	}
+	st := &Stream{Device: device, PeriodNs: periodNs * 2, NotifyReports: 8, SubDevices: 1}
+	for _, n := range eustall.DriverMetricNames(eustall.XeHPC) {
+		st.Metrics = append(st.Metrics, Metric{Name: n})
+	}
+	return st
+}
+
+func (f *fakeSource) queue(r ...fakeRead) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads = append(f.reads, r...)
+}
+
+func (f *fakeSource) Read(st *Stream, buf []byte) (int, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.reads) == 0 {
+		return 0, false, nil
+	}
+	r := f.reads[0]
+	f.reads = f.reads[1:]
+	if r.err != nil {
+		return 0, r.dropped, r.err
+	}
+	n := copy(buf, r.data)
+	if n < len(r.data) { // the rest comes with the next read
+		f.reads = append([]fakeRead{{data: r.data[n:]}}, f.reads...)
+	}
+	return n, r.dropped, nil
+}
+
+func (f *fakeSource) Notified(*Stream) bool { return false }
+
+func (f *fakeSource) Calculate(st *Stream, raw []byte) ([][]uint64, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calcs++
+	if f.calcErr != nil {
+		return nil, false, f.calcErr
+	}
+	names := make([]string, len(st.Metrics))
+	for i, m := range st.Metrics {
+		names[i] = m.Name
+	}
+	dec, err := eustall.NewDecoder(eustall.XeHPC, names)
+	if err != nil {
+		return nil, false, err
+	}
+	v, dropped, err := dec.Aggregate(raw)
+	if f.lie {
+		for i := range v {
+			v[i]++
+		}
+	}
+	return [][]uint64{v}, dropped, err
+}
+
+func (f *fakeSource) Close(*Stream) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed++
+}
+
+func (f *fakeSource) calculations() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calcs
+}
+
+// records returns n PVC raw records: IP field ip+k, the Active counter 1
+// (the IP field is bits 0..28, counter k at bit 29+8k: docs/eu-stall-sampling.md §3).
+func records(n int, ip uint64) []byte {
+	b := make([]byte, 64*n)
+	for k := 0; k < n; k++ {
+		binary.LittleEndian.PutUint64(b[64*k:], (ip+uint64(k))&0x1fffffff|1<<29)
+	}
+	return b
+}
+
+// window is a read window an attributor was given.
+type window struct {
+	start, end uint64
+	rows       int
+}
+
+// fakeAttributor records what the reader gives it.
+type fakeAttributor struct {
+	mu       sync.Mutex
+	cols     int
+	windows  []window
+	kernels  map[uint64]bool
+	untimed  []uint64 // launch ids of LaunchUntimed
+	ended    []uint64 // launch ids of UntimedEndedBy
+	timed    []uint64
+	resolves atomic.Int64
+	panicAt  int // AddWindowValues panics on this window (1-based; 0 never)
+}
+
+func (a *fakeAttributor) KernelCreated(id, base, size, from uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.kernels[id] = true
+}
+
+func (a *fakeAttributor) KernelDestroyed(id, until uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.kernels, id)
+}
+
+func (a *fakeAttributor) LaunchTimed(id, kernel, start, end uint64) { a.timed = append(a.timed, id) }
+
+func (a *fakeAttributor) LaunchUntimed(id, kernel, at uint64) { a.untimed = append(a.untimed, id) }
+
+func (a *fakeAttributor) UntimedEndedBy(id, kernel, by uint64) { a.ended = append(a.ended, id) }
+
+func (a *fakeAttributor) AddWindowValues(start, end uint64, values []uint64, ipIndex int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.windows = append(a.windows, window{start, end, len(values) / (a.cols + 1)})
+	if len(a.windows) == a.panicAt {
+		panic("fake attributor")
+	}
+}
+
+func (a *fakeAttributor) Resolve(pendingBefore uint64, final bool) []*pb.Record {
+	a.resolves.Add(1)
+	return nil
+}
+
+func (a *fakeAttributor) Rows() (uint64, uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, w := range a.windows {
+		n += w.rows
+	}
+	return uint64(n), 7
+}
+
+func (a *fakeAttributor) got() []window {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]window(nil), a.windows...)
+}

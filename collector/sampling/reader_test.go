@@ -1,0 +1,428 @@
+package sampling
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
+)
+
+// harness is a Reader over a fake source with one fake attributor per set.
+type harness struct {
+	r     *Reader
+	src   *fakeSource
+	attr  []*fakeAttributor
+	clock atomic.Uint64
+	out   strings.Builder // stderr
+	mu    sync.Mutex
+}
+
+func newHarness(t *testing.T, src *fakeSource, roots []Device, sampling bool) *harness {
+	return newHarnessLatency(t, src, roots, sampling, 0)
+}
+
+func newHarnessLatency(t *testing.T, src *fakeSource, roots []Device, sampling bool, latency time.Duration) *harness {
+	t.Helper()
+	h := &harness{src: src}
+	var stderr lockedWriter
+	stderr.w, stderr.mu = &h.out, &h.mu
+	h.r = Open(src, roots, Options{
+		Sampling: sampling, PeriodNs: 50000, ReadInterval: time.Millisecond, Latency: latency,
+		Now:    func() uint64 { return h.clock.Add(10) },
+		Emit:   func(*pb.Record) {},
+		Stderr: stderr,
+		NewAttributor: func(device uint32, sub *uint32, cols int) Attributor {
+			a := &fakeAttributor{cols: cols, kernels: map[uint64]bool{}}
+			h.attr = append(h.attr, a)
+			return a
+		},
+	})
+	return h
+}
+
+func (h *harness) stderr() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.out.String()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// run starts the reader and stops it at the end of the test.
+func (h *harness) run(t *testing.T) {
+	go h.r.Run()
+	t.Cleanup(func() { h.stop(t) })
+}
+
+func (h *harness) stop(t *testing.T) {
+	select {
+	case <-h.r.stop:
+		return // stopped already
+	default:
+	}
+	if !h.r.Stop(5 * time.Second) {
+		t.Error("reader did not stop")
+	}
+}
+
+// read makes the reader read now and waits for it.
+func (h *harness) read(t *testing.T) {
+	t.Helper()
+	if !h.r.ReadNow(5 * time.Second) {
+		t.Fatal("ReadNow timed out")
+	}
+}
+
+func (h *harness) counters() *pb.Counters {
+	c := &pb.Counters{}
+	h.r.Counters(c)
+	return c
+}
+
+var pvc = []Device{{ID: 1, Handle: 0x100, Name: "fake PVC", Platform: "PVC"}}
+
+// TestOpen: one stream per root, the reasons sampling is off said once on
+// stderr and written in the header.
+func TestOpen(t *testing.T) {
+	roots := []Device{
+		{ID: 1, Handle: 0x100, Name: "a", Platform: "PVC"},
+		{ID: 3, Handle: 0x300, Name: "b", Platform: "PVC"},
+		{ID: 4, Handle: 0x400, Name: "c"},
+		{ID: 5, Handle: 0x500, Name: "d"},
+	}
+	src := &fakeSource{off: map[uint64]Off{0x300: OffNoGroup, 0x400: OffOpenFailed, 0x500: OffOpenFailed}}
+	h := newHarness(t, src, roots, true)
+	if !h.r.Active() || len(h.r.streams) != 1 || len(h.attr) != 1 || h.attr[0].cols != 9 {
+		t.Fatalf("active %v, %d streams, %d attributors", h.r.Active(), len(h.r.streams), len(h.attr))
+	}
+	if h.r.raw[0] == nil {
+		t.Error("PVC stream has no raw decoder")
+	}
+	out := h.stderr()
+	if strings.Count(out, "could not be opened (ZE_RESULT_ERROR_NOT_AVAILABLE (0x70010001)) (fake)") != 1 ||
+		!strings.Contains(out, "device 3 (b): it has no EuStallSampling metric group") {
+		t.Errorf("stderr:\n%s", out)
+	}
+	devs := make([]*pb.Device, 5)
+	for i := range devs {
+		devs[i] = &pb.Device{Id: uint32(i + 1)}
+	}
+	h.r.Header(devs)
+	if s := devs[0].StallSampling; !s.Enabled || s.SamplingPeriodNs != 100000 || s.RequestedPeriodNs != 50000 || len(s.Metrics) != 10 {
+		t.Errorf("device 1: %v", s)
+	}
+	if devs[1].StallSampling != nil {
+		t.Errorf("sub-device 2 has its own sampling: %v", devs[1].StallSampling)
+	}
+	if s := devs[2].StallSampling; s.Enabled || s.OffReason != pb.StallSamplingOff_STALL_SAMPLING_OFF_NO_GROUP {
+		t.Errorf("device 3: %v", s)
+	}
+	if s := devs[3].StallSampling; s.OffReason != pb.StallSamplingOff_STALL_SAMPLING_OFF_OPEN_FAILED || s.Detail != "ZE_RESULT_ERROR_NOT_AVAILABLE (0x70010001)" {
+		t.Errorf("device 4: %v", s)
+	}
+
+	off := newHarness(t, &fakeSource{}, pvc, false)
+	if off.r.Active() || off.stderr() != "" {
+		t.Errorf("ZESTALL_SAMPLING=0: active %v, stderr %q", off.r.Active(), off.stderr())
+	}
+	devs = []*pb.Device{{Id: 1}}
+	off.r.Header(devs)
+	if s := devs[0].StallSampling; s.Enabled || s.OffReason != pb.StallSamplingOff_STALL_SAMPLING_OFF_DISABLED || s.Detail != "" {
+		t.Errorf("disabled: %v", s)
+	}
+}
+
+// TestReadWindows: each read's samples go to one window, from the start
+// of the previous read to the end of this one; a full buffer is read
+// again at once (its rest in the next window); a lone drop warning does
+// not start a window.
+func TestReadWindows(t *testing.T) {
+	src := &fakeSource{}
+	h := newHarness(t, src, pvc, true)
+	h.run(t)
+	h.read(t)
+	src.queue(fakeRead{data: records(3, 0x1000)})
+	h.read(t)
+	src.queue(fakeRead{dropped: true}, fakeRead{data: records(2, 0x2000)})
+	h.read(t)
+	src.queue(fakeRead{data: records(8<<20/64+5, 0x3000)}) // more than the reader's buffer
+	h.read(t)
+	ws := h.attr[0].got()
+	if len(ws) != 4 {
+		t.Fatalf("windows %v, want 4", ws)
+	}
+	if ws[0].rows != 3 || ws[1].rows != 2 || ws[2].rows != 8<<20/64 || ws[3].rows != 5 {
+		t.Errorf("rows %v", ws)
+	}
+	// A window starts where the previous read (empty ones too) began.
+	for i := 1; i < len(ws); i++ {
+		if ws[i].start >= ws[i].end || ws[i].start < ws[i-1].end-10 {
+			t.Errorf("window %d %v does not follow %v", i, ws[i], ws[i-1])
+		}
+	}
+	h.stop(t)
+	c := h.counters()
+	if want := uint64(3 + 2 + 8<<20/64 + 5); c.StallRecordsRead != want || c.StallDropWarnings != 1 {
+		t.Errorf("read %d (want %d), drop warnings %d", c.StallRecordsRead, want, c.StallDropWarnings)
+	}
+	if c.StallSamplesUnattributed != 7 || c.StallSamplesAttributed == 0 || len(c.Lost) != 0 {
+		t.Errorf("counters %v", c)
+	}
+	if src.closed != 1 || h.attr[0].resolves.Load() == 0 {
+		t.Errorf("closed %d, resolves %d", src.closed, h.attr[0].resolves.Load())
+	}
+}
+
+// TestRawPath: the raw decoder replaces the driver's calculation after it
+// agreed rawChecks times; one disagreement ends it for good, counted.
+func TestRawPath(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lie   bool
+		calcs int // calculations over rawChecks+5 reads
+		lost  []string
+	}{
+		{"agrees: trusted after the checks", false, rawChecks, nil},
+		{"disagrees: the driver's for good", true, rawChecks + 5, []string{LossRawDisagreed}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &fakeSource{lie: tc.lie}
+			h := newHarness(t, src, pvc, true)
+			h.run(t)
+			for i := 0; i < rawChecks+5; i++ {
+				src.queue(fakeRead{data: records(4, uint64(0x100*(i+1)))})
+				h.read(t)
+			}
+			h.stop(t)
+			if got := src.calculations(); got != tc.calcs {
+				t.Errorf("%d calculations, want %d", got, tc.calcs)
+			}
+			if got := lossNames(h.counters()); !slices.Equal(got, tc.lost) {
+				t.Errorf("losses %v, want %v", got, tc.lost)
+			}
+			if n := len(h.attr[0].got()); n != rawChecks+5 {
+				t.Errorf("%d windows", n)
+			}
+		})
+	}
+}
+
+// TestNoRawPath: a device without a raw decoder always uses the driver's.
+func TestNoRawPath(t *testing.T) {
+	src := &fakeSource{}
+	h := newHarness(t, src, []Device{{ID: 1, Handle: 0x100, Name: "unknown"}}, true)
+	h.run(t)
+	for i := 0; i < rawChecks+2; i++ {
+		src.queue(fakeRead{data: records(1, 0x40)})
+		h.read(t)
+	}
+	if got := src.calculations(); got != rawChecks+2 {
+		t.Errorf("%d calculations, want %d", got, rawChecks+2)
+	}
+}
+
+// TestReadErrors: failed reads and calculations are counted by result.
+func TestReadErrors(t *testing.T) {
+	src := &fakeSource{calcErr: ze.Call("zetMetricGroupCalculateMultipleMetricValuesExp", uint32(ze.ErrorInvalidArgument))}
+	h := newHarness(t, src, []Device{{ID: 1, Handle: 0x100}}, true)
+	h.run(t)
+	src.queue(fakeRead{err: ze.Call("zetMetricStreamerReadData", uint32(ze.ErrorDeviceLost))})
+	h.read(t)
+	src.queue(fakeRead{err: errors.New("not a driver result")})
+	h.read(t)
+	src.queue(fakeRead{data: records(2, 0x80)})
+	h.read(t)
+	h.stop(t)
+	want := []string{
+		"stall calculations failed (ZE_RESULT_ERROR_INVALID_ARGUMENT (0x78000004))",
+		"stall reads failed (ZE_RESULT_ERROR_DEVICE_LOST (0x70000001))",
+		"stall reads failed (ZE_RESULT_SUCCESS (0x0))",
+	}
+	if got := lossNames(h.counters()); !slices.Equal(got, want) {
+		t.Errorf("losses %v, want %v", got, want)
+	}
+}
+
+// TestCollectionEdges: samples read while stopped are discarded and
+// counted; a start takes effect at the next read; a settled stop ends
+// attribution at the next read; kernels get a stand-in launch while
+// stopped.
+func TestCollectionEdges(t *testing.T) {
+	src := &fakeSource{}
+	h := newHarness(t, src, pvc, true)
+	h.r.KernelCreated(1, 0x1000, 0x100, 5)
+	h.r.SetCollecting(false)
+	h.r.CollectionStopped(10)
+	h.run(t)
+	src.queue(fakeRead{data: records(3, 0x1000)})
+	h.read(t)
+	if n := len(h.attr[0].got()); n != 0 {
+		t.Fatalf("%d windows while stopped", n)
+	}
+	h.r.StartEdge(true)
+	h.r.CollectionStarted(h.clock.Load())
+	src.queue(fakeRead{data: records(2, 0x1000)})
+	h.read(t)
+	if ws := h.attr[0].got(); len(ws) != 1 || ws[0].rows != 2 {
+		t.Fatalf("after start: %v", ws)
+	}
+	at := h.clock.Load()
+	h.r.CollectionStopped(at)
+	h.r.StopEdge(at, true, true)
+	src.queue(fakeRead{data: records(4, 0x1000)})
+	h.read(t)
+	h.stop(t)
+	if ws := h.attr[0].got(); len(ws) != 1 {
+		t.Errorf("after stop: %v", ws)
+	}
+	c := h.counters()
+	if c.StallRecordsDiscardedStopped != 3+4 || c.StallRecordsRead != 9 {
+		t.Errorf("discarded %d, read %d", c.StallRecordsDiscardedStopped, c.StallRecordsRead)
+	}
+	a := h.attr[0]
+	if len(a.untimed) != 2 || len(a.ended) != 1 || a.untimed[0] < standInIDBase || a.untimed[0] == a.untimed[1] {
+		t.Errorf("stand-ins: untimed %v, ended %v", a.untimed, a.ended)
+	}
+}
+
+// TestStopWhileDraining: a stop that is not settled keeps attributing until
+// launch timing says every launch before it has its times.
+func TestStopWhileDraining(t *testing.T) {
+	src := &fakeSource{}
+	h := newHarness(t, src, pvc, true)
+	var settled atomic.Bool
+	h.r.SetTiming(Timing{SettledBefore: func(uint64) bool { return settled.Load() }, PendingBefore: func() uint64 { return 0 }})
+	h.run(t)
+	at := h.clock.Load()
+	h.r.StopEdge(at, false, false)
+	src.queue(fakeRead{data: records(2, 0x1000)})
+	h.read(t)
+	if n := len(h.attr[0].got()); n != 1 {
+		t.Fatalf("%d windows while draining, want 1", n)
+	}
+	settled.Store(true)
+	h.read(t) // sees the harvest settled: ends the stop
+	src.queue(fakeRead{data: records(2, 0x1000)})
+	h.read(t)
+	if n := len(h.attr[0].got()); n != 1 {
+		t.Errorf("%d windows after the stop settled, want 1", n)
+	}
+}
+
+// TestLaunches: launches go to their device's attributors, timed or not,
+// and wake the reader.
+func TestLaunches(t *testing.T) {
+	h := newHarness(t, &fakeSource{}, pvc, true)
+	h.r.Launch(&pb.Launch{Id: 1, KernelId: 1, DeviceId: 1, DeviceStartNs: 10, DeviceEndNs: 20})
+	h.r.Launch(&pb.Launch{Id: 2, KernelId: 1, DeviceId: 1, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
+	h.r.Launch(&pb.Launch{Id: 3, KernelId: 1, DeviceId: 2})
+	a := h.attr[0]
+	if !slices.Equal(a.timed, []uint64{1}) || !slices.Equal(a.untimed, []uint64{2}) {
+		t.Errorf("timed %v, untimed %v", a.timed, a.untimed)
+	}
+	if h.r.lastDone.Load() != 20 || len(h.r.wake) != 1 {
+		t.Errorf("lastDone %d, wake %d", h.r.lastDone.Load(), len(h.r.wake))
+	}
+	h.r.KernelDestroyed(1, 30)
+	if len(a.kernels) != 0 || len(h.r.live) != 0 {
+		t.Errorf("kernel alive after destroy")
+	}
+}
+
+// TestModuleDestroyedReaderBusy: a read that does not happen in time is
+// counted as a loss.
+func TestModuleDestroyedReaderBusy(t *testing.T) {
+	h := newHarness(t, &fakeSource{}, pvc, true) // not running: nobody reads
+	h.r.ModuleDestroyed()
+	if got := lossNames(h.counters()); !slices.Equal(got, []string{LossModuleUnread}) {
+		t.Errorf("losses %v", got)
+	}
+}
+
+// TestReaderPanic: a panic in the reader is reported, the reader ends, and
+// the application's calls still return.
+func TestReaderPanic(t *testing.T) {
+	src := &fakeSource{}
+	h := newHarness(t, src, pvc, true)
+	h.attr[0].panicAt = 1
+	h.run(t)
+	src.queue(fakeRead{data: records(1, 0x40)})
+	select {
+	case <-h.r.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("reader still running after a panic")
+	}
+	if !strings.Contains(h.stderr(), "internal error in the stall reader: fake attributor") {
+		t.Errorf("stderr %q", h.stderr())
+	}
+	if h.r.ReadNow(10 * time.Millisecond) {
+		t.Error("ReadNow succeeded on an ended reader")
+	}
+	h.r.StartEdge(true) // returns: the reader is done
+}
+
+func lossNames(c *pb.Counters) []string {
+	var s []string
+	for _, l := range c.Lost {
+		s = append(s, l.What)
+	}
+	slices.Sort(s)
+	return s
+}
+
+// TestLatency: with a stall latency, a completion is followed by a
+// settling read latency after the work ended, a serialized launch's read
+// comes latency after it, a start takes effect latency after it was asked,
+// and the exit waits latency for the last samples.
+func TestLatency(t *testing.T) {
+	const latency = 20 * time.Millisecond
+	src := &fakeSource{}
+	h := newHarnessLatency(t, src, pvc, true, latency)
+	h.r.interval = time.Hour // no timer reads: only wakes, settles and asks
+	h.run(t)
+	h.read(t)
+	src.queue(fakeRead{data: records(1, 0x40)})
+	h.r.Completed(h.clock.Load())
+	deadline := time.Now().Add(5 * time.Second)
+	for len(h.attr[0].got()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := len(h.attr[0].got()); n != 1 {
+		t.Fatalf("%d windows after a completion", n)
+	}
+	src.queue(fakeRead{data: records(2, 0x40)})
+	start := time.Now()
+	h.r.SerializedRead()
+	if d := time.Since(start); d < latency {
+		t.Errorf("serialized read after %v, want at least %v", d, latency)
+	}
+	if ws := h.attr[0].got(); len(ws) != 2 || ws[1].rows != 2 {
+		t.Errorf("windows %v", ws)
+	}
+	h.r.StopEdge(h.clock.Load(), true, true)
+	start = time.Now()
+	h.r.StartEdge(true)
+	if d := time.Since(start); d < latency {
+		t.Errorf("start took effect after %v, want at least %v", d, latency)
+	}
+	start = time.Now()
+	h.stop(t)
+	if d := time.Since(start); d < latency {
+		t.Errorf("exit after %v, want at least %v (the last samples' latency)", d, latency)
+	}
+}
