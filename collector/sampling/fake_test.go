@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/zestall/zestall/format/eustall"
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -29,6 +30,8 @@ type fakeSource struct {
 	calcs   int  // Calculate calls
 	calcErr error
 	closed  int
+	// readDelay makes every read take this long (a busy reader).
+	readDelay time.Duration
 }
 
 func (f *fakeSource) Open(device uint64, periodNs uint32) *Stream {
@@ -49,6 +52,7 @@ func (f *fakeSource) queue(r ...fakeRead) {
 }
 
 func (f *fakeSource) Read(st *Stream, buf []byte) (int, bool, error) {
+	time.Sleep(f.readDelay)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.reads) == 0 {

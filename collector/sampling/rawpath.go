@@ -55,7 +55,7 @@ func (st *Reader) decode(i int, raw []byte) ([][]uint64, bool, error) {
 	mine, mflag, merr := rp.aggregate(raw, int(stream.SubDevices))
 	if merr != nil || mflag != flagged || !sameSets(mine, sets) {
 		rp.failed = true
-		st.errs[LossRawDisagreed]++
+		st.lose(LossRawDisagreed)
 		return sets, flagged, err
 	}
 	if rp.agreed++; rp.agreed >= rawChecks {

@@ -118,7 +118,7 @@ type Reader struct {
 	read      uint64            // raw records read
 	warn      uint64            // reads that returned WARNING_DROPPED_DATA
 	flagged   uint64            // calculations that reported drop-flagged records
-	errs      map[string]uint64 // failed reads/calculations by what
+	errs      map[string]uint64 // losses by what (under mu)
 }
 
 type streamInfo struct {
@@ -228,9 +228,7 @@ func (st *Reader) Header(devs []*pb.Device) {
 // is counted as a loss.
 func (st *Reader) ModuleDestroyed() {
 	if !st.ReadNow(200 * time.Millisecond) {
-		st.mu.Lock()
-		st.errs[LossModuleUnread]++
-		st.mu.Unlock()
+		st.lose(LossModuleUnread)
 	}
 }
 
@@ -248,6 +246,14 @@ func (st *Reader) Stop(timeout time.Duration) bool {
 		st.src.Close(s)
 	}
 	return ok
+}
+
+// lose counts a loss. The reader and application threads (a module
+// destroyed while the reader is busy) both count: under mu.
+func (st *Reader) lose(what string) {
+	st.mu.Lock()
+	st.errs[what]++
+	st.mu.Unlock()
 }
 
 // guard keeps a panic in the reader from killing the application: it is
@@ -655,7 +661,7 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 			st.warn++
 		}
 		if err != nil {
-			st.errs[lossReadFailed(err)]++
+			st.lose(lossReadFailed(err))
 			return
 		}
 		if n == 0 {
@@ -684,7 +690,7 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 			st.flagged++
 		}
 		if err != nil {
-			st.errs[lossCalculationFailed(err)]++
+			st.lose(lossCalculationFailed(err))
 		}
 		mc := len(stream.Metrics)
 		st.mu.Lock()

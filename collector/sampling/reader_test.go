@@ -426,3 +426,20 @@ func TestLatency(t *testing.T) {
 		t.Errorf("exit after %v, want at least %v (the last samples' latency)", d, latency)
 	}
 }
+
+// TestLossesWhileBusy: a module destroyed while the reader is busy in a
+// failing read: both losses are counted (run with -race: the reader and
+// the application thread both write the loss table).
+func TestLossesWhileBusy(t *testing.T) {
+	src := &fakeSource{readDelay: 300 * time.Millisecond}
+	h := newHarness(t, src, pvc, true)
+	src.queue(fakeRead{err: ze.ErrorDeviceLost})
+	h.run(t)
+	time.Sleep(10 * time.Millisecond) // the reader is in its first read
+	h.r.ModuleDestroyed()
+	h.stop(t)
+	want := []string{LossModuleUnread, "stall reads failed (ZE_RESULT_ERROR_DEVICE_LOST (0x70000001))"}
+	if got := lossNames(h.counters()); !slices.Equal(got, want) {
+		t.Errorf("losses %v, want %v", got, want)
+	}
+}
