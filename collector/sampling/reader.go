@@ -3,6 +3,7 @@ package sampling
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -279,8 +280,9 @@ func (st *Reader) Counters(c *pb.Counters) {
 			c.StallSamplesUnattributed += unattributed
 		}
 	}
-	for what, n := range st.errs {
-		c.Lost = append(c.Lost, &pb.Loss{What: what, Count: n})
+	// In a stable order (by what): a map's order differs from run to run.
+	for _, what := range slices.Sorted(maps.Keys(st.errs)) {
+		c.Lost = append(c.Lost, &pb.Loss{What: what, Count: st.errs[what]})
 	}
 }
 
