@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zestall/zestall/collector/config"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
 )
 
 // TestHarvesterStopped: executions of a regular list while collection is
@@ -101,7 +101,8 @@ func (f *fakeControl) EarlyRequest() int               { return f.early }
 // TestControlEdges: collection is on while the user's toggles, the time
 // window and the launch-count window all allow it; each change of that is
 // one Window record, and the launch path follows the user's and the
-// timer's say (the launch-count window is decided per launch in C).
+// timer's say (the launch-count window is decided per launch in C). The
+// session runs as in the layer, its records read back from its file.
 func TestControlEdges(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -111,7 +112,7 @@ func TestControlEdges(t *testing.T) {
 		want  string // edges as EDGE/CAUSE, space-separated
 		last  bool   // the launch path's final state
 	}{
-		{"default", nil, 0, func(s *Session) {}, "START/INIT", true},
+		{"default", nil, 0, func(s *Session) {}, "START/INIT STOP/EXIT", true},
 		{"paused", map[string]string{"ZESTALL_START": "paused"}, 0, func(s *Session) {}, "STOP/START_PAUSED", false},
 		{"api toggles, repeats ignored", nil, 0, func(s *Session) {
 			s.ControlRequest(OpStop)
@@ -121,8 +122,8 @@ func TestControlEdges(t *testing.T) {
 		}, "START/INIT STOP/API START/API STOP/ITT", false},
 		{"early stop before zeInit", nil, OpStop, func(s *Session) {
 			s.ControlRequest(OpStart)
-		}, "STOP/API START/API", true},
-		{"early start overrides paused", map[string]string{"ZESTALL_START": "paused"}, OpStart, func(s *Session) {}, "START/INIT", true},
+		}, "STOP/API START/API STOP/EXIT", true},
+		{"early start overrides paused", map[string]string{"ZESTALL_START": "paused"}, OpStart, func(s *Session) {}, "START/INIT STOP/EXIT", true},
 		{"launch window", map[string]string{"ZESTALL_LAUNCHES": "5:9"}, 0, func(s *Session) {
 			s.LaunchEdge(true, 5, 100)
 			s.ControlRequest(OpStop) // the user's stop inside the window
@@ -132,42 +133,30 @@ func TestControlEdges(t *testing.T) {
 		{"user stopped when the launch window opens", map[string]string{"ZESTALL_LAUNCHES": "5:9", "ZESTALL_START": "paused"}, 0, func(s *Session) {
 			s.LaunchEdge(true, 5, 100)
 			s.ControlRequest(OpStart)
-		}, "STOP/LAUNCH_COUNT START/API", true},
-		{"flush is no edge", nil, 0, func(s *Session) { s.ControlRequest(OpFlush) }, "START/INIT", true},
+		}, "STOP/LAUNCH_COUNT START/API STOP/EXIT", true},
+		{"flush is no edge", nil, 0, func(s *Session) { s.ControlRequest(OpFlush) }, "START/INIT STOP/EXIT", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fc := &fakeControl{early: tt.early, installed: 1}
-			var clock uint64
-			s := NewSession(func(k string) string { return tt.env[k] }, &strings.Builder{})
-			s.now = func() uint64 { clock += 10; return clock }
-			s.cfg = config.FromEnv(s.getenv, &strings.Builder{})
-			s.cfg.ToggleSignal = 0
-			s.out = make(chan *pb.Record, 100)
-			s.ctlSrc = fc
-			s.mu.Lock()
-			s.startControl()
-			s.mu.Unlock()
+			env := map[string]string{"ZESTALL_SAMPLING": "0"}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			s, path, _ := testSession(t, env)
+			s.Controls(fc)
+			s.Timestamps(idleTimestamps{})
+			s.Status(StateActive, ze.Success)
 			tt.steps(s)
-			s.stopControl()
-			close(s.out)
+			s.Shutdown()
 			var edges []string
-			for r := range s.out {
-				if r == flushMarker {
-					continue
+			for _, r := range readBack(t, path) {
+				if w := r.GetWindow(); w != nil {
+					edges = append(edges, fmt.Sprintf("%s/%s", strings.TrimPrefix(w.Edge.String(), "WINDOW_EDGE_"), strings.TrimPrefix(w.Cause.String(), "WINDOW_CAUSE_")))
 				}
-				w := r.GetWindow()
-				if w == nil {
-					t.Fatalf("unexpected record %v", r)
-				}
-				edges = append(edges, fmt.Sprintf("%s/%s", strings.TrimPrefix(w.Edge.String(), "WINDOW_EDGE_"), strings.TrimPrefix(w.Cause.String(), "WINDOW_CAUSE_")))
 			}
-			want := tt.want
-			if tt.last && s.ctl.on {
-				want += " STOP/EXIT"
-			}
-			if got := strings.Join(edges, " "); got != want {
-				t.Errorf("edges %q, want %q", got, want)
+			if got := strings.Join(edges, " "); got != tt.want {
+				t.Errorf("edges %q, want %q", got, tt.want)
 			}
 			if n := len(fc.collecting); n == 0 || fc.collecting[n-1] != tt.last {
 				t.Errorf("launch path states %v, want last %v", fc.collecting, tt.last)

@@ -258,11 +258,20 @@ func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struc
 	}
 }
 
+// Option changes how a Session is built (tests).
+type Option func(*Session)
+
+// WithClock replaces the host clock (ns, CLOCK_MONOTONIC_RAW in a real
+// run) that dates every record.
+func WithClock(now func() uint64) Option {
+	return func(s *Session) { s.now = now }
+}
+
 // NewSession returns a session that reports on stderr. The configuration
 // is read with getenv only when the layer becomes active (the first
 // successful zeInit), and nothing is opened before.
-func NewSession(getenv func(string) string, stderr io.Writer) *Session {
-	return &Session{
+func NewSession(getenv func(string) string, stderr io.Writer, opts ...Option) *Session {
+	s := &Session{
 		getenv:    getenv,
 		stderr:    stderr,
 		now:       monotonicRawNs,
@@ -274,6 +283,10 @@ func NewSession(getenv func(string) string, stderr io.Writer) *Session {
 		said:      map[string]bool{},
 		modSecs:   map[uint64]map[string]uint64{},
 	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Devices records the devices seen at activation (before Status(StateActive)).

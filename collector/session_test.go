@@ -1,0 +1,311 @@
+package collector
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zestall/zestall/collector/sampling"
+	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
+)
+
+// idleTimestamps is a launch path on which nothing is ever launched.
+type idleTimestamps struct{}
+
+func (idleTimestamps) Enable(bool)                                     {}
+func (idleTimestamps) WakeOnSync(bool)                                 {}
+func (idleTimestamps) Serialize(bool)                                  {}
+func (idleTimestamps) Drain(dst []Slot) []Slot                         { return dst }
+func (idleTimestamps) Dropped() uint64                                 { return 0 }
+func (idleTimestamps) SerializeTimeouts() uint64                       { return 0 }
+func (idleTimestamps) ReleaseEvent(context, event uint64)              {}
+func (idleTimestamps) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
+func (idleTimestamps) DestroyContextPools(uint64)                      {}
+func (idleTimestamps) HarvestRelease(uint64)                           {}
+func (idleTimestamps) ListSubmits(uint64) uint64                       { return 0 }
+func (idleTimestamps) KernelTimestamp(uint64) (KernelTimestamp, bool, error) {
+	return KernelTimestamp{}, false, nil
+}
+func (idleTimestamps) HarvestResults(_ uint64, dst []KernelTimestamp) ([]KernelTimestamp, bool, error) {
+	return dst, false, nil
+}
+
+// syncBuffer is a stderr that the session's goroutines may write.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// testSession is a session writing to a file of its own, with a virtual
+// clock; env adds to or overrides the settings.
+func testSession(t *testing.T, env map[string]string) (*Session, string, *syncBuffer) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "out.zst")
+	vars := map[string]string{"ZESTALL_OUTPUT": path, "ZESTALL_QUIET": "1", "ZESTALL_TOGGLE_SIGNAL": "none"}
+	for k, v := range env {
+		vars[k] = v
+	}
+	var clock uint64
+	var mu sync.Mutex
+	stderr := &syncBuffer{}
+	s := NewSession(func(k string) string { return vars[k] }, stderr, WithClock(func() uint64 {
+		mu.Lock()
+		defer mu.Unlock()
+		clock += 10
+		return clock
+	}))
+	return s, path, stderr
+}
+
+// readBack reads every record of a closed output file.
+func readBack(t *testing.T, path string) []*pb.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := stream.ReadAll(f)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return recs
+}
+
+var testDevices = []Device{
+	{Handle: 0x10, Parent: -1, SubIndex: -1, Name: "root", PCIDeviceID: 0x0BD5, TimerHz: 38_400_000, KernelTimestampBits: 32},
+	{Handle: 0x11, Parent: 0, SubIndex: 0, Name: "tile 0", PCIDeviceID: 0x0BD5},
+}
+
+// TestWriter: what the application creates reaches the file, in order,
+// with the header first and the final counters last; a module's binaries
+// are stored once per content.
+func TestWriter(t *testing.T) {
+	native, err := os.ReadFile("../format/zebin/testdata/t_XE_HPC_COREpvc.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes, _ := kernelSizes(native)
+	var kernel string
+	for k := range sizes {
+		kernel = k
+	}
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0"})
+	s.Devices(testDevices)
+	s.Status(StateActive, ze.Success)
+	s.ModuleCreated(&Module{Handle: 1, Device: 0x10, Native: native, Debug: []byte("dbg")})
+	s.ModuleCreated(&Module{Handle: 2, Device: 0x11, Native: native, Debug: []byte("dbg")})
+	s.ModuleCreated(&Module{Handle: 3, Device: 0x10, NativeErr: ze.ErrorUnsupportedFeature,
+		DebugErr: &ze.CallError{Call: "zetModuleGetDebugInfo", Result: ze.ErrorUninitialized}})
+	s.KernelCreated(&Kernel{ID: 7, Handle: 100, Module: 1, Name: kernel, Base: 0x1000})             // size from the zebin
+	s.KernelCreated(&Kernel{ID: 8, Handle: 101, Module: 2, Name: "_Z3fooi", ISA: make([]byte, 64)}) // size from its ISA
+	s.KernelDestroyed(100)
+	s.KernelDestroyed(999) // unknown: nothing
+	s.ModuleDestroyed(1)
+	s.ModuleDestroyed(42) // unknown: nothing
+	s.Shutdown()
+	s.Shutdown() // once
+
+	recs := readBack(t, path)
+	var kinds []string
+	for _, r := range recs {
+		kinds = append(kinds, strings.SplitN(r.String(), ":", 2)[0])
+	}
+	if len(recs) != 9 {
+		t.Fatalf("%d records: %v", len(recs), kinds)
+	}
+	h := recs[0].GetHeader()
+	if h == nil || h.FormatVersion != FormatVersion || len(h.Devices) != 2 || h.Devices[0].Platform != "PVC" ||
+		h.Devices[1].ParentId != 1 || h.Devices[1].SubDeviceIndex == nil || len(h.Config) != 13 {
+		t.Fatalf("header %v", h)
+	}
+	if s := h.Devices[0].StallSampling; s != nil {
+		t.Errorf("stall sampling described without a stall source: %v", s)
+	}
+	m1, m2, m3 := recs[1].GetModule(), recs[2].GetModule(), recs[3].GetModule()
+	if m1.Id != 1 || len(m1.NativeBinary) != len(native) || m1.DeviceId != 1 || m1.ContentModuleId != 0 {
+		t.Errorf("module 1: id %d, %d bytes, device %d, content %d", m1.Id, len(m1.NativeBinary), m1.DeviceId, m1.ContentModuleId)
+	}
+	if m2.ContentModuleId != 1 || m2.NativeBinary != nil || m2.DeviceId != 2 {
+		t.Errorf("module 2 (same content): content %d, %d bytes, device %d", m2.ContentModuleId, len(m2.NativeBinary), m2.DeviceId)
+	}
+	if want := "zeModuleGetNativeBinary: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE (0x78000003); zetModuleGetDebugInfo: zetModuleGetDebugInfo: ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)"; m3.MissingDetail != want {
+		t.Errorf("module 3 missing %q, want %q", m3.MissingDetail, want)
+	}
+	k1, k2 := recs[4].GetKernel(), recs[5].GetKernel()
+	if k1.Id != 7 || k1.ModuleId != 1 || k1.IsaSize != sizes[kernel] || k1.BaseAddress != 0x1000 {
+		t.Errorf("kernel 7: %v", k1)
+	}
+	if k2.Id != 8 || k2.IsaSize != 64 || k2.DemangledName != "foo(int)" {
+		t.Errorf("kernel 8: %v", k2)
+	}
+	if d := recs[6].GetKernelDestroyed(); d.GetId() != 7 || d.ValidUntilHostNs <= k1.ValidFromHostNs {
+		t.Errorf("kernel destroyed: %v", d)
+	}
+	if d := recs[7].GetModuleDestroyed(); d.GetId() != 1 {
+		t.Errorf("module destroyed: %v", d)
+	}
+	if c := recs[8].GetCounters(); c == nil || !c.Final || len(c.Lost) != 0 {
+		t.Errorf("trailer %v", recs[8])
+	}
+	if out := stderr.String(); out != "" {
+		t.Errorf("stderr %q", out)
+	}
+}
+
+// TestWriterFlushes: the header reaches the file as soon as the writer
+// has it, and later records within the flush interval, so a killed run
+// leaves a readable file.
+func TestWriterFlushes(t *testing.T) {
+	s, path, _ := testSession(t, map[string]string{"ZESTALL_FLUSH_INTERVAL": "5ms", "ZESTALL_SAMPLING": "0"})
+	s.Devices(testDevices)
+	s.Status(StateActive, ze.Success)
+	defer s.Shutdown()
+	readSoFar := func() []*pb.Record {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r := stream.NewReader(f)
+		var recs []*pb.Record
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				return recs // the end of what was flushed
+			}
+			recs = append(recs, rec)
+		}
+	}
+	// waitFor polls the file until a record satisfies ok (bounded).
+	waitFor := func(what string, ok func(*pb.Record) bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			for _, r := range readSoFar() {
+				if ok(r) {
+					return
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+		t.Fatalf("%s did not reach the file within 5 s (flush interval 5 ms)", what)
+	}
+	waitFor("the header", func(r *pb.Record) bool { return r.GetHeader() != nil })
+	s.ModuleCreated(&Module{Handle: 1, Device: 0x10, Native: []byte("x")})
+	waitFor("the module", func(r *pb.Record) bool { return r.GetModule() != nil })
+}
+
+// TestStatus: each problem of the layer is said once on stderr, naming the
+// Level-Zero result; nothing is written.
+func TestStatus(t *testing.T) {
+	s, path, stderr := testSession(t, nil)
+	s.Status(StateInitFailed, ze.ErrorUninitialized)
+	s.Status(StateInitFailed, ze.ErrorUninitialized)
+	s.Status(StateNoTracing, ze.Success)
+	s.Status(StateError, ze.ErrorUnsupportedFeature)
+	s.ModuleCreated(&Module{Handle: 1}) // nothing to write to
+	s.Shutdown()
+	out := stderr.String()
+	for _, want := range []string{
+		"zeInit failed with ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)",
+		"set ZE_ENABLE_TRACING_LAYER=1",
+		"could not be set up (ZE_RESULT_ERROR_UNSUPPORTED_FEATURE (0x78000003))",
+	} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("stderr lacks %q once:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an output file exists: %v", err)
+	}
+}
+
+// TestOutputNotCreated: an output file that cannot be created is said on
+// stderr, with the setting to change; the session then does nothing.
+func TestOutputNotCreated(t *testing.T) {
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_OUTPUT": filepath.Join(t.TempDir(), "missing", "out.zst")})
+	s.Devices(testDevices)
+	s.Status(StateActive, ze.Success)
+	s.ModuleCreated(&Module{Handle: 1, Native: []byte("x")})
+	s.KernelCreated(&Kernel{Handle: 2, Module: 1, Name: "k"})
+	s.Shutdown()
+	if out := stderr.String(); !strings.Contains(out, "cannot create the output file") || !strings.Contains(out, "set ZESTALL_OUTPUT") {
+		t.Errorf("stderr %q", out)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stat %s: %v", path, err)
+	}
+}
+
+// quietStalls is a stall source whose streamers open and never hold data.
+type quietStalls struct{}
+
+func (quietStalls) Open(device uint64, periodNs uint32) *sampling.Stream {
+	st := &sampling.Stream{Device: device, PeriodNs: periodNs, SubDevices: 1}
+	for _, n := range []string{"IP", "Active", "ControlStall"} {
+		st.Metrics = append(st.Metrics, sampling.Metric{Name: n})
+	}
+	return st
+}
+func (quietStalls) Read(*sampling.Stream, []byte) (int, bool, error) { return 0, false, nil }
+func (quietStalls) Notified(*sampling.Stream) bool                   { return false }
+func (quietStalls) Calculate(*sampling.Stream, []byte) ([][]uint64, bool, error) {
+	return nil, false, nil
+}
+func (quietStalls) Close(*sampling.Stream) {}
+
+// TestWriterWithSampling: with a stall source, the header describes each
+// root device's sampling, the reader runs with launch timing, and the
+// session's events reach it.
+func TestWriterWithSampling(t *testing.T) {
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_STALL_LATENCY": "1ms"})
+	s.Devices(testDevices)
+	s.Stalls(quietStalls{})
+	s.Timestamps(idleTimestamps{})
+	s.Controls(&fakeControl{installed: 1})
+	s.Status(StateActive, ze.Success)
+	s.ModuleCreated(&Module{Handle: 1, Device: 0x10})
+	s.KernelCreated(&Kernel{ID: 1, Handle: 2, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64)})
+	s.SyncPoint()
+	s.SerializedRead()
+	s.ControlRequest(OpStop)
+	s.ControlRequest(OpStart)
+	s.ContextDestroying(9)
+	s.KernelDestroyed(2)
+	s.ModuleDestroyed(1)
+	s.Shutdown()
+	recs := readBack(t, path)
+	h := recs[0].GetHeader()
+	if ss := h.Devices[0].StallSampling; ss == nil || !ss.Enabled || len(ss.Metrics) != 3 {
+		t.Errorf("root device sampling %v", ss)
+	}
+	if ss := h.Devices[1].StallSampling; ss != nil {
+		t.Errorf("sub-device sampling %v", ss)
+	}
+	c := recs[len(recs)-1].GetCounters()
+	if c == nil || !c.Final || len(c.Lost) != 0 {
+		t.Errorf("trailer %v", recs[len(recs)-1])
+	}
+	if out := stderr.String(); out != "" {
+		t.Errorf("stderr %q", out)
+	}
+}
