@@ -6,7 +6,11 @@ package cgo
 */
 import "C"
 
-import "github.com/zestall/zestall/collector"
+import (
+	"errors"
+
+	"github.com/zestall/zestall/collector"
+)
 
 // controls implements collector.ControlSource over control.c and launch.c.
 type controls struct{}
@@ -27,7 +31,15 @@ func (controls) SetLaunchWindow(from, to uint64) {
 
 func (controls) LaunchesWhileStopped() uint64 { return uint64(C.zl_launches_while_stopped()) }
 
-func (controls) InstallToggleSignal(sig int) int { return int(C.zc_install_signal(C.int(sig))) }
+func (controls) InstallToggleSignal(sig int) (bool, error) {
+	switch C.zc_install_signal(C.int(sig)) {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	}
+	return false, errors.New("sigaction failed")
+}
 
 func (controls) SignalCount() (n, lastNs uint64) {
 	var last C.uint64_t
@@ -37,12 +49,17 @@ func (controls) SignalCount() (n, lastNs uint64) {
 
 func (controls) EarlyRequest() int { return int(C.zc_early_request()) }
 
+// zestallControl serves the C API's requests: 0 when served, -1 when not
+// (the C convention of layer/zestall.h; Go's reasons stay in Go).
+//
 //export zestallControl
 func zestallControl(op C.int) (rc C.int) {
 	rc = -1
 	defer recoverTo("zestall control call")
 	if h := current(); h != nil {
-		rc = C.int(h.ControlRequest(int(op)))
+		if h.ControlRequest(int(op)) == nil {
+			rc = 0
+		}
 	}
 	return rc
 }

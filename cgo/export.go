@@ -38,7 +38,7 @@ type Handler interface {
 	SerializedRead()
 	SyncPoint()
 	Controls(src collector.ControlSource)
-	ControlRequest(op int) int
+	ControlRequest(op int) error
 	LaunchEdge(on bool, n, ns uint64)
 }
 

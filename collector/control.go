@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -24,15 +25,15 @@ type ControlSource interface {
 	// LaunchesWhileStopped counts launches that were not collected (only
 	// while a launch window is set).
 	LaunchesWhileStopped() uint64
-	// InstallToggleSignal installs the toggle signal's handler: 1 when
-	// installed, 0 when the application already handles the signal, -1 on
-	// error.
-	InstallToggleSignal(sig int) int
+	// InstallToggleSignal installs the toggle signal's handler; installed
+	// is false (and err nil) when the application already handles the
+	// signal.
+	InstallToggleSignal(sig int) (installed bool, err error)
 	// SignalCount is the number of toggle signals received and the host ns
 	// of the last.
 	SignalCount() (n, lastNs uint64)
 	// EarlyRequest is a zestall_start()/zestall_stop() made before
-	// activation: 0 none, 1 start, 2 stop.
+	// activation: OpStart, OpStop, or 0 for none.
 	EarlyRequest() int
 }
 
@@ -129,17 +130,17 @@ func (s *Session) startControl() {
 		})
 	}
 	if sig := s.cfg.ToggleSignal; sig != 0 {
-		switch src.InstallToggleSignal(sig) {
-		case 1:
+		switch installed, err := src.InstallToggleSignal(sig); {
+		case err != nil:
+			fmt.Fprintf(s.stderr, "zestall: cannot install the toggle signal %s (%v); ZESTALL_TOGGLE_SIGNAL (default: SIGUSR2) is not in effect.\n", config.SignalName(sig), err)
+		case installed:
 			c.wg.Add(1)
 			go s.signalLoop(c, sig)
-		case 0:
+		default:
 			if !s.cfg.ToggleSignalAuto {
 				fmt.Fprintf(s.stderr, "zestall: the application handles %s, so ZESTALL_TOGGLE_SIGNAL=%s is not installed; use zestall_start()/zestall_stop() or another signal (default: SIGUSR2 when the application does not handle it).\n",
 					config.SignalName(sig), s.getenv("ZESTALL_TOGGLE_SIGNAL"))
 			}
-		default:
-			fmt.Fprintf(s.stderr, "zestall: cannot install the toggle signal %s; ZESTALL_TOGGLE_SIGNAL (default: SIGUSR2) is not in effect.\n", config.SignalName(sig))
 		}
 	}
 }
@@ -193,13 +194,14 @@ func (s *Session) signalLoop(c *control, sig int) {
 // ControlRequest serves zestall_start(), zestall_stop() and
 // zestall_flush() on the application's thread. Start and stop wait
 // (bounded) for the streamer read that marks the edge; nothing waits for
-// I/O. It returns 0, or -1 when the session is not collecting.
-func (s *Session) ControlRequest(op int) int {
+// I/O. It fails with ErrNotCollecting when the session writes nothing
+// (not active, or exiting) and ErrUnknownOp for an op it does not know.
+func (s *Session) ControlRequest(op int) error {
 	s.mu.Lock()
 	c, out := s.ctl, s.out
 	s.mu.Unlock()
 	if c == nil || out == nil {
-		return -1
+		return ErrNotCollecting
 	}
 	switch op {
 	case OpStart:
@@ -213,10 +215,16 @@ func (s *Session) ControlRequest(op int) int {
 	case OpFlush:
 		s.requestFlush()
 	default:
-		return -1
+		return fmt.Errorf("%w %d", ErrUnknownOp, op)
 	}
-	return 0
+	return nil
 }
+
+// Errors of ControlRequest.
+var (
+	ErrNotCollecting = errors.New("zestall is not collecting")
+	ErrUnknownOp     = errors.New("unknown control op")
+)
 
 // LaunchEdge is called by the launch path, on the application thread
 // and before the append, at the launches that open (on) and close the

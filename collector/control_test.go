@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -94,9 +95,14 @@ type fakeControl struct {
 func (f *fakeControl) SetCollecting(on bool)           { f.collecting = append(f.collecting, on) }
 func (f *fakeControl) SetLaunchWindow(from, to uint64) { f.window = [2]uint64{from, to} }
 func (f *fakeControl) LaunchesWhileStopped() uint64    { return 0 }
-func (f *fakeControl) InstallToggleSignal(int) int     { return f.installed }
-func (f *fakeControl) SignalCount() (uint64, uint64)   { return 0, 0 }
-func (f *fakeControl) EarlyRequest() int               { return f.early }
+func (f *fakeControl) InstallToggleSignal(int) (bool, error) {
+	if f.installed < 0 {
+		return false, errors.New("sigaction failed")
+	}
+	return f.installed == 1, nil
+}
+func (f *fakeControl) SignalCount() (uint64, uint64) { return 0, 0 }
+func (f *fakeControl) EarlyRequest() int             { return f.early }
 
 // TestControlEdges: collection is on while the user's toggles, the time
 // window and the launch-count window all allow it; each change of that is
@@ -165,5 +171,51 @@ func TestControlEdges(t *testing.T) {
 				t.Errorf("launch window %v, want [5 9]", fc.window)
 			}
 		})
+	}
+}
+
+// TestControlRequestErrors: a request the session cannot serve fails with
+// an error that says why.
+func TestControlRequestErrors(t *testing.T) {
+	s, _, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0"})
+	if err := s.ControlRequest(OpStart); !errors.Is(err, ErrNotCollecting) {
+		t.Errorf("before activation: %v", err)
+	}
+	s.Controls(&fakeControl{installed: 1})
+	s.Timestamps(idleTimestamps{})
+	s.Status(StateActive, ze.Success)
+	if err := s.ControlRequest(99); !errors.Is(err, ErrUnknownOp) {
+		t.Errorf("op 99: %v", err)
+	}
+	if err := s.ControlRequest(OpFlush); err != nil {
+		t.Errorf("flush: %v", err)
+	}
+	s.Shutdown()
+	if err := s.ControlRequest(OpStop); !errors.Is(err, ErrNotCollecting) {
+		t.Errorf("after exit: %v", err)
+	}
+}
+
+// TestToggleSignalNotInstalled: the signal's handler could not be
+// installed, or the application has its own: said on stderr when the user
+// asked for the signal.
+func TestToggleSignalNotInstalled(t *testing.T) {
+	for _, tc := range []struct {
+		installed int
+		env, want string
+	}{
+		{-1, "USR1", "cannot install the toggle signal SIGUSR1 (sigaction failed)"},
+		{0, "USR1", "the application handles SIGUSR1"},
+		{0, "", ""}, // the default: silently not installed
+	} {
+		env := map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_TOGGLE_SIGNAL": tc.env}
+		s, _, stderr := testSession(t, env)
+		s.Controls(&fakeControl{installed: tc.installed})
+		s.Timestamps(idleTimestamps{})
+		s.Status(StateActive, ze.Success)
+		s.Shutdown()
+		if out := stderr.String(); (tc.want == "") != (out == "") || !strings.Contains(out, tc.want) {
+			t.Errorf("installed %d, ZESTALL_TOGGLE_SIGNAL=%q: stderr %q, want %q", tc.installed, tc.env, out, tc.want)
+		}
 	}
 }
