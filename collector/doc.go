@@ -1,12 +1,47 @@
 // Package collector is zestall's pure-Go core, between the C glue (package
-// cgo) and the output stream (package proto/stream): it reads the
-// configuration, keeps the registry of modules and kernels the application
-// created, and hands records to a single writer goroutine so that
-// application threads never wait for I/O.
+// cgo) and the output stream (package proto/stream): a Session keeps the
+// registry of devices, modules and kernels the application created,
+// coordinates the rooms below, and hands every record to a single writer
+// goroutine so that application threads never wait for I/O.
 //
 // Pipeline position:
 //
 //	app ─> L0 loader + tracing layer ─> cgo ─> collector ─> proto/stream ─> file
 //
-// The package builds with CGO_ENABLED=0; tests drive it directly.
+// Package cgo calls a Session's event methods (through cgo.Handler) on the
+// application's threads and implements the sources a Session reads:
+// TimestampSource (the launch path), sampling.Source (the metric
+// streamers) and ControlSource (start/stop in C).
+//
+// # Rooms
+//
+//   - collector/config: the ZESTALL_* settings, read once at activation.
+//   - collector/sampling: the EU stall reader (streamers, read windows,
+//     the raw-path check, collection edges for samples).
+//   - this package: the Session (registry, writer, lifecycle: session.go),
+//     launch timing (harvest.go, clock.go), attribution of samples to
+//     kernels and launches (attribute.go), collection control (control.go).
+//   - format/zebin and format/eustall: the decoders it shares with the CLI.
+//
+// # Locks
+//
+// Locks are taken in this order, never the reverse; a holder may skip
+// levels:
+//
+//  1. control.mu: one collection edge at a time (control.go).
+//  2. harvester.mu: launch timing (harvest.go); its records go out through
+//     Session.emitBlocking, which takes Session.mu briefly.
+//  3. Session.mu: the registry and the record queue.
+//  4. sampling.Reader.mu: the attributors' inputs (kernels, launches,
+//     windows) and the reader's losses.
+//  5. Attributor.mu: one attributor's state.
+//
+// Nothing holds a lock while it writes to the file; the writer goroutine
+// holds none. A control edge waits (bounded, holding control.mu) for the
+// harvester's goroutine and for the stall reader's read, neither of which
+// takes control.mu.
+//
+// The package builds with CGO_ENABLED=0; tests drive a Session through its
+// public methods with fake sources (NewSession with WithClock) and read its
+// output file back.
 package collector
