@@ -70,6 +70,13 @@ type Device struct {
 	KernelTimestampBits uint32
 }
 
+// Loss reasons (Counters.lost[].what) of the session itself; the stall
+// reader's are sampling.Loss*, launch timing's are in harvest.go.
+const (
+	LossQueueFull  = "record queue full"
+	LossKernelNoID = "kernels created without an id (not recorded)"
+)
+
 // FormatVersion is the schema revision of proto/zestall.proto this writer
 // follows (Header.format_version).
 const FormatVersion = 3
@@ -95,12 +102,12 @@ type Session struct {
 	done      chan struct{}
 	path      string
 	nextMod   uint64
-	nextKern  uint64
 	modules   map[uintptr]uint64           // live module handle -> id
 	contents  map[[sha256.Size]byte]uint64 // content hash -> first module id
 	kernels   map[uintptr]uint64           // live kernel handle -> id
 	modSecs   map[uint64]map[string]uint64 // module id -> kernel name -> .text section size
 	lost      uint64
+	noID      uint64 // kernels created without an id
 	closeOnce sync.Once
 
 	profile  *os.File
@@ -548,10 +555,13 @@ func (s *Session) KernelCreated(k *Kernel) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The launch path (C) is the only owner of kernel ids: its launch
+	// records name kernels by them. Without one (its counter wrapped) the
+	// kernel is not recorded: an id made here could be one of C's.
 	id := k.ID
 	if id == 0 {
-		s.nextKern++
-		id = s.nextKern
+		s.noID++
+		return
 	}
 	s.kernels[k.Handle] = id
 	mod := s.modules[k.Module]
@@ -620,8 +630,11 @@ func (s *Session) Shutdown() {
 		}
 		s.mu.Lock()
 		c.HostNs = s.now()
+		if s.noID > 0 {
+			c.Lost = append(c.Lost, &pb.Loss{What: LossKernelNoID, Count: s.noID})
+		}
 		if s.lost > 0 {
-			c.Lost = append(c.Lost, &pb.Loss{What: "record queue full", Count: s.lost})
+			c.Lost = append(c.Lost, &pb.Loss{What: LossQueueFull, Count: s.lost})
 		}
 		// The trailer must not be dropped: block on the queue here (exit).
 		out := s.out

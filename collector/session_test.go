@@ -309,3 +309,28 @@ func TestWriterWithSampling(t *testing.T) {
 		t.Errorf("stderr %q", out)
 	}
 }
+
+// TestKernelWithoutID: kernel ids come from the launch path only; a kernel
+// without one is counted, not given an id that could be another's.
+func TestKernelWithoutID(t *testing.T) {
+	s, path, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0"})
+	s.Status(StateActive, ze.Success)
+	s.KernelCreated(&Kernel{ID: 1, Handle: 10, Name: "a"})
+	s.KernelCreated(&Kernel{Handle: 11, Name: "b"})
+	s.KernelDestroyed(11)
+	s.Shutdown()
+	recs := readBack(t, path)
+	var ids []uint64
+	for _, r := range recs {
+		if k := r.GetKernel(); k != nil {
+			ids = append(ids, k.Id)
+		}
+		if r.GetKernelDestroyed() != nil {
+			t.Errorf("a kernel without an id was destroyed: %v", r)
+		}
+	}
+	c := recs[len(recs)-1].GetCounters()
+	if len(ids) != 1 || ids[0] != 1 || len(c.GetLost()) != 1 || c.Lost[0].What != LossKernelNoID || c.Lost[0].Count != 1 {
+		t.Errorf("kernels %v, losses %v", ids, c.GetLost())
+	}
+}
