@@ -78,12 +78,7 @@ func testSession(t *testing.T, env map[string]string) (*Session, string, *syncBu
 // readBack reads every record of a closed output file.
 func readBack(t *testing.T, path string) []*pb.Record {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := stream.ReadAll(f)
+	recs, err := stream.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading %s: %v", path, err)
 	}
@@ -180,20 +175,8 @@ func TestWriterFlushes(t *testing.T) {
 	s.Status(StateActive, ze.Success)
 	defer s.Shutdown()
 	readSoFar := func() []*pb.Record {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		r := stream.NewReader(f)
-		var recs []*pb.Record
-		for {
-			rec, err := r.Next()
-			if err != nil {
-				return recs // the end of what was flushed
-			}
-			recs = append(recs, rec)
-		}
+		recs, _ := stream.ReadFile(path) // what was flushed, then the open end
+		return recs
 	}
 	// waitFor polls the file until a record satisfies ok (bounded).
 	waitFor := func(what string, ok func(*pb.Record) bool) {

@@ -108,12 +108,7 @@ func diffLines(want, got string) string {
 // readCapture reads every record of a complete file.
 func readCapture(t testing.TB, path string) []*pb.Record {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := stream.ReadAll(f)
+	recs, err := stream.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

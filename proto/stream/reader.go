@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/proto"
@@ -73,6 +74,16 @@ func ReadAll(r io.Reader) ([]*pb.Record, error) {
 		}
 		recs = append(recs, rec)
 	}
+}
+
+// ReadFile reads every record of the named file, as ReadAll does.
+func ReadFile(name string) ([]*pb.Record, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadAll(f)
 }
 
 // Next returns the next record. At the clean end of the file it returns

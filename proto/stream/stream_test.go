@@ -593,3 +593,21 @@ func TestUnknownKindSkippable(t *testing.T) {
 		t.Error("unknown fields dropped")
 	}
 }
+
+// TestReadFile: ReadFile reads a file as ReadAll reads its bytes, and
+// reports a file it cannot open.
+func TestReadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.zst")
+	if err := os.WriteFile(path, encode(t, allKinds(), 0, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clearBytesWritten(got)
+	equalRecords(t, got, expected(allKinds()))
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}

@@ -11,7 +11,6 @@
 package e2e
 
 import (
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -89,23 +88,11 @@ func (tr tree) runTruth(t *testing.T, env map[string]string, app string, args ..
 
 func readRecords(t *testing.T, path string) []*pb.Record {
 	t.Helper()
-	f, err := os.Open(path)
+	recs, err := stream.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("reading %s: %v", path, err)
 	}
-	defer f.Close()
-	var recs []*pb.Record
-	r := stream.NewReader(f)
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return recs
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", path, err)
-		}
-		recs = append(recs, rec)
-	}
+	return recs
 }
 
 func outputs(t *testing.T, dir string) []string {
