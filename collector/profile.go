@@ -15,7 +15,7 @@ func (s *Session) startProfile() {
 	if path == "" {
 		return
 	}
-	f, err := os.OpenFile(config.ExpandOutput(path, os.Getpid(), config.Hostname(), -1), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(config.ExpandOutput(path, os.Getpid(), config.Hostname(), config.ReadIdentity(s.getenv)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "zestall: ZESTALL_CPUPROFILE: %v; no profile\n", err)
 		return

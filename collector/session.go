@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -79,7 +80,7 @@ const (
 
 // FormatVersion is the schema revision of proto/zestall.proto this writer
 // follows (Header.format_version).
-const FormatVersion = 3
+const FormatVersion = stream.SchemaRevision
 
 // Version is the tool version written into every file.
 const Version = "0.1.0-dev"
@@ -361,8 +362,35 @@ func (s *Session) startLocked() {
 	s.cfg = config.FromEnv(s.getenv, s.stderr)
 	s.startProfile()
 	host := config.Hostname()
-	rank := config.Rank(s.getenv)
-	s.path = config.ExpandOutput(s.cfg.Output, os.Getpid(), host, rank)
+	id := config.ReadIdentity(s.getenv)
+	if !s.cfg.Ranks.Has(id.Rank) {
+		// Outside the chosen ranks: no file, no timing, no sampling; the
+		// launch path stays in its passing state (the source is never
+		// enabled). Said only when notices are on: with thousands of
+		// ranks, one line each would bury the application's output.
+		if !s.cfg.Quiet {
+			fmt.Fprintf(s.stderr, "zestall: rank %d (%s) is not in ZESTALL_RANKS=%s: not collecting\n", id.Rank, id.RankVar, s.cfg.Ranks)
+		}
+		return
+	}
+	if (!s.cfg.Ranks.All() || !s.cfg.SampleRanks.All()) && id.Rank < 0 {
+		fmt.Fprintln(s.stderr, "zestall: ZESTALL_RANKS or ZESTALL_SAMPLE_RANKS is set but no launcher variable gives this process a rank (docs/mpi.md lists them): collecting as if selected")
+	}
+	if s.cfg.Sampling && !s.cfg.SampleRanks.Has(id.Rank) {
+		s.cfg.Sampling = false
+		if !s.cfg.Quiet {
+			fmt.Fprintf(s.stderr, "zestall: rank %d is not in ZESTALL_SAMPLE_RANKS=%s: kernel timing only, no EU stall sampling\n", id.Rank, s.cfg.SampleRanks)
+		}
+	}
+	s.path = config.ExpandOutput(s.cfg.Output, os.Getpid(), host, id)
+	if dir := filepath.Dir(s.path); dir != "." {
+		// A job-level directory (e.g. zestall.%j/) is made by whichever
+		// rank comes first; the others find it there.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(s.stderr, "zestall: cannot create the output directory %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", dir, err, config.DefaultOutput)
+			return
+		}
+	}
 	f, err := stream.CreateExclusive(s.path)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "zestall: cannot create the output file %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", s.path, err, config.DefaultOutput)
@@ -389,10 +417,19 @@ func (s *Session) startLocked() {
 	}
 	hdr.Devices = s.headerDevices()
 	s.stallHeader(hdr.Devices)
-	if rank >= 0 {
-		r := uint32(rank)
+	if id.Rank >= 0 {
+		r := uint32(id.Rank)
 		hdr.MpiRank = &r
 	}
+	if id.LocalRank >= 0 {
+		r := uint32(id.LocalRank)
+		hdr.LocalRank = &r
+	}
+	if id.Size > 0 {
+		n := uint32(id.Size)
+		hdr.JobSize = &n
+	}
+	hdr.RankVariable, hdr.JobId, hdr.ZeAffinityMask = id.RankVar, id.JobID, s.getenv("ZE_AFFINITY_MASK")
 	s.out = make(chan *pb.Record, 4096)
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,7 +130,7 @@ func TestWriter(t *testing.T) {
 	}
 	h := recs[0].GetHeader()
 	if h == nil || h.FormatVersion != FormatVersion || len(h.Devices) != 2 || h.Devices[0].Platform != "PVC" ||
-		h.Devices[1].ParentId != 1 || h.Devices[1].SubDeviceIndex == nil || len(h.Config) != 13 {
+		h.Devices[1].ParentId != 1 || h.Devices[1].SubDeviceIndex == nil || len(h.Config) != 15 {
 		t.Fatalf("header %v", h)
 	}
 	if s := h.Devices[0].StallSampling; s != nil {
@@ -225,13 +226,18 @@ func TestStatus(t *testing.T) {
 // TestOutputNotCreated: an output file that cannot be created is said on
 // stderr, with the setting to change; the session then does nothing.
 func TestOutputNotCreated(t *testing.T) {
-	s, path, stderr := testSession(t, map[string]string{"ZESTALL_OUTPUT": filepath.Join(t.TempDir(), "missing", "out.zst")})
+	// A directory cannot be made where a file is.
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_OUTPUT": filepath.Join(blocker, "out.zst")})
 	s.Devices(testDevices)
 	s.Status(StateActive, ze.Success)
 	s.ModuleCreated(&Module{Handle: 1, Native: []byte("x")})
 	s.KernelCreated(&Kernel{Handle: 2, Module: 1, Name: "k"})
 	s.Shutdown()
-	if out := stderr.String(); !strings.Contains(out, "cannot create the output file") || !strings.Contains(out, "set ZESTALL_OUTPUT") {
+	if out := stderr.String(); !strings.Contains(out, "cannot create the output") || !strings.Contains(out, "set ZESTALL_OUTPUT") {
 		t.Errorf("stderr %q", out)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -315,5 +321,53 @@ func TestKernelWithoutID(t *testing.T) {
 	c := recs[len(recs)-1].GetCounters()
 	if len(ids) != 1 || ids[0] != 1 || len(c.GetLost()) != 1 || c.Lost[0].What != LossKernelNoID || c.Lost[0].Count != 1 {
 		t.Errorf("kernels %v, losses %v", ids, c.GetLost())
+	}
+}
+
+// TestRanks: the job identity in the header, the job-level output
+// directory made on demand, a rank outside ZESTALL_RANKS writing nothing,
+// and a rank outside ZESTALL_SAMPLE_RANKS timing without sampling.
+func TestRanks(t *testing.T) {
+	ompi := map[string]string{"OMPI_COMM_WORLD_RANK": "13", "OMPI_COMM_WORLD_LOCAL_RANK": "1", "OMPI_COMM_WORLD_SIZE": "24",
+		"PBS_JOBID": "42.aurora", "ZE_AFFINITY_MASK": "0.1", "ZESTALL_QUIET": "0"}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		written bool
+		notice  string
+	}{
+		{"selected", map[string]string{"ZESTALL_RANKS": "0,12-23"}, true, "profiling to"},
+		{"not selected", map[string]string{"ZESTALL_RANKS": "0-12"}, false, "rank 13 (OMPI_COMM_WORLD_RANK) is not in ZESTALL_RANKS=0-12: not collecting"},
+		{"timing only", map[string]string{"ZESTALL_SAMPLE_RANKS": "0"}, true, "rank 13 is not in ZESTALL_SAMPLE_RANKS=0: kernel timing only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "zestall.%j", "%h.%r.%l.zst")}
+			maps.Copy(env, ompi)
+			maps.Copy(env, tt.env)
+			s, _, stderr := testSession(t, env)
+			s.Devices(testDevices)
+			s.Status(StateActive, ze.Success)
+			s.Shutdown()
+			if !strings.Contains(stderr.String(), tt.notice) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tt.notice)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "zestall.42.aurora", "*.13.1.zst"))
+			if !tt.written {
+				if all, _ := filepath.Glob(filepath.Join(dir, "*")); len(all) != 0 {
+					t.Errorf("a rank outside ZESTALL_RANKS wrote %v", all)
+				}
+				return
+			}
+			if len(files) != 1 {
+				t.Fatalf("output files %v", files)
+			}
+			h := readBack(t, files[0])[0].GetHeader()
+			if h.GetMpiRank() != 13 || h.GetLocalRank() != 1 || h.GetJobSize() != 24 || h.RankVariable != "OMPI_COMM_WORLD_RANK" ||
+				h.JobId != "42.aurora" || h.ZeAffinityMask != "0.1" {
+				t.Errorf("header identity: %v", h)
+			}
+		})
 	}
 }

@@ -2,11 +2,15 @@ package proto
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/zestall/zestall/proto/stream"
 )
 
 // protocVersionLine is the one line of generated code that names the protoc
@@ -58,5 +62,18 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("proto/zestallpb/zestall.pb.go is stale or was edited by hand: run `go generate ./proto` " +
 			"(see proto/README.md) and commit the result")
+	}
+}
+
+// TestSchemaRevision: the revision the writers write is the one the schema
+// says it is.
+func TestSchemaRevision(t *testing.T) {
+	src, err := os.ReadFile("zestall.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("This revision is %d.", stream.SchemaRevision)
+	if !strings.Contains(string(src), want) {
+		t.Errorf("zestall.proto does not say %q (stream.SchemaRevision)", want)
 	}
 }

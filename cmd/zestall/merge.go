@@ -318,7 +318,7 @@ func copyInput(in *mergeInput, o idOffsets, nextIndex *uint32, emit func(*pb.Rec
 // mergedHeader describes the merged file: every input's devices with ids
 // remapped, the earliest start, the host name when all inputs share it.
 func mergedHeader(ins []*mergeInput, offs []idOffsets) *pb.Header {
-	h := &pb.Header{FormatVersion: 3, ToolVersion: "zestall merge " + version}
+	h := &pb.Header{FormatVersion: stream.SchemaRevision, ToolVersion: "zestall merge " + version}
 	first := true
 	for i, in := range ins {
 		ih := in.header

@@ -25,7 +25,8 @@ import (
 type Config struct {
 	// Output is the output path template (ZESTALL_OUTPUT). %p expands to
 	// the process id, %h to the host name, %r to the MPI rank when known
-	// (else "norank"), %% to a percent sign.
+	// (else "norank"), %l to the local rank, %j to the job id, %% to a
+	// percent sign (ExpandOutput). Missing directories are created.
 	Output string
 	// FlushInterval bounds how much data a killed run can lose
 	// (ZESTALL_FLUSH_INTERVAL, a Go duration such as "1s").
@@ -72,6 +73,13 @@ type Config struct {
 	// no handler for it.
 	ToggleSignal     int
 	ToggleSignalAuto bool
+	// Ranks are the global ranks of an MPI job that collect at all
+	// (ZESTALL_RANKS, default all); the others stay out of the way.
+	// SampleRanks are those of them that also sample EU stalls
+	// (ZESTALL_SAMPLE_RANKS, default all); the others keep kernel timing.
+	// Only one process can sample a tile (docs/mpi.md), so with several
+	// ranks per tile, choose one per tile here.
+	Ranks, SampleRanks RankSet
 	// FromEnv names the settings whose value came from the environment
 	// (false when unset, or invalid and replaced by the default).
 	FromEnv map[string]bool
@@ -111,7 +119,12 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
 		c.Output = v
 		c.FromEnv["ZESTALL_OUTPUT"] = true
+		if bad := badVerbs(v); len(bad) > 0 {
+			fmt.Fprintf(w, "zestall: ZESTALL_OUTPUT=%q has %s, which zestall does not expand (it knows %%p %%h %%r %%l %%j %%%%); kept as written\n", v, strings.Join(bad, " "))
+		}
 	}
+	e.ranks("ZESTALL_RANKS", &c.Ranks)
+	e.ranks("ZESTALL_SAMPLE_RANKS", &c.SampleRanks)
 	e.duration("ZESTALL_FLUSH_INTERVAL", &c.FlushInterval, 1, time.Hour, "0 and 1h")
 	e.flag("ZESTALL_QUIET", &c.Quiet)
 	switch v := getenv("ZESTALL_START"); v {
@@ -240,6 +253,21 @@ func (e envReader) flag(name string, dst *bool) {
 	}
 }
 
+// ranks reads a rank set into *dst (which holds the default, all).
+func (e envReader) ranks(name string, dst *RankSet) {
+	v := e.getenv(name)
+	if v == "" {
+		return
+	}
+	rs, err := ParseRankSet(v)
+	if err != nil {
+		fmt.Fprintf(e.w, "zestall: %s=%q: %v (a list such as 0,12-23, or all); using the default all\n", name, v, err)
+		return
+	}
+	*dst = rs
+	e.from[name] = true
+}
+
 // duration reads a Go duration in [lo, hi] into *dst (which holds the
 // default); between names that range in the message.
 func (e envReader) duration(name string, dst *time.Duration, lo, hi time.Duration, between string) {
@@ -256,26 +284,19 @@ func (e envReader) duration(name string, dst *time.Duration, lo, hi time.Duratio
 	e.from[name] = true
 }
 
-// Rank returns the MPI rank from the variables common launchers set, or
-// -1 when none is set.
-func Rank(getenv func(string) string) int {
-	for _, name := range []string{"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID", "PALS_RANKID", "SLURM_PROCID"} {
-		v := getenv(name)
-		if v == "" {
-			continue
-		}
-		var r int
-		if _, err := fmt.Sscanf(v, "%d", &r); err == nil && r >= 0 {
-			return r
+// ExpandOutput expands the verbs of an output template: %p the process
+// id, %h the host name, %r the global rank ("norank" when unknown), %l the
+// local rank on this host ("nolocal"), %j the job id ("nojob"), %% a
+// percent sign. Unknown verbs are kept literally (FromEnv warns of them).
+func ExpandOutput(tmpl string, pid int, host string, id Identity) string {
+	var b strings.Builder
+	num := func(v int, none string) {
+		if v >= 0 {
+			fmt.Fprintf(&b, "%d", v)
+		} else {
+			b.WriteString(none)
 		}
 	}
-	return -1
-}
-
-// ExpandOutput expands the %p, %h, %r and %% verbs of an output template.
-// Unknown verbs are kept literally.
-func ExpandOutput(tmpl string, pid int, host string, rank int) string {
-	var b strings.Builder
 	for i := 0; i < len(tmpl); i++ {
 		c := tmpl[i]
 		if c != '%' || i+1 == len(tmpl) {
@@ -289,10 +310,14 @@ func ExpandOutput(tmpl string, pid int, host string, rank int) string {
 		case 'h':
 			b.WriteString(sanitizeHost(host))
 		case 'r':
-			if rank >= 0 {
-				fmt.Fprintf(&b, "%d", rank)
+			num(id.Rank, "norank")
+		case 'l':
+			num(id.LocalRank, "nolocal")
+		case 'j':
+			if id.JobID == "" {
+				b.WriteString("nojob")
 			} else {
-				b.WriteString("norank")
+				b.WriteString(sanitizeHost(id.JobID))
 			}
 		case '%':
 			b.WriteByte('%')
@@ -302,6 +327,25 @@ func ExpandOutput(tmpl string, pid int, host string, rank int) string {
 		}
 	}
 	return b.String()
+}
+
+// badVerbs lists the unknown % verbs of an output template.
+func badVerbs(tmpl string) []string {
+	var bad []string
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '%' {
+			continue
+		}
+		if i+1 == len(tmpl) {
+			bad = append(bad, "%")
+			break
+		}
+		i++
+		if !strings.ContainsRune("phrlj%", rune(tmpl[i])) {
+			bad = append(bad, "%"+string(tmpl[i]))
+		}
+	}
+	return bad
 }
 
 // sanitizeHost keeps a host name from introducing path separators.
@@ -344,6 +388,8 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_DURATION", Value: c.Duration.String(), FromEnvironment: c.FromEnv["ZESTALL_DURATION"]},
 		{Key: "ZESTALL_LAUNCHES", Value: launchWindowString(c), FromEnvironment: c.FromEnv["ZESTALL_LAUNCHES"]},
 		{Key: "ZESTALL_TOGGLE_SIGNAL", Value: toggleSignalString(c), FromEnvironment: c.FromEnv["ZESTALL_TOGGLE_SIGNAL"]},
+		{Key: "ZESTALL_RANKS", Value: c.Ranks.String(), FromEnvironment: c.FromEnv["ZESTALL_RANKS"]},
+		{Key: "ZESTALL_SAMPLE_RANKS", Value: c.SampleRanks.String(), FromEnvironment: c.FromEnv["ZESTALL_SAMPLE_RANKS"]},
 	}
 }
 

@@ -8,22 +8,25 @@ import (
 )
 
 func TestExpandOutput(t *testing.T) {
+	none := Identity{Rank: -1, LocalRank: -1, Size: -1}
 	tests := []struct {
 		tmpl string
 		pid  int
 		host string
-		rank int
+		id   Identity
 		want string
 	}{
-		{DefaultOutput, 42, "node1", -1, "zestall.node1.42.zst"},
-		{"out/%r-%p.zst", 7, "h", 3, "out/3-7.zst"},
-		{"%r.zst", 7, "h", -1, "norank.zst"},
-		{"100%%-%x-%", 1, "h", -1, "100%-%x-%"},
-		{"%h", 1, "a/b", -1, "a_b"},
-		{"%h", 1, "", -1, "localhost"},
+		{DefaultOutput, 42, "node1", none, "zestall.node1.42.zst"},
+		{"out/%r-%p.zst", 7, "h", Identity{Rank: 3, LocalRank: 1}, "out/3-7.zst"},
+		{"%r.%l.zst", 7, "h", none, "norank.nolocal.zst"},
+		{"zestall.%j/%h.%r.%l.zst", 7, "x1", Identity{Rank: 13, LocalRank: 1, JobID: "123.aurora/x"}, "zestall.123.aurora_x/x1.13.1.zst"},
+		{"%j", 7, "h", none, "nojob"},
+		{"100%%-%x-%", 1, "h", none, "100%-%x-%"},
+		{"%h", 1, "a/b", none, "a_b"},
+		{"%h", 1, "", none, "localhost"},
 	}
 	for _, tt := range tests {
-		if got := ExpandOutput(tt.tmpl, tt.pid, tt.host, tt.rank); got != tt.want {
+		if got := ExpandOutput(tt.tmpl, tt.pid, tt.host, tt.id); got != tt.want {
 			t.Errorf("ExpandOutput(%q) = %q, want %q", tt.tmpl, got, tt.want)
 		}
 	}
@@ -66,6 +69,32 @@ func TestFromEnv(t *testing.T) {
 	}
 }
 
+// TestRankSettings: ZESTALL_RANKS and ZESTALL_SAMPLE_RANKS, and the
+// warning for % verbs of ZESTALL_OUTPUT that zestall does not expand.
+func TestRankSettings(t *testing.T) {
+	tests := []struct {
+		env            map[string]string
+		ranks, samples string
+		warn           string
+	}{
+		{nil, "all", "all", ""},
+		{map[string]string{"ZESTALL_RANKS": "0,12-23", "ZESTALL_SAMPLE_RANKS": "0,12"}, "0,12-23", "0,12", ""},
+		{map[string]string{"ZESTALL_RANKS": "5-2"}, "all", "all", `ZESTALL_RANKS="5-2"`},
+		{map[string]string{"ZESTALL_SAMPLE_RANKS": "x"}, "all", "all", `ZESTALL_SAMPLE_RANKS="x"`},
+		{map[string]string{"ZESTALL_OUTPUT": "run.%t.%r"}, "all", "all", "%t"},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		c := FromEnv(func(k string) string { return tt.env[k] }, &w)
+		if c.Ranks.String() != tt.ranks || c.SampleRanks.String() != tt.samples {
+			t.Errorf("%v: ranks %s, sample ranks %s; want %s, %s", tt.env, c.Ranks, c.SampleRanks, tt.ranks, tt.samples)
+		}
+		if (tt.warn == "") != (w.Len() == 0) || !strings.Contains(w.String(), tt.warn) {
+			t.Errorf("%v: warnings %q, want one naming %q", tt.env, w.String(), tt.warn)
+		}
+	}
+}
+
 // TestStallLatency: ZESTALL_STALL_LATENCY is a duration in [0, 1s],
 // default DefaultStallLatency.
 func TestStallLatency(t *testing.T) {
@@ -96,13 +125,83 @@ func TestStallLatency(t *testing.T) {
 	}
 }
 
-func TestRank(t *testing.T) {
-	env := map[string]string{"PMI_RANK": "x", "OMPI_COMM_WORLD_RANK": "5"}
-	if got := Rank(func(k string) string { return env[k] }); got != 5 {
-		t.Errorf("Rank = %d, want 5", got)
+func TestReadIdentity(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want Identity
+	}{
+		{"none", nil, Identity{Rank: -1, LocalRank: -1, Size: -1}},
+		{"Open MPI", map[string]string{"OMPI_COMM_WORLD_RANK": "5", "OMPI_COMM_WORLD_LOCAL_RANK": "1", "OMPI_COMM_WORLD_SIZE": "12", "PMIX_RANK": "5"},
+			Identity{Rank: 5, LocalRank: 1, Size: 12, RankVar: "OMPI_COMM_WORLD_RANK"}},
+		{"MPICH Hydra", map[string]string{"PMI_RANK": "7", "PMI_SIZE": "12", "MPI_LOCALRANKID": "3"},
+			Identity{Rank: 7, LocalRank: 3, Size: 12, RankVar: "PMI_RANK"}},
+		{"invalid value skipped", map[string]string{"PMI_RANK": "x", "OMPI_COMM_WORLD_RANK": "5"},
+			Identity{Rank: 5, LocalRank: -1, Size: -1, RankVar: "OMPI_COMM_WORLD_RANK"}},
+		// A local rank alone is never a global rank.
+		{"local rank only", map[string]string{"MPI_LOCALRANKID": "2", "PALS_LOCAL_RANKID": "2"},
+			Identity{Rank: -1, LocalRank: 2, Size: -1}},
+		// Aurora: PALS's mpiexec sets PMI_* and PALS_*; the local rank
+		// comes from PALS, whose global rank agrees.
+		{"PALS", map[string]string{"PMI_RANK": "13", "PMI_SIZE": "24", "PALS_RANKID": "13", "PALS_LOCAL_RANKID": "1", "PBS_JOBID": "42.aurora"},
+			Identity{Rank: 13, LocalRank: 1, Size: 24, RankVar: "PMI_RANK", JobID: "42.aurora"}},
+		// mpirun inside a Slurm step: SLURM_PROCID=0 and SLURM_LOCALID=0
+		// are inherited by every rank and must not be believed.
+		{"mpirun inside Slurm", map[string]string{"OMPI_COMM_WORLD_RANK": "9", "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_NTASKS": "1", "SLURM_JOB_ID": "77"},
+			Identity{Rank: 9, LocalRank: -1, Size: -1, RankVar: "OMPI_COMM_WORLD_RANK", JobID: "77"}},
+		{"srun", map[string]string{"SLURM_PROCID": "17", "SLURM_LOCALID": "5", "SLURM_NTASKS": "24", "SLURM_JOB_ID": "77"},
+			Identity{Rank: 17, LocalRank: 5, Size: 24, RankVar: "SLURM_PROCID", JobID: "77"}},
+		{"Flux", map[string]string{"FLUX_TASK_RANK": "3", "FLUX_TASK_LOCAL_ID": "0", "FLUX_JOB_SIZE": "8", "FLUX_JOB_ID": "f1"},
+			Identity{Rank: 3, LocalRank: 0, Size: 8, RankVar: "FLUX_TASK_RANK", JobID: "f1"}},
 	}
-	if got := Rank(func(string) string { return "" }); got != -1 {
-		t.Errorf("Rank = %d, want -1", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReadIdentity(func(k string) string { return tt.env[k] }); got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRankSet(t *testing.T) {
+	tests := []struct {
+		in      string
+		err     bool
+		has     []int
+		hasNot  []int
+		printed string
+	}{
+		{"", false, []int{0, 99, -1}, nil, "all"},
+		{"all", false, []int{0, 99}, nil, "all"},
+		{"0,12-23", false, []int{0, 12, 17, 23, -1}, []int{1, 11, 24}, "0,12-23"},
+		{" 5 , 3-3", false, []int{3, 5}, []int{4}, "5 , 3-3"},
+		{"3-1", true, nil, nil, ""},
+		{"a", true, nil, nil, ""},
+		{"1,,2", true, nil, nil, ""},
+		{"-1", true, nil, nil, ""},
+	}
+	for _, tt := range tests {
+		rs, err := ParseRankSet(tt.in)
+		if (err != nil) != tt.err {
+			t.Errorf("ParseRankSet(%q): err %v, want error %v", tt.in, err, tt.err)
+			continue
+		}
+		if tt.err {
+			continue
+		}
+		for _, r := range tt.has {
+			if !rs.Has(r) {
+				t.Errorf("ParseRankSet(%q).Has(%d) = false", tt.in, r)
+			}
+		}
+		for _, r := range tt.hasNot {
+			if rs.Has(r) {
+				t.Errorf("ParseRankSet(%q).Has(%d) = true", tt.in, r)
+			}
+		}
+		if rs.String() != tt.printed {
+			t.Errorf("ParseRankSet(%q).String() = %q, want %q", tt.in, rs.String(), tt.printed)
+		}
 	}
 }
 
@@ -164,12 +263,13 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 13 {
-		t.Errorf("%d entries, want 13: %v", len(got), got)
+	if len(got) != 15 {
+		t.Errorf("%d entries, want 15: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
 		"ZESTALL_OUTPUT": DefaultOutput, "ZESTALL_TOGGLE_SIGNAL": "SIGUSR2 (if the application has no handler)",
+		"ZESTALL_RANKS": "all", "ZESTALL_SAMPLE_RANKS": "all",
 	} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)

@@ -117,7 +117,8 @@ type StallSamplingOff int32
 const (
 	// Sampling is on, or the reason is not known.
 	StallSamplingOff_STALL_SAMPLING_OFF_UNSPECIFIED StallSamplingOff = 0
-	// Disabled by zestall's configuration (see Header.config).
+	// Disabled by zestall's configuration: ZESTALL_SAMPLING=0, or a rank
+	// outside ZESTALL_SAMPLE_RANKS (see Header.config).
 	StallSamplingOff_STALL_SAMPLING_OFF_DISABLED StallSamplingOff = 1
 	// The driver exposes no metrics (ZET_ENABLE_METRICS is not 1).
 	StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED StallSamplingOff = 2
@@ -825,15 +826,17 @@ func (*Record_MergeSource) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 3.
+	// "Compatibility and versioning" above). This revision is 4.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
 	ToolVersion string `protobuf:"bytes,2,opt,name=tool_version,json=toolVersion,proto3" json:"tool_version,omitempty"`
 	// Process id of the profiled application.
 	Pid uint32 `protobuf:"varint,3,opt,name=pid,proto3" json:"pid,omitempty"`
-	// MPI rank of the process (from PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK,
-	// MPI_LOCALRANKID or similar). Absent when the process is not an MPI rank.
+	// Global rank of the process in its parallel job, from the variable
+	// rank_variable names (the launchers' variables and their precedence are
+	// in zestall's docs/mpi.md). Absent when no launcher set one. A local
+	// rank is never written here.
 	MpiRank *uint32 `protobuf:"varint,4,opt,name=mpi_rank,json=mpiRank,proto3,oneof" json:"mpi_rank,omitempty"`
 	// Host name (uname nodename).
 	HostName string `protobuf:"bytes,5,opt,name=host_name,json=hostName,proto3" json:"host_name,omitempty"`
@@ -849,9 +852,25 @@ type Header struct {
 	// (after defaults were applied), in the order the writer lists them.
 	Config []*ConfigEntry `protobuf:"bytes,9,rep,name=config,proto3" json:"config,omitempty"`
 	// Devices the profiled process can use, roots and sub-devices alike.
-	Devices       []*Device `protobuf:"bytes,10,rep,name=devices,proto3" json:"devices,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Devices []*Device `protobuf:"bytes,10,rep,name=devices,proto3" json:"devices,omitempty"`
+	// Rank of the process among the job's processes on this host, when the
+	// launcher that set mpi_rank (or one agreeing with it) says. Added in
+	// revision 4, like the fields below.
+	LocalRank *uint32 `protobuf:"varint,11,opt,name=local_rank,json=localRank,proto3,oneof" json:"local_rank,omitempty"`
+	// Number of processes in the job, when the launcher says.
+	JobSize *uint32 `protobuf:"varint,12,opt,name=job_size,json=jobSize,proto3,oneof" json:"job_size,omitempty"`
+	// The environment variable mpi_rank was read from, e.g.
+	// "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID".
+	RankVariable string `protobuf:"bytes,13,opt,name=rank_variable,json=rankVariable,proto3" json:"rank_variable,omitempty"`
+	// The batch system's job id (PBS_JOBID, SLURM_JOB_ID, FLUX_JOB_ID, ...),
+	// "" when none.
+	JobId string `protobuf:"bytes,14,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// ZE_AFFINITY_MASK as the process saw it ("" when unset): which devices
+	// (cards, or card.tile) the driver exposed to it. devices lists what
+	// that left visible.
+	ZeAffinityMask string `protobuf:"bytes,15,opt,name=ze_affinity_mask,json=zeAffinityMask,proto3" json:"ze_affinity_mask,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Header) Reset() {
@@ -952,6 +971,41 @@ func (x *Header) GetDevices() []*Device {
 		return x.Devices
 	}
 	return nil
+}
+
+func (x *Header) GetLocalRank() uint32 {
+	if x != nil && x.LocalRank != nil {
+		return *x.LocalRank
+	}
+	return 0
+}
+
+func (x *Header) GetJobSize() uint32 {
+	if x != nil && x.JobSize != nil {
+		return *x.JobSize
+	}
+	return 0
+}
+
+func (x *Header) GetRankVariable() string {
+	if x != nil {
+		return x.RankVariable
+	}
+	return ""
+}
+
+func (x *Header) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *Header) GetZeAffinityMask() string {
+	if x != nil {
+		return x.ZeAffinityMask
+	}
+	return ""
 }
 
 // ConfigEntry is one configuration setting.
@@ -2822,7 +2876,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\bcounters\x18\n" +
 	" \x01(\v2\x14.zestall.v1.CountersH\x00R\bcounters\x12<\n" +
 	"\fmerge_source\x18\v \x01(\v2\x17.zestall.v1.MergeSourceH\x00R\vmergeSourceB\x06\n" +
-	"\x04kind\"\xe9\x02\n" +
+	"\x04kind\"\xaf\x04\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
 	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
@@ -2834,8 +2888,16 @@ const file_zestall_proto_rawDesc = "" +
 	"\rstart_unix_ns\x18\b \x01(\x03R\vstartUnixNs\x12/\n" +
 	"\x06config\x18\t \x03(\v2\x17.zestall.v1.ConfigEntryR\x06config\x12,\n" +
 	"\adevices\x18\n" +
-	" \x03(\v2\x12.zestall.v1.DeviceR\adevicesB\v\n" +
-	"\t_mpi_rank\"`\n" +
+	" \x03(\v2\x12.zestall.v1.DeviceR\adevices\x12\"\n" +
+	"\n" +
+	"local_rank\x18\v \x01(\rH\x01R\tlocalRank\x88\x01\x01\x12\x1e\n" +
+	"\bjob_size\x18\f \x01(\rH\x02R\ajobSize\x88\x01\x01\x12#\n" +
+	"\rrank_variable\x18\r \x01(\tR\frankVariable\x12\x15\n" +
+	"\x06job_id\x18\x0e \x01(\tR\x05jobId\x12(\n" +
+	"\x10ze_affinity_mask\x18\x0f \x01(\tR\x0ezeAffinityMaskB\v\n" +
+	"\t_mpi_rankB\r\n" +
+	"\v_local_rankB\v\n" +
+	"\t_job_size\"`\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12)\n" +
