@@ -1,7 +1,7 @@
 package cgo
 
 /*
-#cgo CFLAGS: -O2 -Wall -Werror -D_GNU_SOURCE
+#cgo CFLAGS: -O2 -Wall -D_GNU_SOURCE
 #cgo LDFLAGS: -lze_loader -ldl
 #include <stdlib.h>
 #include "layer.h"

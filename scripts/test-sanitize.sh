@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=${BUILD_DIR:-build-asan}
-cmake -S . -B "$build" -DZESTALL_SANITIZE=ON -DZESTALL_GO=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake -S . -B "$build" -DZESTALL_SANITIZE=ON -DZESTALL_GO=OFF -DCMAKE_BUILD_TYPE=Debug -DZESTALL_WERROR=ON >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"

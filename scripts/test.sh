@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test:
-#   1. the build (build/): C with -Wall -Wextra -Werror, Go c-shared + CLI;
+#   1. the build (build/): C with -Wall -Wextra -Werror (ZESTALL_WERROR=ON;
+#      a user's build keeps warnings as warnings), Go c-shared + CLI; and the
+#      C code once more in the Release configuration (build-release/), so a
+#      warning that only optimisation brings out fails here too;
 #   2. Go: go vet, CGO_ENABLED=0 builds of the pure-Go packages, and the race
 #      detector over every package, including the end-to-end tests that run
 #      the sample apps through the real loader with libzestall.so;
@@ -13,10 +16,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 export PATH="/usr/local/go/bin:$PATH"
+# cgo's C code (cgo/) under go vet and go test: warnings are errors here too.
+export CGO_CFLAGS="-g -O2 -Werror"
 
 bash scripts/setup.sh
 echo "== build (build/)" >&2
-bash scripts/build.sh
+bash scripts/build.sh -DZESTALL_WERROR=ON
+echo "== build, Release configuration (build-release/, C only)" >&2
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DZESTALL_WERROR=ON -DZESTALL_GO=OFF >/dev/null
+cmake --build build-release -j"$(nproc)"
 
 echo "== gofmt / go vet / go test -race" >&2
 unformatted=$(gofmt -l .)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/test/buildtree"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
@@ -27,26 +28,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ f
 // records them again (ZESTALL_RECORD_FIXTURES=1); then run
 // `go test ./cmd/zestall -update`.
 
-// igaHelper returns the zestall-iga helper to test with, or skips (or
-// fails, when ZESTALL_BUILD_DIR says the build tree must be there) with the
-// precise reason it cannot run.
+// igaHelper returns the zestall-iga helper of the build tree (brought up to
+// date by test/buildtree), or skips with the precise reason IGA cannot run.
 func igaHelper(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("ZESTALL_BUILD_DIR")
-	required := dir != ""
-	if dir == "" {
-		dir = filepath.Join("..", "..", "build")
-	}
-	helper, err := filepath.Abs(filepath.Join(dir, "bin", helperName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(helper); err != nil {
-		if required {
-			t.Fatalf("ZESTALL_BUILD_DIR=%s but %s is missing", dir, helper)
-		}
-		t.Skipf("%s not built (run scripts/build.sh or set ZESTALL_BUILD_DIR): disassembly cannot be tested", helper)
-	}
+	helper := buildtree.Get(t).Bin(helperName)
 	out, err := exec.Command(helper, "--version").CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 3 {
@@ -194,7 +180,7 @@ func TestGoldenIGA(t *testing.T) {
 	}
 	t.Run("iga_missing", func(t *testing.T) {
 		t.Setenv("ZESTALL_IGA_LIBRARY", "/nonexistent/libiga64.so.1")
-		checkGolden(t, "annotate_iga_missing", cliResult(t, []string{"annotate", "--kernel", "stream_triad", multi}))
+		checkGolden(t, "annotate_iga_missing", cliResult(t, []string{"annotate", "--kernel", "stream_triad", "--source-dir", sources, multi}))
 	})
 }
 

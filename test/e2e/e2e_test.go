@@ -4,10 +4,9 @@
 // ground truth and the application's behaviour against a run without
 // zestall.
 //
-// The tests need the build tree (scripts/build.sh). They look for it in
-// $ZESTALL_BUILD_DIR, else ../../build; when it is missing they skip with
-// that reason, unless ZESTALL_BUILD_DIR is set (as scripts/test.sh does),
-// in which case they fail.
+// The tests run the build tree of test/buildtree ($ZESTALL_BUILD_DIR, else
+// build/), which it brings up to date with the sources before the first
+// test, so they never test a stale libzestall.so.
 package e2e
 
 import (
@@ -20,6 +19,7 @@ import (
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/test/buildtree"
 	"github.com/zestall/zestall/test/groundtruth"
 )
 
@@ -30,27 +30,8 @@ type tree struct {
 
 func buildTree(t *testing.T) tree {
 	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := os.Getenv("ZESTALL_BUILD_DIR")
-	required := dir != ""
-	if dir == "" {
-		dir = filepath.Join(root, "build")
-	}
-	tr := tree{root: root, build: dir,
-		sim:   filepath.Join(dir, "lib", "libze_zestall_sim.so"),
-		layer: filepath.Join(dir, "lib", "libzestall.so")}
-	for _, p := range []string{tr.sim, tr.layer, filepath.Join(dir, "bin", "zestall-simple")} {
-		if _, err := os.Stat(p); err != nil {
-			if required {
-				t.Fatalf("ZESTALL_BUILD_DIR=%s but %s is missing", dir, p)
-			}
-			t.Skipf("build tree not found (%s missing): run scripts/build.sh or set ZESTALL_BUILD_DIR", p)
-		}
-	}
-	return tr
+	bt := buildtree.Get(t)
+	return tree{root: bt.Root, build: bt.Build, sim: bt.Lib("libze_zestall_sim.so"), layer: bt.Lib("libzestall.so")}
 }
 
 type result struct {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/test/groundtruth"
 )
@@ -367,6 +369,35 @@ func checkSerialized(t *testing.T, recs []*pb.Record) {
 
 // TestPprof: the CLI turns a real run into a pprof profile that `go tool
 // pprof` reads, with kernels, stall reasons and the compiler's source lines.
+// compileDir returns the directory of the source files a pprof profile
+// names (all test kernels were compiled in one directory), failing the
+// test when the profile names none or several.
+func compileDir(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for _, fn := range p.Function {
+		if fn.Filename != "" {
+			dirs[filepath.Dir(fn.Filename)] = true
+		}
+	}
+	if len(dirs) != 1 {
+		t.Fatalf("%s: want the sources of one directory, got %v", path, dirs)
+	}
+	for d := range dirs {
+		return d
+	}
+	return ""
+}
+
 func TestPprof(t *testing.T) {
 	tr := buildTree(t)
 	dir := t.TempDir()
@@ -383,6 +414,12 @@ func TestPprof(t *testing.T) {
 		t.Fatalf("zestall pprof: %v\n%s", err, out)
 	}
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	// The DWARF names the directory ocloc compiled the kernels in
+	// (test/kernels/README.md), not this clone: -list finds the sources
+	// with -source_path after -trim_path removes that directory, as a user
+	// whose sources moved does.
+	sources := "-source_path=" + filepath.Join(tr.root, "test", "kernels")
+	trim := "-trim_path=" + compileDir(t, prof)
 	for _, tc := range []struct {
 		args []string
 		want []string
@@ -395,11 +432,10 @@ func TestPprof(t *testing.T) {
 		// 0x800000012000 on the simulated PVC) with its source line.
 		{[]string{"-top", "-addresses"}, []string{"stream_triad", "stream.cl:", "compute_poly", "compute.cl:"}},
 		// -list: the source of each kernel with the samples per line,
-		// from the compiler's DWARF; the sources are found through
-		// -source_path since the DWARF names where ocloc compiled them.
-		{[]string{"-list=stream_triad", "-source_path=" + filepath.Join(tr.root, "test", "kernels")},
+		// from the compiler's DWARF.
+		{[]string{"-list=stream_triad", sources, trim},
 			[]string{"ROUTINE ======================== stream_triad", "a[i] = b[i] + scalar * c[i];"}},
-		{[]string{"-list=compute_poly", "-source_path=" + filepath.Join(tr.root, "test", "kernels")},
+		{[]string{"-list=compute_poly", sources, trim},
 			[]string{"ROUTINE ======================== compute_poly", "y = y * 0.999f + sin(x) * cos(y);"}},
 	} {
 		out, err := exec.Command(gobin, append([]string{"tool", "pprof"}, append(tc.args, prof)...)...).CombinedOutput()
