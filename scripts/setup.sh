@@ -14,10 +14,16 @@
 #   python3-protobuf python3-zstandard
 #                         the Python example consumer scripts/zestall_read.py
 #   binutils              readelf/nm for the driver's export checks
+#   openmpi-bin libopenmpi-dev mpich libmpich-dev
+#                         two real MPI implementations and their launchers:
+#                         the MPI job tests (test/e2e TestMPIJob) build the
+#                         MPI app with each one's mpicc and run it under
+#                         each one's mpirun/mpiexec
 set -euo pipefail
 
 PACKAGES=(libze1 libze-dev cmake gcc g++ make intel-opencl-icd libigc1
-          protobuf-compiler python3-protobuf python3-zstandard python3 binutils)
+          protobuf-compiler python3-protobuf python3-zstandard python3 binutils
+          openmpi-bin libopenmpi-dev mpich libmpich-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
