@@ -1,12 +1,13 @@
 package proto
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/zestall/zestall/internal/gencheck"
 )
 
 // protocVersionLine is the one line of generated code that names the protoc
@@ -18,18 +19,8 @@ var protocVersionLine = regexp.MustCompile(`(?m)^// \tprotoc +v.*\n`)
 // protoc from PATH and protoc-gen-go built from the version go.mod pins, and
 // fails when the checked-in code differs.
 func TestGeneratedUpToDate(t *testing.T) {
-	protoc, err := exec.LookPath("protoc")
-	if err != nil {
-		msg := "protoc not in PATH (Debian: apt-get install protobuf-compiler): cannot check that zestallpb matches zestall.proto"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI must install it")
-		}
-		t.Skip(msg)
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not in PATH: cannot build protoc-gen-go to check zestallpb")
-	}
+	protoc := gencheck.Tool(t, "protoc", "Debian: apt-get install protobuf-compiler")
+	goTool := gencheck.Tool(t, "go", "the Go toolchain builds protoc-gen-go")
 	tmp := t.TempDir()
 	plugin := filepath.Join(tmp, "protoc-gen-go")
 	build := exec.Command(goTool, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go")
@@ -55,8 +46,5 @@ func TestGeneratedUpToDate(t *testing.T) {
 	}
 	want = protocVersionLine.ReplaceAll(want, nil)
 	got = protocVersionLine.ReplaceAll(got, nil)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("proto/zestallpb/zestall.pb.go is stale or was edited by hand: run `go generate ./proto` " +
-			"(see proto/README.md) and commit the result")
-	}
+	gencheck.Same(t, "proto/zestallpb/zestall.pb.go", got, want, "go generate ./proto") // see proto/README.md
 }
