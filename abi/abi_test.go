@@ -1,7 +1,6 @@
 package abi
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -20,15 +19,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if b, err := exec.Command(sh, "generate.sh", out).CombinedOutput(); err != nil {
 		t.Fatalf("generate.sh: %v\n%s", err, b)
 	}
-	generated, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := os.ReadFile("abi.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gencheck.Same(t, "abi/abi.go", committed, generated, "go generate ./abi")
+	gencheck.SameFiles(t, "abi.go", out, "go generate ./abi")
 }
 
 // TestProtoAgrees: the values the output schema defines too are the same.

@@ -25,15 +25,7 @@ func TestResultsUpToDate(t *testing.T) {
 	if b, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %v\n%s", gen, err, b)
 	}
-	generated, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := os.ReadFile("results.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gencheck.Same(t, "ze/results.go", committed, generated, "go generate ./ze")
+	gencheck.SameFiles(t, "results.go", out, "go generate ./ze")
 }
 
 func TestResultError(t *testing.T) {

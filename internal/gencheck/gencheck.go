@@ -37,6 +37,21 @@ func Missing(t testing.TB, what string) {
 	t.Skip(msg)
 }
 
+// SameFiles is Same over the committed file and the file the generator
+// just wrote.
+func SameFiles(t testing.TB, committed, generated, regenerate string) {
+	t.Helper()
+	c, err := os.ReadFile(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.ReadFile(generated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Same(t, committed, c, g, regenerate)
+}
+
 // Same fails when committed (what the repository holds) differs from
 // generated (what the generator gives now), naming the command that
 // brings the file up to date.
