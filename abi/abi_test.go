@@ -1,43 +1,25 @@
 package abi
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/zestall/zestall/internal/gencheck"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
 // TestGeneratedUpToDate regenerates abi.go from cgo/abi.h and fails when
 // the committed file differs.
 func TestGeneratedUpToDate(t *testing.T) {
-	for _, tool := range []string{"go", "sh", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := tool + " not in PATH: cannot check abi.go against cgo/abi.h (go generate ./abi needs go, sh and a C compiler)"
-			if os.Getenv("CI") != "" {
-				t.Fatal(msg + "; CI must have it")
-			}
-			t.Skip(msg)
-		}
-	}
+	gencheck.Tool(t, "go", "the Go toolchain")
+	gencheck.Tool(t, "gcc", "Debian: apt-get install gcc; cgo -godefs runs the C compiler")
+	sh := gencheck.Tool(t, "sh", "a POSIX shell")
 	out := filepath.Join(t.TempDir(), "abi.go")
-	gen := exec.Command("sh", "generate.sh", out)
-	if b, err := gen.CombinedOutput(); err != nil {
+	if b, err := exec.Command(sh, "generate.sh", out).CombinedOutput(); err != nil {
 		t.Fatalf("generate.sh: %v\n%s", err, b)
 	}
-	want, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("abi.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("abi/abi.go differs from what cgo/abi.h gives: run `go generate ./abi` and commit the result\nwant:\n%s", want)
-	}
+	gencheck.SameFiles(t, "abi.go", out, "go generate ./abi")
 }
 
 // TestProtoAgrees: the values the output schema defines too are the same.

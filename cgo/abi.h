@@ -56,7 +56,9 @@ enum {
 
 /* zet_metric_type_t of the EuStallSampling group's IP metric:
  * ZET_METRIC_TYPE_IP_EXP in the loader 1.8 headers, ZET_METRIC_TYPE_IP in
- * later ones (same value). The output stores it in Metric.metric_type. */
+ * later ones (same value): docs/eu-stall-sampling.md §0 "Conventions,
+ * sources, constants missing from Debian's headers". The output stores it
+ * in Metric.metric_type. */
 #define ZESTALL_METRIC_TYPE_IP 0x7ffffffe
 
 #endif

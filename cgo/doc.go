@@ -9,6 +9,11 @@
 //
 //	app ─> L0 loader + tracing layer ─> cgo (trampolines, L0 calls) ─> collector ─> proto
 //
+// The constants its C code shares with Go (layer states, control ops,
+// stall-off codes, no-timestamp reasons, the IP metric type) live in
+// abi.h alone; package abi is their generated Go mirror. The launch-slot
+// contract is in launch.h.
+//
 // The package needs cgo and links libze_loader (so that zestall's exit-time
 // flush runs while the loader is still alive, reference P10).
 package cgo

@@ -289,6 +289,7 @@ func NewAttributor(device uint32, subDevice *uint32, metricCount int) *Attributo
 		subDevice: sub,
 		m:         metricCount,
 		kernels:   make(map[uint64]*atKernel),
+		dirty:     true, // the first window builds the index, even with no kernel
 	}
 	a.tot.AttributedCounters = make([]uint64, metricCount)
 	a.tot.UnattributedCounters = make([]uint64, metricCount)

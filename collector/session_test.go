@@ -1,12 +1,14 @@
 package collector
 
 import (
+	"encoding/binary"
 	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -248,6 +250,27 @@ func TestOutputNotCreated(t *testing.T) {
 // quietStalls is a stall source whose streamers open and never hold data.
 type quietStalls struct{}
 
+// oneSample is a stall source whose streamer holds one sample, read once:
+// IP field 0x40 (byte address 0x200), Active 1; its calculation is what
+// the driver gives for it (so the raw decoder agrees).
+type oneSample struct {
+	quietStalls
+	read atomic.Bool
+}
+
+func (o *oneSample) Read(_ *sampling.Stream, buf []byte) (int, bool, error) {
+	if o.read.Swap(true) {
+		return 0, false, nil
+	}
+	rec := make([]byte, 64)
+	binary.LittleEndian.PutUint64(rec, 0x40|1<<29) // PVC: IP bits 0..28, Active from bit 29
+	return copy(buf, rec), false, nil
+}
+
+func (o *oneSample) Calculate(*sampling.Stream, []byte) ([][]uint64, bool, error) {
+	return [][]uint64{{0x40, 1, 0}}, false, nil
+}
+
 func (quietStalls) Open(device uint64, periodNs uint32) *sampling.Stream {
 	st := &sampling.Stream{Device: device, PeriodNs: periodNs, SubDevices: 1}
 	for _, n := range []string{"IP", "Active", "ControlStall"} {
@@ -369,5 +392,34 @@ func TestRanks(t *testing.T) {
 				t.Errorf("header identity: %v", h)
 			}
 		})
+	}
+}
+
+// TestWriterStallRecords: a sample read by the stall reader reaches the
+// file through the writer (the reader's records may wait for the queue),
+// and the trailer counts it.
+func TestWriterStallRecords(t *testing.T) {
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_STALL_LATENCY": "0s"})
+	s.Devices(testDevices)
+	s.Stalls(&oneSample{})
+	s.Status(StateActive, ze.Success)
+	s.ModuleCreated(&Module{Handle: 1, Device: 0x10})
+	s.ModuleDestroyed(1) // has the reader read first
+	s.Shutdown()
+	recs := readBack(t, path)
+	n := 0
+	for _, r := range recs {
+		if r.GetStallRows() != nil || r.GetUnattributed() != nil {
+			n++
+		}
+	}
+	c := recs[len(recs)-1].GetCounters()
+	for _, l := range c.Lost {
+		if l.What == sampling.LossRawDisagreed {
+			t.Errorf("loss %v", l)
+		}
+	}
+	if n == 0 || c.StallRecordsRead != 1 || c.StallSamplesAttributed+c.StallSamplesUnattributed != 1 {
+		t.Errorf("%d stall records; counters %v; stderr %q", n, c, stderr)
 	}
 }

@@ -1,7 +1,6 @@
 package proto
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zestall/zestall/internal/gencheck"
 	"github.com/zestall/zestall/proto/stream"
 )
 
@@ -22,18 +22,8 @@ var protocVersionLine = regexp.MustCompile(`(?m)^// \tprotoc +v.*\n`)
 // protoc from PATH and protoc-gen-go built from the version go.mod pins, and
 // fails when the checked-in code differs.
 func TestGeneratedUpToDate(t *testing.T) {
-	protoc, err := exec.LookPath("protoc")
-	if err != nil {
-		msg := "protoc not in PATH (Debian: apt-get install protobuf-compiler): cannot check that zestallpb matches zestall.proto"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI must install it")
-		}
-		t.Skip(msg)
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not in PATH: cannot build protoc-gen-go to check zestallpb")
-	}
+	protoc := gencheck.Tool(t, "protoc", "Debian: apt-get install protobuf-compiler")
+	goTool := gencheck.Tool(t, "go", "the Go toolchain builds protoc-gen-go")
 	tmp := t.TempDir()
 	plugin := filepath.Join(tmp, "protoc-gen-go")
 	build := exec.Command(goTool, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go")
@@ -59,10 +49,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 	}
 	want = protocVersionLine.ReplaceAll(want, nil)
 	got = protocVersionLine.ReplaceAll(got, nil)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("proto/zestallpb/zestall.pb.go is stale or was edited by hand: run `go generate ./proto` " +
-			"(see proto/README.md) and commit the result")
-	}
+	gencheck.Same(t, "proto/zestallpb/zestall.pb.go", got, want, "go generate ./proto") // see proto/README.md
 }
 
 // TestSchemaRevision: the revision the writers write is the one the schema

@@ -1,13 +1,14 @@
 package ze
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/zestall/zestall/internal/gencheck"
 )
 
 const installedHeader = "/usr/include/level_zero/ze_api.h"
@@ -16,32 +17,15 @@ const installedHeader = "/usr/include/level_zero/ze_api.h"
 // and fails when the committed results.go differs.
 func TestResultsUpToDate(t *testing.T) {
 	if _, err := os.Stat(installedHeader); err != nil {
-		msg := fmt.Sprintf("%s missing (Debian: apt-get install libze-dev): cannot check results.go against it", installedHeader)
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI must install it (scripts/setup.sh)")
-		}
-		t.Skip(msg)
+		gencheck.Missing(t, installedHeader+" missing (Debian: apt-get install libze-dev)")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not in PATH: cannot run internal/mkresult")
-	}
+	goTool := gencheck.Tool(t, "go", "the Go toolchain")
 	out := filepath.Join(t.TempDir(), "results.go")
 	gen := exec.Command(goTool, "run", "./internal/mkresult", "-header", installedHeader, "-o", out)
 	if b, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %v\n%s", gen, err, b)
 	}
-	want, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("results.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("ze/results.go differs from what %s gives: run `go generate ./ze` and commit the result", installedHeader)
-	}
+	gencheck.SameFiles(t, "results.go", out, "go generate ./ze")
 }
 
 func TestResultError(t *testing.T) {

@@ -108,8 +108,9 @@ func (f *fakeSource) calculations() int {
 	return f.calcs
 }
 
-// records returns n PVC raw records: IP field ip+k, the Active counter 1
-// (the IP field is bits 0..28, counter k at bit 29+8k: docs/eu-stall-sampling.md §3).
+// records returns n PVC raw records: IP field ip+k, the Active counter 1.
+// The IP field is bits 0..28, raw counter k bits 29+8k..36+8k: see
+// docs/eu-stall-sampling.md §3.2 "Bit layout".
 func records(n int, ip uint64) []byte {
 	b := make([]byte, 64*n)
 	for k := 0; k < n; k++ {

@@ -1,6 +1,10 @@
 package sampling
 
-import "github.com/zestall/zestall/format/eustall"
+import (
+	"slices"
+
+	"github.com/zestall/zestall/format/eustall"
+)
 
 // rawChecks is how many reads of a stream are decoded both ways before the
 // raw decoder, if it agreed every time, replaces the driver's calculation.
@@ -78,23 +82,18 @@ func (rp *rawPath) aggregate(raw []byte, subDevices int) ([][]uint64, bool, erro
 // sameSets compares per-set values; empty sets equal missing ones (the
 // driver reports every set, even those without data).
 func sameSets(a, b [][]uint64) bool {
-	n := max(len(a), len(b))
-	for s := 0; s < n; s++ {
-		var x, y []uint64
-		if s < len(a) {
-			x = a[s]
-		}
-		if s < len(b) {
-			y = b[s]
-		}
-		if len(x) != len(y) {
+	for s := range max(len(a), len(b)) {
+		if !slices.Equal(set(a, s), set(b, s)) {
 			return false
-		}
-		for k := range x {
-			if x[k] != y[k] {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// set returns set s of sets, nil when there is none.
+func set(sets [][]uint64, s int) []uint64 {
+	if s < len(sets) {
+		return sets[s]
+	}
+	return nil
 }

@@ -249,6 +249,15 @@ func (st *Reader) Stop(timeout time.Duration) bool {
 	return ok
 }
 
+// locked runs f under mu, and unlocks it even when f panics: the panic
+// ends the reader (guard), and application threads that take mu next
+// must not hang.
+func (st *Reader) locked(f func()) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f()
+}
+
 // lose counts a loss. The reader and application threads (a module
 // destroyed while the reader is busy) both count: under mu.
 func (st *Reader) lose(what string) {
@@ -362,20 +371,20 @@ func (st *Reader) KernelDestroyed(id, until uint64) {
 // Launch feeds a launch with its times (or without) to the attributors of
 // its device (the harvester's goroutine).
 func (st *Reader) Launch(l *pb.Launch) {
-	st.mu.Lock()
-	for i, as := range st.attr {
-		if st.devIDs[i] != l.DeviceId {
-			continue
-		}
-		for _, a := range as {
-			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
-				a.LaunchUntimed(l.Id, l.KernelId, l.HostAppendNs)
-			} else {
-				a.LaunchTimed(l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
+	st.locked(func() {
+		for i, as := range st.attr {
+			if st.devIDs[i] != l.DeviceId {
+				continue
+			}
+			for _, a := range as {
+				if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+					a.LaunchUntimed(l.Id, l.KernelId, l.HostAppendNs)
+				} else {
+					a.LaunchTimed(l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
+				}
 			}
 		}
-	}
-	st.mu.Unlock()
+	})
 	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 {
 		st.Completed(l.DeviceEndNs)
 	} else {
@@ -695,14 +704,14 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 			st.lose(lossCalculationFailed(err))
 		}
 		mc := len(stream.Metrics)
-		st.mu.Lock()
-		for set, vals := range sets {
-			if set < len(st.attr[i]) && mc > 0 {
-				// IP 0 rows (driver padding) are skipped by the attributor.
-				st.attr[i][set].AddWindowValues(st.prevEnd[i], end, vals, stream.IPIndex)
+		st.locked(func() {
+			for set, vals := range sets {
+				if set < len(st.attr[i]) && mc > 0 {
+					// IP 0 rows (driver padding) are skipped by the attributor.
+					st.attr[i][set].AddWindowValues(st.prevEnd[i], end, vals, stream.IPIndex)
+				}
 			}
-		}
-		st.mu.Unlock()
+		})
 		st.prevEnd[i] = begin
 		if n < len(buf) {
 			return
@@ -717,13 +726,13 @@ func (st *Reader) resolve(final bool) {
 		pendingBefore = st.timing.PendingBefore()
 	}
 	var recs []*pb.Record
-	st.mu.Lock()
-	for _, as := range st.attr {
-		for _, a := range as {
-			recs = append(recs, a.Resolve(pendingBefore, final)...)
+	st.locked(func() {
+		for _, as := range st.attr {
+			for _, a := range as {
+				recs = append(recs, a.Resolve(pendingBefore, final)...)
+			}
 		}
-	}
-	st.mu.Unlock()
+	})
 	for _, r := range recs {
 		st.emit(r)
 	}

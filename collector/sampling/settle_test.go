@@ -38,3 +38,23 @@ func TestAddSettle(t *testing.T) {
 		}
 	}
 }
+
+// TestSameSets: per-set values compare equal when every set holds the
+// same values; a missing set equals an empty one.
+func TestSameSets(t *testing.T) {
+	for _, tc := range []struct {
+		a, b [][]uint64
+		want bool
+	}{
+		{nil, nil, true},
+		{[][]uint64{{1, 2}}, [][]uint64{{1, 2}}, true},
+		{[][]uint64{{1, 2}}, [][]uint64{{1, 3}}, false},
+		{[][]uint64{{1, 2}}, [][]uint64{{1, 2, 3}}, false},
+		{[][]uint64{{1}, {}}, [][]uint64{{1}}, true},
+		{[][]uint64{{1}, {2}}, [][]uint64{{1}}, false},
+	} {
+		if got := sameSets(tc.a, tc.b); got != tc.want || sameSets(tc.b, tc.a) != tc.want {
+			t.Errorf("sameSets(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
