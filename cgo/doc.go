@@ -10,5 +10,6 @@
 //	app ─> L0 loader + tracing layer ─> cgo (trampolines, L0 calls) ─> collector ─> proto
 //
 // The package needs cgo and links libze_loader (so that zestall's exit-time
-// flush runs while the loader is still alive, reference P10).
+// flush runs while the loader is still alive,
+// docs/level-zero-loader.md §10 "Hazards", P10).
 package cgo
