@@ -15,5 +15,6 @@
 // contract is in launch.h.
 //
 // The package needs cgo and links libze_loader (so that zestall's exit-time
-// flush runs while the loader is still alive, reference P10).
+// flush runs while the loader is still alive,
+// docs/level-zero-loader.md §10 "Hazards", P10).
 package cgo

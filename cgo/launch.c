@@ -1,6 +1,7 @@
 /*
  * launch.c — timestamp injection on every kernel launch, in C on the
- * application's thread (reference: level-zero-loader.md §5.4, §12).
+ * application's thread (docs/level-zero-loader.md §5.4 "Prologues can replace
+ * arguments", §12 "Prior art: kernel device times and signal-event swapping").
  *
  * Per launch the prologue looks up the command list and the signal event
  * (lock-free maps), and, unless the application's own event already
@@ -34,7 +35,8 @@
 
 /* Off until Go's harvester runs, at exit, and in a forked child: then every
  * callback returns at once, takes no lock and never enters Go (a forked
- * child has only the forking thread; reference P8). */
+ * child has only the forking thread;
+ * docs/level-zero-loader.md §10 "Hazards", P8). */
 static atomic_bool zl_enabled;
 void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
 
@@ -788,7 +790,8 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
             return;
         }
         /* Signal the application's event after the kernel, on the same
-         * list: verified to keep its semantics (§5.4). */
+         * list: verified to keep its semantics
+         * (docs/level-zero-loader.md §5.4 "Prologues can replace arguments"). */
         if (p->app != NULL && zeCommandListAppendSignalEvent(list, p->app) != ZE_RESULT_SUCCESS) {
             p->flags |= ZL_FLAG_NO_EVENT;
             p->reason = ZL_REASON_EVENT_ERROR;
@@ -955,8 +958,8 @@ static ZL_TLS struct {
 } tl_x;
 
 /* Executions of a regular list holding zestall's events, in the prologue
- * of zeCommandQueueExecuteCommandLists (argument replacement, reference
- * §5.4):
+ * of zeCommandQueueExecuteCommandLists (argument replacement,
+ * docs/level-zero-loader.md §5.4 "Prologues can replace arguments"):
  *   - the first execution after (re)recording gets no harvest list: if
  *     it is the only one (record, execute, wait, reset), the goroutine
  *     reads the events, at no cost to the submission;

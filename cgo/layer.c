@@ -2,17 +2,22 @@
  * layer.c — zestall's C glue to the Level-Zero loader (1.8.12) and its
  * tracing layer.
  *
- * Activation (reference: level-zero-loader.md §5, §7, P2, P3, P16):
+ * Activation (docs/level-zero-loader.md §5 "The tracing layer", §7
+ * "Interposing zeInit", and §10 "Hazards", P2, P3, P16):
  *   - zestall never calls zeInit itself: a constructor-time zeInit would
- *     freeze the application's ZE_* configuration before main (P3).
+ *     freeze the application's ZE_* configuration before main
+ *     (docs/level-zero-loader.md §10 "Hazards", P3).
  *   - It interposes zeInit: the application's own call reaches the loader
  *     first; only after it *succeeded* is the tracer created. After a failed
- *     zeInit no Level-Zero call is made at all (P2).
+ *     zeInit no Level-Zero call is made at all
+ *     (docs/level-zero-loader.md §10 "Hazards", P2).
  *   - Without ZE_ENABLE_TRACING_LAYER=1, zelTracerCreate fails; zestall
- *     says so once on stderr and stays out of the way (P16).
+ *     says so once on stderr and stays out of the way
+ *     (docs/level-zero-loader.md §10 "Hazards", P16).
  *
  * Trampolines stay in C; Go is called only for rare events (module and
- * kernel creation). A forked child never enters Go (P8), and nothing
+ * kernel creation). A forked child never enters Go
+ * (docs/level-zero-loader.md §10 "Hazards", P8), and nothing
  * here ever exits or aborts the process.
  */
 #include "layer.h"
@@ -196,7 +201,8 @@ static void create_tracer(void) {
         zestallReport(atomic_load(&layer_state), (uint32_t)r);
         return;
     }
-    /* Per-API registration only (P6: the table setters would erase it). */
+    /* Per-API registration only (the table setters would erase it:
+     * docs/level-zero-loader.md §10 "Hazards", P6). */
     zelTracerModuleCreateRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_module_create);
     zelTracerModuleDestroyRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_module_destroy);
     zelTracerKernelCreateRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_kernel_create);
@@ -241,7 +247,8 @@ ZE_APIEXPORT ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
 /* ---- dlsym interposer ---------------------------------------------------- */
 
 /* Applications and runtimes that dlopen the loader and resolve zeInit with
- * dlsym would bypass the zeInit interposer (reference §7). zestall also
+ * dlsym would bypass the zeInit interposer (docs/level-zero-loader.md §7
+ * "Interposing zeInit"). zestall also
  * interposes dlsym and answers "zeInit" with its own interposer, which
  * forwards to the same loader: libzestall.so links libze_loader, so the
  * application's dlopen returns that very instance. Every other lookup goes
@@ -284,7 +291,9 @@ ze_result_t zestall_module_debug_info(ze_module_handle_t m, void *buf, size_t *s
 
 ze_result_t zestall_kernel_base_address(ze_kernel_handle_t k, uint64_t *base) {
     if (pfn_base_address == NULL) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    /* Extension entry points get raw driver handles (intercept mode, §6). */
+    /* Extension entry points get raw driver handles (intercept mode,
+     * docs/level-zero-loader.md §6 "Intercept mode and
+     * zelLoaderTranslateHandle"). */
     void *drv = k;
     if (zelLoaderTranslateHandle(ZEL_HANDLE_KERNEL, k, &drv) != ZE_RESULT_SUCCESS) drv = k;
     return pfn_base_address((ze_kernel_handle_t)drv, base);
@@ -305,7 +314,8 @@ ze_result_t zestall_kernel_name(ze_kernel_handle_t k, char *buf, size_t *size) {
 
 
 static void atfork_child(void) {
-    /* The child has one thread; Go code that allocates would hang (P8). */
+    /* The child has one thread; Go code that allocates would hang
+     * (docs/level-zero-loader.md §10 "Hazards", P8). */
     atomic_store(&in_fork_child, true);
     zl_set_enabled(0);
 }
@@ -319,8 +329,10 @@ __attribute__((destructor)) static void zestall_dtor(void) {
     if (atomic_load(&in_fork_child)) return;
     int st = atomic_exchange(&layer_state, ZESTALL_STATE_SHUTDOWN);
     if (st == ZESTALL_STATE_ACTIVE) {
-        /* The loader is still alive here (P10: we link it, so our
-         * destructor runs first). Calls made now are not traced (P7). */
+        /* The loader is still alive here (docs/level-zero-loader.md §10 "Hazards", P10:
+         * we link it, so our
+         * destructor runs first). Calls made now are not traced
+         * (docs/level-zero-loader.md §10 "Hazards", P7). */
         zl_set_enabled(0);
         zelTracerSetEnabled(tracer, 0);
         zestallShutdown();

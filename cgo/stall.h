@@ -4,8 +4,9 @@
  * context, open one streamer for the life of the process, read and
  * calculate. Declarations only.
  *
- * zet* calls never pass through the loader's tracing layer (reference
- * level-zero-loader.md §3.4), so nothing here is traced.
+ * zet* calls never pass through the loader's tracing layer
+ * (docs/level-zero-loader.md §3.4 "zet and zes routing"), so nothing here is
+ * traced.
  */
 #ifndef ZESTALL_CGO_STALL_H
 #define ZESTALL_CGO_STALL_H

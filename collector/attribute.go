@@ -10,8 +10,9 @@ import (
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
-// Attribution of EU stall samples (issue 4, reference eu-stall-sampling.md
-// §8): which kernel, which instruction offset and, where possible, which
+// Attribution of EU stall samples (issue 4,
+// docs/eu-stall-sampling.md §8 "Mapping an IP to a kernel and an instruction"):
+// which kernel, which instruction offset and, where possible, which
 // launch.
 //
 // # Time model
@@ -25,7 +26,8 @@ import (
 //
 // A read does not return every sample taken before it: the kernel driver
 // copies only what its last poll of the per-Xe-core write pointers found
-// (reference eu-stall-sampling.md §4.2; the xe KMD polls every 5 ms, rounded
+// (docs/eu-stall-sampling.md §4.2 "xe (PVC on xe, Xe2 and later)"; the xe KMD
+// polls every 5 ms, rounded
 // up to scheduler ticks, i915-prelim every POLL_PERIOD, 10 ms as Intel's
 // driver sets it). A sample taken at t can therefore arrive in any read that
 // begins after t and before t + s, s being the visibility latency bound
@@ -85,7 +87,8 @@ import (
 // 2^20 distinct rows are held, and at final). Unattributed rows: one
 // Unattributed per window, addresses ascending. Rows with equal (kernel,
 // offset) or equal address within one record are summed (the driver may
-// deliver an IP twice in one read in COMPOSITE mode, reference §7.3).
+// deliver an IP twice in one read in COMPOSITE mode,
+// docs/eu-stall-sampling.md §7.3 "Root group (COMPOSITE)").
 //
 // Records only name launches given to LaunchTimed and kernels given to
 // KernelCreated; the caller writes them after those Launch and Kernel
@@ -97,7 +100,8 @@ import (
 // (or the raw decoder's aggregation), with its summed counters. Every row
 // given to AddWindow ends in exactly one of: attributed (StallRows),
 // unattributed (Unattributed), or skipped as IP-0 padding (IP 0 and all
-// counters 0; the driver's zero-filled tail, reference §7.5 — a row with IP
+// counters 0; the driver's zero-filled tail,
+// docs/eu-stall-sampling.md §7.5 "Edge cases" — a row with IP
 // 0 and non-zero counters is treated like any other address). Totals counts
 // rows and sums every counter column for each outcome, so that
 // attributed + unattributed column sums equal the input's exactly.

@@ -221,7 +221,9 @@ func TestAttributor(t *testing.T) {
 			"U w90-200 @0x21000 [7 0]",
 		}},
 		{name: "bases above 4 GiB and ranges wrapping 2^32", run: func(a *Attributor) []*pb.Record {
-			a.KernelCreated(1, 0x0000_8000_0001_2300, 0x200, 10) // reference §8.2 example
+			// The worked example of docs/eu-stall-sampling.md §8.2 "Canonical rule
+			// and worked example".
+			a.KernelCreated(1, 0x0000_8000_0001_2300, 0x200, 10)
 			a.KernelCreated(2, 0x0000_0001_FFFF_FF00, 0x200, 10) // low 32 bits wrap
 			a.AddWindow(90, 200, []Sample{
 				{IP: 0x2478, Counters: []uint64{1, 1}},          // 0x123c0 → k1 +0xc0

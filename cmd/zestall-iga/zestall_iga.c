@@ -26,7 +26,8 @@
  *
  * The KernelView prototypes are declared here with C types: Debian ships no
  * IGA headers, and the installed ones are C++ only; the library exports the
- * kv_* symbols unmangled (reference eu-stall-sampling.md §11.2). kv_create
+ * kv_* symbols unmangled (docs/eu-stall-sampling.md §11.2 "The headers are C++
+ * only; calling from C"). kv_create
  * takes 7 arguments since IGA 1.1 (the last, an SWSB encode mode, 0 = derive
  * from platform); the 6-argument form of older IGAs ignores the extra
  * integer argument under the x86-64 SysV ABI.

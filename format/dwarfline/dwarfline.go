@@ -13,8 +13,10 @@
 //
 // In a debug zebin the kernel sections ".text.<kernel>" carry the kernel's GPU
 // virtual address in sh_addr, and every address in .debug_line is absolute:
-// kernel GPU address + offset in the kernel (reference eu-stall-sampling.md
-// §9.3). There is one compile unit and one line program per kernel (§9.4).
+// kernel GPU address + offset in the kernel (docs/eu-stall-sampling.md
+// §9.3 "zetModuleGetDebugInfo returns a linked debug zebin"). There is one
+// compile unit and one line program per kernel (docs/eu-stall-sampling.md
+// §9.4 "DWARF organisation").
 // [Table.Lookup] takes such an absolute address; [Table.LookupKernel] takes a
 // kernel name and an offset. Relocations are not applied: the driver has
 // applied them already (the file is ET_EXEC).

@@ -11,7 +11,9 @@ package dwarfline
 //	sections, genIsaDbgSize bytes (0 here)
 //
 // buildDebugZebin links the per-kernel ELFs the way the driver's
-// createDebugZebin does (reference §9.3–§9.4): one ET_EXEC ELF with e_machine
+// createDebugZebin does (docs/eu-stall-sampling.md §9.3 "zetModuleGetDebugInfo
+// returns a linked debug zebin" and §9.4 "DWARF organisation"): one ET_EXEC ELF
+// with e_machine
 // EM_INTELGT, a ".text.<kernel>" section per kernel with sh_addr = the kernel's
 // GPU address, one set of .debug_* sections holding one compile unit and one
 // line program per kernel, and the .rela.debug_line relocations applied in
@@ -198,7 +200,9 @@ func writeELF(typ elf.Type, machine elf.Machine, secs []section) []byte {
 }
 
 // Kernel GPU addresses of the fixture: PVC-like decanonized ISA-heap
-// addresses (reference §8.1–§8.2), back to back with a 64-byte alignment.
+// addresses (docs/eu-stall-sampling.md §8.1 "What the driver provides" and
+// §8.2 "Canonical rule and worked example"), back to back with a 64-byte
+// alignment.
 var fixtureVA = map[string]uint64{
 	"stream_triad": 0x0000_8000_0001_2300,
 	"compute_loop": 0x0000_8000_0001_2540,

@@ -7,7 +7,8 @@ import (
 
 // ErrCompositeData is returned by Aggregate for data that starts with a
 // COMPOSITE header: the driver rejects root-device data in a sub-device
-// calculation with ZE_RESULT_ERROR_INVALID_ARGUMENT (reference §7.2).
+// calculation with ZE_RESULT_ERROR_INVALID_ARGUMENT (docs/eu-stall-sampling.md
+// §7.2 "FLAT device or sub-device group").
 var ErrCompositeData = errors.New("eustall: root-device (COMPOSITE) data given to a flat calculation")
 
 // ErrNotComposite is returned by AggregateComposite for data without the
@@ -15,8 +16,10 @@ var ErrCompositeData = errors.New("eustall: root-device (COMPOSITE) data given t
 var ErrNotComposite = errors.New("eustall: data has no COMPOSITE header")
 
 // Aggregate computes what Intel's zetMetricGroupCalculateMultipleMetricValuesExp
-// returns for a FLAT device or sub-device group given buf (reference §7.2,
-// §7.4): one report per unique IP in ascending IP order, each report
+// returns for a FLAT device or sub-device group given buf
+// (docs/eu-stall-sampling.md §7.2 "FLAT device or sub-device group",
+// docs/eu-stall-sampling.md §7.4 "Aggregation and value order"): one report per
+// unique IP in ascending IP order, each report
 // NumMetrics values in metric order — the masked IP field (not shifted) at
 // IPIndex, every counter metric summed over the records as uint64. Report r,
 // metric m is values[r*NumMetrics()+m]. dropped is the driver's
@@ -78,7 +81,8 @@ func (d *Decoder) aggregate(buf []byte) ([]uint64, bool) {
 // AggregateComposite computes what the driver's
 // zetMetricGroupCalculateMultipleMetricValuesExp returns, in data mode, for a
 // root-device group with numSubDevices sub-devices given COMPOSITE data
-// (reference §7.3): sets[s] holds the values of set s, for every s in
+// (docs/eu-stall-sampling.md §7.3 "Root group (COMPOSITE)"): sets[s] holds the
+// values of set s, for every s in
 // [0, numSubDevices), including sets without data. As in the driver, each
 // header chunk is aggregated separately and the results appended to its set,
 // so an IP found in two chunks of one set appears twice (tools re-aggregate

@@ -15,7 +15,8 @@ type KernelRange struct {
 }
 
 // AddrIndex maps the low 32 bits of a sampled byte address
-// (Record.ByteAddrLow32) to a kernel and an offset in it (reference §8.2):
+// (Record.ByteAddrLow32) to a kernel and an offset in it
+// (docs/eu-stall-sampling.md §8.2 "Canonical rule and worked example"):
 // the kernel with the greatest base ≤ addr whose range contains addr, as
 // unitrace does. Ranges that cross a 4 GiB boundary of the 32-bit space are
 // split and still work. An AddrIndex is immutable and safe for concurrent use.

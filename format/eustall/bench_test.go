@@ -8,7 +8,8 @@ import (
 )
 
 // benchData returns n PVC records whose addresses fall in nk kernels of 4 KiB
-// laid out back to back, as in an ISA pool (reference §8.5), and the index.
+// laid out back to back, as in an ISA pool (docs/eu-stall-sampling.md §8.5
+// "Layout of kernels in GPU memory"), and the index.
 func benchData(b *testing.B, n, nk int) ([]byte, *AddrIndex) {
 	l, _ := LayoutOf(XeHPC)
 	rng := rand.New(rand.NewPCG(3, 4))

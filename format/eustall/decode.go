@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// RecordSize is the size of one raw record in bytes (reference §3.1).
+// RecordSize is the size of one raw record in bytes (docs/eu-stall-sampling.md
+// §3.1 "Size").
 const RecordSize = 64
 
 // DecodeError reports malformed input at a byte offset.
@@ -62,7 +63,8 @@ type Record struct {
 	// It is the value the driver reports as metric "IP".
 	IP uint64
 	// ByteAddrLow32 is ip<<3 truncated to 32 bits: the low 32 bits of the
-	// sampled instruction's GPU virtual address (reference §8.2).
+	// sampled instruction's GPU virtual address (docs/eu-stall-sampling.md §8.2
+	// "Canonical rule and worked example").
 	ByteAddrLow32 uint32
 	// Counters holds the counter metrics in the driver's metric order with
 	// the IP metric left out: Counters[j] is the j-th non-IP metric of the
@@ -213,7 +215,8 @@ func (d *Decoder) DecodeFunc(buf []byte, fn func(off int, r *Record)) error {
 	return err
 }
 
-// COMPOSITE framing (reference §6.2).
+// COMPOSITE framing (docs/eu-stall-sampling.md §6.2 "Root device with
+// sub-devices (COMPOSITE)").
 const (
 	CompositeMagic      = 0xFEEDBCBA
 	CompositeHeaderSize = 16
@@ -228,7 +231,8 @@ type Chunk struct {
 }
 
 // IsComposite reports whether buf starts with the COMPOSITE header magic.
-// This is the test the driver's calculation applies (reference §7.2).
+// This is the test the driver's calculation applies (docs/eu-stall-sampling.md
+// §7.2 "FLAT device or sub-device group").
 func IsComposite(buf []byte) bool {
 	return len(buf) >= 4 && binary.LittleEndian.Uint32(buf) == CompositeMagic
 }

@@ -13,9 +13,11 @@
 //
 // # Records
 //
-// A record is 64 bytes, little-endian (reference eu-stall-sampling.md §3).
+// A record is 64 bytes, little-endian (docs/eu-stall-sampling.md §3 "The raw
+// record").
 // The IP field is in 8-byte units: the low 32 bits of the byte address of the
-// sampled instruction are ip<<3 (§8.2). Its width and the position of the
+// sampled instruction are ip<<3 (docs/eu-stall-sampling.md §8.2 "Canonical rule
+// and worked example"). Its width and the position of the
 // 8-bit counters depend on the [Platform]; [Layout] holds those facts, and
 // [Layout.MetricSources] maps the metric names the driver reported (in the
 // driver's order) to the raw counters that feed them. Nothing in this package

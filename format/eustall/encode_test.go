@@ -6,9 +6,11 @@ import (
 )
 
 // This file holds test-only helpers: an encoder (the inverse of
-// DecodeRecord, written bit by bit from the reference's bit tables so that it
+// DecodeRecord, written bit by bit from the bit tables of
+// docs/eu-stall-sampling.md §3.2 "Bit layout" so that it
 // shares no code with the decoder) and a reference decoder that follows Intel's
-// algorithm literally (reference §3.4: the u16 at byte (B>>3)+k, shifted right
+// algorithm literally (docs/eu-stall-sampling.md §3.4 "Decoding rule": the u16
+// at byte (B>>3)+k, shifted right
 // by B&7, masked with 0xff).
 
 // setBits writes the low n bits of v at bit position pos of the little-endian

@@ -16,7 +16,8 @@ func hexRecord(head []byte, tail48 []byte) []byte {
 	return p
 }
 
-// The worked examples of reference §3.5, bit for bit.
+// The worked examples of docs/eu-stall-sampling.md §3.5 "Worked examples", bit
+// for bit.
 var workedExamples = []struct {
 	name     string
 	platform Platform
@@ -132,7 +133,7 @@ func TestMetricSources(t *testing.T) {
 		want     []int
 		err      error
 	}{
-		// The mapping tables of reference §3.4.
+		// The mapping tables of docs/eu-stall-sampling.md §3.4 "Decoding rule".
 		{XeHPC, DriverMetricNames(XeHPC), []int{SourceIP, 0, 2, 3, 4, 5, 6, 7, 8, 1}, nil},
 		{Xe2, DriverMetricNames(Xe2), []int{SourceIP, 9, 0, 2, 3, 4, 5, 6, 7, 8, 1}, nil},
 		{Xe3, DriverMetricNames(Xe3), []int{SourceIP, 9, 0, 2, 3, 4, 5, 6, 7, 8, 1}, nil},
@@ -327,7 +328,8 @@ func TestSplitComposite(t *testing.T) {
 	l, _ := LayoutOf(XeHPC)
 	r1 := encodeRecord(l, 0x100, []uint8{1, 2, 3, 4, 5, 6, 7, 8, 9}, 0, 0)
 	r2 := encodeRecord(l, 0x108, []uint8{1, 1, 1, 1, 1, 1, 1, 1, 1}, 0, 0)
-	// Reference §6.2's example: sub-device 0 has 2 records, sub-device 1 none.
+	// The example of docs/eu-stall-sampling.md §6.2 "Root device with sub-devices
+	// (COMPOSITE)": sub-device 0 has 2 records, sub-device 1 none.
 	ex := cat(header(CompositeMagic, 128, 0, 0), r1[:], r2[:], header(CompositeMagic, 0, 1, 0))
 	if len(ex) != 160 || !bytes.Equal(ex[:4], []byte{0xba, 0xbc, 0xed, 0xfe}) {
 		t.Fatalf("bad example: %d bytes", len(ex))
@@ -463,7 +465,8 @@ func TestAggregateComposite(t *testing.T) {
 }
 
 func TestAddrIndex(t *testing.T) {
-	// Reference §8.2: base 0x0000_8000_0001_2300, IP 0x2478 → offset 0xC0.
+	// docs/eu-stall-sampling.md §8.2 "Canonical rule and worked example": base
+	// 0x0000_8000_0001_2300, IP 0x2478 → offset 0xC0.
 	base := uint64(0x0000_8000_0001_2300)
 	x, err := NewAddrIndex([]KernelRange{
 		{Base32: uint32(base), Size: 0x400},

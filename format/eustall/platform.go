@@ -9,7 +9,8 @@ import (
 // Platform is a GPU family with its own EU-stall record layout.
 type Platform uint8
 
-// Platforms that expose the EuStallSampling metric group (reference §2.5).
+// Platforms that expose the EuStallSampling metric group
+// (docs/eu-stall-sampling.md §2.5 "Where the group exists").
 const (
 	PlatformUnknown Platform = iota
 	XeHPC                    // Xe-HPC: Ponte Vecchio (PVC) XT / XT-VG
@@ -55,7 +56,7 @@ func ParsePlatform(s string) (Platform, error) {
 // names.
 type Counter uint8
 
-// Hardware counter fields (reference §3.2).
+// Hardware counter fields (docs/eu-stall-sampling.md §3.2 "Bit layout").
 const (
 	CounterTDR       Counter = iota // "tdr", exposed as metric "PSDepStall" (formerly "Tdr"); Xe2 and later
 	CounterOther                    // "other", metric "OtherStall"
@@ -99,7 +100,8 @@ const MaxCounters = 10
 const MetricIP = "IP"
 
 // metricCounter maps Level-Zero metric names to hardware fields. "Tdr" is the
-// name Intel's driver used for PSDepStall before 2025-11 (reference §2.4).
+// name Intel's driver used for PSDepStall before 2025-11
+// (docs/eu-stall-sampling.md §2.4 "Metric lists per platform").
 var metricCounter = map[string]Counter{
 	"Active":          CounterActive,
 	"PSDepStall":      CounterTDR,
@@ -114,7 +116,8 @@ var metricCounter = map[string]Counter{
 	"OtherStall":      CounterOther,
 }
 
-// Layout is the bit layout of a record on one platform (reference §3.2, §3.4).
+// Layout is the bit layout of a record on one platform
+// (docs/eu-stall-sampling.md §3.2 "Bit layout", §3.4 "Decoding rule").
 type Layout struct {
 	Platform Platform
 	// IPMask selects the IP field from the little-endian u64 of bytes 0..7.
@@ -150,7 +153,8 @@ func LayoutOf(p Platform) (Layout, error) {
 }
 
 // DriverMetricNames returns the metric list Intel's driver reports for p, in
-// its order (reference §2.4). It exists for the simulated driver and for
+// its order (docs/eu-stall-sampling.md §2.4 "Metric lists per platform"). It
+// exists for the simulated driver and for
 // tests; the collector must use the names the driver actually reported.
 func DriverMetricNames(p Platform) []string {
 	switch p {

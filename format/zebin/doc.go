@@ -15,7 +15,9 @@
 //
 // # Layout
 //
-// Reference eu-stall-sampling.md §9.2–§9.3: each kernel is a section
+// docs/eu-stall-sampling.md §9.2 "zeModuleGetNativeBinary and the zebin format"
+// and §9.3 "zetModuleGetDebugInfo returns a linked debug zebin": each kernel is
+// a section
 // ".text.<kernel name>", whose size (including the padding IGC appends after
 // the last instruction) is what zeKernelGetBinaryExp reports; the FUNC symbol
 // of the same name gives the size up to the end of the last instruction. In a

@@ -23,8 +23,8 @@ const (
 	ProductPTL = 1300 // IGFX_PTL
 )
 
-// IGAPlatform is an IGA iga_gen_t value, as passed to kv_create (reference
-// §11.1).
+// IGAPlatform is an IGA iga_gen_t value, as passed to kv_create
+// (docs/eu-stall-sampling.md §11.1 "Platform values").
 type IGAPlatform int32
 
 // IGA platforms.

@@ -95,7 +95,8 @@ func (f *File) Kernel(name string) *Kernel {
 // KernelAddresses maps each kernel name to the sh_addr of its .text.<name>
 // section. In a debug zebin (zetModuleGetDebugInfo) that is the kernel's GPU
 // virtual address — the same value as zexKernelGetBaseAddress — and the base
-// of the absolute addresses in its DWARF (reference §9.3). In a native zebin
+// of the absolute addresses in its DWARF (docs/eu-stall-sampling.md §9.3
+// "zetModuleGetDebugInfo returns a linked debug zebin"). In a native zebin
 // every address is 0.
 func (f *File) KernelAddresses() map[string]uint64 {
 	m := make(map[string]uint64, len(f.Kernels))
@@ -237,7 +238,8 @@ func elfFlags(data []byte) uint32 {
 // InstructionOffsets returns the byte offsets of the instructions of a Gen
 // ISA stream, from offset 0 up to codeSize: an instruction whose first
 // little-endian dword has bit 29 set is compacted (8 bytes), any other is 16
-// bytes (reference §11.4). The offsets are ascending; a sampled offset that is
+// bytes (docs/eu-stall-sampling.md §11.4 "Observed behaviour"). The offsets are
+// ascending; a sampled offset that is
 // not among them is not an instruction boundary. If an instruction would run
 // past codeSize or past the end of isa, the offsets before it are returned
 // with a *FormatError locating it. codeSize is clamped to [0, len(isa)].

@@ -3,7 +3,7 @@
  * dlopen()s libze_loader.so.1 and resolves every function it uses with
  * dlsym() (as unitrace and many runtimes do), then runs a few launches and
  * a verified copy. An LD_PRELOAD interposer of zeInit is bypassed by such
- * an application (loader reference §7).
+ * an application (docs/level-zero-loader.md §7 "Interposing zeInit").
  */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /*
- * zestall-fork: fork() without exec after Level-Zero is in use (loader
- * reference P8: a Go runtime that runs, and allocates, in a forked child
+ * zestall-fork: fork() without exec after Level-Zero is in use
+ * (docs/level-zero-loader.md §10 "Hazards",
+ * P8: a Go runtime that runs, and allocates, in a forked child
  * hangs it, because the child has only the forking thread).
  *
  * The parent initialises Level Zero, creates the stream module and its

@@ -20,7 +20,8 @@
  * Probe mode, for failed-initialisation tests: calls zeInit(init_flags)
  * (default 0) and prints its result, then, whatever that result was, calls
  * zeDriverGet -- the call that crashes in the 1.8.12 loader after a failed
- * zeInit that had loaded a driver (loader reference P2) -- and prints its
+ * zeInit that had loaded a driver (docs/level-zero-loader.md §10 "Hazards", P2)
+ * -- and prints its
  * result. Exit status 0 when both succeeded, 4 otherwise.
  */
 #include <time.h>

@@ -2,7 +2,8 @@
  * zestall-setenv: an application that configures Level-Zero itself: it sets
  * ZE_ENABLE_ALT_DRIVERS with setenv() in main() (value = argv[1]) before its
  * first zeInit, then runs a few launches. A profiler that calls zeInit
- * before main() (constructor) breaks such applications (loader hazard P3).
+ * before main() (constructor) breaks such applications
+ * (docs/level-zero-loader.md §10 "Hazards", P3).
  */
 #include "app_common.h"
 

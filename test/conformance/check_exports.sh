@@ -1,8 +1,9 @@
 #!/bin/sh
 # The simulated driver exports only Level-Zero DDI getters: the 46 that the
 # 1.8.12 loader requires plus the 7 optional ones it knows
-# (level-zero-loader.md §3.1, §3.2), and must not depend on the loader
-# (hazard P5).
+# (docs/level-zero-loader.md §3.1 "Mandatory DDI getters (46)", §3.2 "Optional
+# getters (7)"), and must not depend on the loader
+# (docs/level-zero-loader.md §10 "Hazards", P5).
 #   check_exports.sh <path of libze_zestall_sim.so>
 set -u
 lib=${1:?usage: check_exports.sh <driver .so>}
@@ -25,7 +26,8 @@ zesGetPsuProcAddrTable zesGetRasProcAddrTable zesGetSchedulerProcAddrTable zesGe
 zesGetTemperatureProcAddrTable"
 optional="zeGetDeviceExpProcAddrTable zeGetEventExpProcAddrTable zeGetImageExpProcAddrTable zeGetKernelExpProcAddrTable
 zeGetFabricEdgeExpProcAddrTable zeGetFabricVertexExpProcAddrTable zetGetMetricGroupExpProcAddrTable"
-# required for EU-stall calculation through the loader (§3.2)
+# required for EU-stall calculation through the loader
+# (docs/level-zero-loader.md §3.2 "Optional getters (7)")
 required_optional="zetGetMetricGroupExpProcAddrTable"
 
 ok() { pass=$((pass + 1)); }
@@ -47,7 +49,7 @@ for s in $syms; do
     if echo "$mandatory $optional" | tr ' ' '\n' | grep -qx "$s"; then ok; else bad "unexpected exported symbol $s"; fi
 done
 if readelf -d "$lib" | grep NEEDED | grep -q libze_loader; then
-    bad "libze_loader in DT_NEEDED (hazard P5)"
+    bad "libze_loader in DT_NEEDED (docs/level-zero-loader.md §10 \"Hazards\", P5)"
 else
     ok
 fi

@@ -1,6 +1,8 @@
 /*
- * zc_kernel.c — kernel code and debug info from the driver (reference §8,
- * §9): zexKernelGetBaseAddress, zeIntelKernelGetBinaryExp,
+ * zc_kernel.c — kernel code and debug info from the driver
+ * (docs/eu-stall-sampling.md §8 "Mapping an IP to a kernel and an instruction",
+ * docs/eu-stall-sampling.md §9 "Kernel code and debug info from the driver"):
+ * zexKernelGetBaseAddress, zeIntelKernelGetBinaryExp,
  * zeModuleGetNativeBinary, zetModuleGetDebugInfo (debug zebin, DWARF line
  * addresses decoded here).
  */

@@ -1,7 +1,10 @@
 /*
- * zc_metrics.c — the EuStallSampling metric group (eu-stall-sampling.md
- * §1–§7, §10, checklist §13): enumeration, properties, pNext extensions,
- * activation, streamer, ReadData, raw records decoded here with the §3
+ * zc_metrics.c — the EuStallSampling metric group
+ * (docs/eu-stall-sampling.md §1 "Key facts" to §7 "Calculation", §10
+ * "Tracer-based metrics (experimental API)", §13 "Checklist for a simulated
+ * driver"): enumeration, properties, pNext extensions,
+ * activation, streamer, ReadData, raw records decoded here with the
+ * docs/eu-stall-sampling.md §3 "The raw record"
  * bit layout, IP <-> kernel mapping, calculation compared with this file's
  * own aggregation, COMPOSITE headers, unsupported calls, tracer API.
  */
@@ -59,7 +62,8 @@ void zc_metric_order(const zc_rec_t *r, uint64_t *v) {
     }
 }
 
-/* one report per unique IP, ascending, summed (reference §7.4) */
+/* one report per unique IP, ascending, summed (docs/eu-stall-sampling.md §7.4
+ * "Aggregation and value order") */
 typedef struct agg { uint64_t v[11]; } agg_t;
 static int cmp_agg(const void *a, const void *b) {
     uint64_t x = ((const agg_t *)a)->v[0], y = ((const agg_t *)b)->v[0];
@@ -241,7 +245,8 @@ static void test_group_properties(ze_device_handle_t d, zet_metric_group_handle_
         CHECK_TRUE(c.isCalculable, "metric calculable extension: isCalculable = true");
     }
 
-    /* pNext extensions (§2.2) */
+    /* pNext extensions (docs/eu-stall-sampling.md §2.2 "Extended group
+     * properties through pNext") */
     ze_device_properties_t dp;
     zc_device_props(d, &dp, false);
     uint64_t hz = ts_hz(d);
@@ -272,7 +277,7 @@ static void test_group_properties(ze_device_handle_t d, zet_metric_group_handle_
     CHECK_RES(zetMetricGroupGetProperties(g, &p), ZE_RESULT_SUCCESS, "group properties without chain");
 }
 
-/* ---- streamer rules (§5) ------------------------------------------- */
+/* ---- streamer rules (docs/eu-stall-sampling.md §5 "zetMetricStreamerOpen") */
 static void test_streamer_rules(ze_device_handle_t d, zet_metric_group_handle_t g) {
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 100, 100000};
     zet_metric_streamer_handle_t s = NULL, s2 = NULL;
@@ -343,7 +348,7 @@ static void test_writeback(ze_device_handle_t d, zet_metric_group_handle_t g, ui
         zet_metric_streamer_handle_t s;
         if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (period)")) continue;
         uint64_t exp = expected_period(periods[i], hz);
-        CHECK(desc.samplingPeriod == exp, "samplingPeriod write-back (§5.3 formula)",
+        CHECK(desc.samplingPeriod == exp, "samplingPeriod write-back (docs/eu-stall-sampling.md §5.3 \"samplingPeriod (nanoseconds)\")",
               "request %u ns, f %llu Hz, kmd %s: expected %llu got %u", periods[i], (unsigned long long)hz,
               zc_exp.xe_kmd ? "xe" : "i915", (unsigned long long)exp, desc.samplingPeriod);
         close_streamer(s);
@@ -355,19 +360,21 @@ static void test_writeback(ze_device_handle_t d, zet_metric_group_handle_t g, ui
         zet_metric_streamer_handle_t s;
         if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (notify)")) continue;
         uint64_t exp = reqs[i] < max ? reqs[i] : max;
-        CHECK(desc.notifyEveryNReports == exp, "notifyEveryNReports clamp (§5.2)",
+        CHECK(desc.notifyEveryNReports == exp, "notifyEveryNReports clamp (docs/eu-stall-sampling.md §5.2 \"notifyEveryNReports\")",
               "request %u, %u Xe-cores: expected %llu got %u", reqs[i], dss, (unsigned long long)exp,
               desc.notifyEveryNReports);
         close_streamer(s);
     }
-    /* HW buffer size extension (§5.4) */
+    /* HW buffer size extension (docs/eu-stall-sampling.md §5.4 "Hardware buffer
+     * size extension") */
     zc_hw_buffer_t hb = {ZC_STYPE_HW_BUFFER_SIZE, NULL, 0};
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, &hb, 64, 100000};
     zet_metric_streamer_handle_t s;
     if (REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (hw buffer ext)")) {
         uint64_t exp = max * 64 * (nsub ? nsub : 1);
         CHECK_U64(hb.sizeInBytes, exp, "HW buffer size extension = getRequiredBufferSize(UINT32_MAX) x sub-devices");
-        /* size query (§6.1, §6.2) */
+        /* size query (docs/eu-stall-sampling.md §6.1 "FLAT device or
+         * sub-device", §6.2 "Root device with sub-devices (COMPOSITE)") */
         size_t sz = 0;
         CHECK_RES(zetMetricStreamerReadData(s, UINT32_MAX, &sz, NULL), ZE_RESULT_SUCCESS, "ReadData size query");
         CHECK_U64(sz, nsub ? 64 * max * nsub + 16ull * nsub : 64 * max, "ReadData size query = maximum");
@@ -429,7 +436,8 @@ static void check_records(ze_device_handle_t d, const uint8_t *data, size_t n, d
         } else if (r[48] | r[49] | r[50] | r[51]) {
             bad_kmd++;
         }
-        /* IP -> kernel (§8.2) */
+        /* IP -> kernel (docs/eu-stall-sampling.md §8.2 "Canonical rule and
+         * worked example") */
         uint32_t ipbyte = (uint32_t)((rec.ip << 3) & 0xffffffffu);
         bool mapped = false;
         for (int m = 0; m < 2 && !mapped; m++) {
@@ -516,7 +524,8 @@ static void check_calc(zet_metric_group_handle_t g, const uint8_t *data, size_t 
               (unsigned long long)agg[0].v[0]);
     }
 
-    /* non-Exp (§7.7) */
+    /* non-Exp (docs/eu-stall-sampling.md §7.7 "Non-Exp
+     * zetMetricGroupCalculateMetricValues") */
     uint32_t cnt = 0;
     CHECK_RES(zetMetricGroupCalculateMetricValues(g, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size, data, &cnt, NULL),
               ZE_RESULT_SUCCESS, "calc non-Exp count");
@@ -530,7 +539,9 @@ static void check_calc(zet_metric_group_handle_t g, const uint8_t *data, size_t 
     for (uint32_t i = 0; same && i < want; i++) same = v2[i].value.ui64 == v[i].value.ui64;
     CHECK(same, "calc non-Exp data = Exp set 0", "count %u want %u", cnt, want);
 
-    /* MAX_METRIC_VALUES: count path passes, data call rejected (§7.6) */
+    /* MAX_METRIC_VALUES: count path passes, data call rejected
+     * (docs/eu-stall-sampling.md §7.6
+     * "ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES") */
     sets = 0;
     total = 0;
     CHECK_RES(zetMetricGroupCalculateMultipleMetricValuesExp(g, ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES, size,
@@ -560,7 +571,8 @@ static void check_calc(zet_metric_group_handle_t g, const uint8_t *data, size_t 
     free(agg);
 }
 
-/* the worked examples of §3.5 and synthetic buffers */
+/* the worked examples of docs/eu-stall-sampling.md §3.5 "Worked examples" and
+ * synthetic buffers */
 static void test_calc_synthetic(zet_metric_group_handle_t g, bool root, uint32_t nsub) {
     static const uint8_t pvc_rec[16] = {0x56, 0x34, 0x12, 0xa0, 0x20, 0x40, 0x60, 0x80,
                                         0xc0, 0xe0, 0x00, 0x21, 0x01, 0x00, 0x00, 0x00};
@@ -606,9 +618,10 @@ static void test_calc_synthetic(zet_metric_group_handle_t g, bool root, uint32_t
     char got[256];
     int o = 0;
     for (uint32_t m = 0; m < mc && o < 200; m++) o += snprintf(got + o, sizeof got - (size_t)o, " %llu", (unsigned long long)v[mc + m].value.ui64);
-    CHECK(ok, "synthetic calc: §3.5 worked example decoded, summed, ascending IP", "report 1:%s", got);
+    CHECK(ok, "synthetic calc: docs/eu-stall-sampling.md §3.5 \"Worked examples\" decoded, summed, ascending IP", "report 1:%s", got);
 
-    /* drop flag at byte 50 (§3.3): a warning on PVC only, values still produced */
+    /* drop flag at byte 50 (docs/eu-stall-sampling.md §3.3 "i915-prelim additions
+     * and the drop flag"): a warning on PVC only, values still produced */
     recs[50] = 0x00;
     recs[51] = 0x01;
     sets = root ? nsub : 1;
@@ -938,7 +951,9 @@ static void test_unsupported(ze_device_handle_t d, zet_metric_group_handle_t g) 
               "unknown extension name -> INVALID_ARGUMENT");
 }
 
-/* ---- COMPOSITE root (§6.2, §7.3) ------------------------------------- */
+/* ---- COMPOSITE root -------------------------------------------------- */
+/* (docs/eu-stall-sampling.md §6.2 "Root device with sub-devices (COMPOSITE)",
+ * §7.3 "Root group (COMPOSITE)") */
 static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g) {
     ze_device_handle_t subs[8];
     uint32_t nsub = zc_subdevices(root, subs, 8);
@@ -971,7 +986,9 @@ static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g)
         if (ev.ev) CHECK_RES(zeEventQueryStatus(ev.ev), ZE_RESULT_SUCCESS, "root notification event: signalled with data");
         /* a buffer too small for every sub-device: 32 bytes are reserved
          * for headers, sub-device 0 gets one record, then < 64 bytes are
-         * left and sub-device 1 gets no header at all (§6.2) */
+         * left and sub-device 1 gets no header at all
+         * (docs/eu-stall-sampling.md §6.2 "Root device with sub-devices
+         * (COMPOSITE)") */
         uint8_t part[100];
         sz = sizeof part;
         CHECK_RES(zetMetricStreamerReadData(s, UINT32_MAX, &sz, part), ZE_RESULT_SUCCESS, "root ReadData 100-byte buffer");
@@ -1051,7 +1068,8 @@ static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g)
             ze_result_t r = zetMetricGroupCalculateMultipleMetricValuesExp(g, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES,
                                                                            total, all, &sets, &tot, counts, v);
             CHECK(r == ZE_RESULT_SUCCESS || r == ZE_RESULT_WARNING_DROPPED_DATA, "root calc data", "0x%08x", (unsigned)r);
-            /* re-aggregate per set (data mode may split a set per chunk, §7.3) */
+            /* re-aggregate per set (data mode may split a set per chunk,
+             * docs/eu-stall-sampling.md §7.3 "Root group (COMPOSITE)") */
             size_t off = 0;
             bool match = true;
             for (uint32_t i = 0; i < nsub; i++) {

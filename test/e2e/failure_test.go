@@ -231,7 +231,8 @@ func intAfter(s, word string) int {
 
 // TestForkWithoutExec: an app forks after Level Zero and the tracer are
 // live; the child initialises again and churns modules, kernels, launches
-// and memory (P8: Go code that allocates in a forked child hangs it). The
+// and memory (docs/level-zero-loader.md §10 "Hazards", P8: Go code that
+// allocates in a forked child hangs it). The
 // child must finish, both processes exit 0, the parent's file is complete
 // and the child writes no file of its own. Variants: the child leaves with
 // exit() or _exit(); the parent forks hundreds of times (a fork lands
@@ -262,7 +263,7 @@ func TestForkWithoutExec(t *testing.T) {
 			got := tr.runT(t, dir, true, env, "zestall-fork", tt.args...)
 			sameApp(t, base, got)
 			if strings.Contains(got.stderr, "child hung") {
-				t.Fatalf("a forked child hung under zestall (P8); the app said: %s", strings.TrimSpace(notZestall(got.stderr)))
+				t.Fatalf("a forked child hung under zestall (docs/level-zero-loader.md §10 \"Hazards\", P8); the app said: %s", strings.TrimSpace(notZestall(got.stderr)))
 			}
 			files := outputs(t, dir)
 			if len(files) != 1 {
@@ -535,7 +536,9 @@ func checkCompleteFrames(t *testing.T, data []byte, recs []*pb.Record, err error
 }
 
 // TestAppSetsAltDrivers: the app puts ZE_ENABLE_ALT_DRIVERS into its own
-// environment in main (P3). zestall must not initialise Level Zero before
+// environment in main
+// (docs/level-zero-loader.md §10 "Hazards", P3). zestall must not initialise
+// Level Zero before
 // that, and must profile the app.
 func TestAppSetsAltDrivers(t *testing.T) {
 	tr := buildTree(t)
@@ -573,7 +576,8 @@ func TestAppSetsAltDrivers(t *testing.T) {
 
 // TestAppDlopensLoader: an app that dlopen()s the loader and resolves
 // zeInit with dlsym on that handle would bypass a plain zeInit interposer
-// (reference §7); zestall's dlsym interposer hands it zestall's zeInit. The
+// (docs/level-zero-loader.md §7 "Interposing zeInit"); zestall's dlsym
+// interposer hands it zestall's zeInit. The
 // app must run exactly as without zestall, and be profiled.
 func TestAppDlopensLoader(t *testing.T) {
 	tr := buildTree(t)
@@ -610,7 +614,8 @@ func TestAppDlopensLoader(t *testing.T) {
 // TestFailedInitNotADriver: ZE_ENABLE_ALT_DRIVERS names something that is
 // not a Level-Zero driver, or the first zeInit fails after the loader
 // loaded the driver (VPU-only flags: the loader drops the simulated driver,
-// the P2 state in which the next call crashes). After a failed zeInit
+// the state of docs/level-zero-loader.md §10 "Hazards", P2, in which the next
+// call crashes). After a failed zeInit
 // zestall makes no Level-Zero call; the app's behaviour, its own crash
 // included, is identical with and without zestall.
 func TestFailedInitNotADriver(t *testing.T) {
@@ -626,7 +631,7 @@ func TestFailedInitNotADriver(t *testing.T) {
 		{"not a library, app stops", "/bin/true", "zestall-simple", []string{"3"}, 1},
 		{"not a library, app goes on", "/bin/true", "zestall-longrun", []string{"probe"}, 4},
 		{"library without driver entry points", "libc", "zestall-longrun", []string{"probe"}, 4},
-		{"driver dropped after failed zeInit (P2)", tr.sim, "zestall-longrun", []string{"probe", vpuOnly}, 139},
+		{"driver dropped after failed zeInit", tr.sim, "zestall-longrun", []string{"probe", vpuOnly}, 139}, // docs/level-zero-loader.md §10 "Hazards", P2
 		{"setenv app given a non-driver", "", "zestall-setenv", []string{"/bin/true"}, 1},
 	}
 	for _, tt := range tests {

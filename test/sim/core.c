@@ -3,7 +3,8 @@
  * driver/device/context/memory parts of the simulated Level-Zero driver.
  * Also every DDI getter whose table is intentionally empty (images,
  * samplers, virtual/physical memory, fabric, debugger, API tracing, Sysman):
- * the loader requires them (level-zero-loader.md §3.1) and turns the NULL
+ * the loader requires them (docs/level-zero-loader.md §3.1 "Mandatory DDI
+ * getters (46)") and turns the NULL
  * entries into ZE_RESULT_ERROR_UNSUPPORTED_FEATURE.
  *
  * User documentation: test/sim/README.md.
@@ -54,7 +55,9 @@ typedef struct sim_model {
 } sim_model_t;
 
 /* Numbers follow the public specifications of the products; the PVC
- * timestamp frequency and valid bits follow the reference (§2.2, §5.3). */
+ * timestamp frequency and valid bits follow docs/eu-stall-sampling.md §2.2
+ * "Extended group properties through pNext" and §5.3 "samplingPeriod
+ * (nanoseconds)". */
 static const sim_model_t sim_models[] = {
     {"pvc", SIM_PLATFORM_PVC, "Intel(R) Data Center GPU Max 1550", 0x0BD5, 2, 1, 64, 8, 8, 16, 1600,
      38400000ull, 36, 32, 64ull << 30, "HBM", 3200, 4096, 204ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
@@ -63,7 +66,8 @@ static const sim_model_t sim_models[] = {
      38400000ull, 36, 32, 48ull << 30, "HBM", 3200, 4096, 108ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
      SIM_KMD_I915_PRELIM, 0x29, 5, 16},
     /* PVC XL (0x0BD0): same layout as the 1550, but Intel's driver offers
-     * no EuStallSampling on it (reference §2.5). */
+     * no EuStallSampling on it (docs/eu-stall-sampling.md §2.5 "Where the group
+     * exists"). */
     {"pvc-xl", SIM_PLATFORM_PVC, "Intel(R) Data Center GPU Max", 0x0BD0, 2, 1, 64, 8, 8, 16, 1600,
      38400000ull, 36, 32, 64ull << 30, "HBM", 3200, 4096, 204ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
      SIM_KMD_I915_PRELIM, 0x29, 5, 16},

@@ -6,8 +6,8 @@
  * records, the metric tracer (experimental) API and the "sample" lines of
  * the ground truth.
  *
- * Spec: ../../../shared/reference/eu-stall-sampling.md (section numbers
- * "§n" below refer to it). User documentation: README.md, section
+ * Spec: docs/eu-stall-sampling.md at the repository root.
+ * User documentation: README.md, section
  * "EU stall sampling".
  *
  * Locking: one mutex (g_mx) protects every piece of metrics state. While
@@ -23,7 +23,10 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
-/* Experimental types missing from Debian's 1.8.12 headers (§0, §10)   */
+/* Experimental types missing from Debian's 1.8.12 headers           */
+/* (docs/eu-stall-sampling.md §0 "Conventions, sources, constants    */
+/* missing from Debian's headers", §10 "Tracer-based metrics          */
+/* (experimental API)")                                               */
 /* ------------------------------------------------------------------ */
 typedef struct sim_ts_resolution_exp {
     zet_structure_type_t stype;
@@ -74,19 +77,19 @@ typedef void *sim_decoder_handle_t;
 /* ------------------------------------------------------------------ */
 /* Constants                                                           */
 /* ------------------------------------------------------------------ */
-#define REC_SIZE 64u                 /* §3.1 */
-#define XECORE_BUF_RECORDS 8192u     /* 512 KiB per Xe-core / 64 (§4.4) */
-#define IP_MASK 0x1fffffffu          /* PVC, Xe2 (§3.2) */
-#define IP_DOMAIN 100u               /* §2.1 */
-#define HDR_MAGIC 0xFEEDBCBAu        /* §6.2 */
+#define REC_SIZE 64u                 /* docs/eu-stall-sampling.md §3.1 "Size" */
+#define XECORE_BUF_RECORDS 8192u     /* 512 KiB per Xe-core / 64 (docs/eu-stall-sampling.md §4.4 "Buffer size formula") */
+#define IP_MASK 0x1fffffffu          /* PVC, Xe2 (docs/eu-stall-sampling.md §3.2 "Bit layout") */
+#define IP_DOMAIN 100u               /* docs/eu-stall-sampling.md §2.1 "Group properties" */
+#define HDR_MAGIC 0xFEEDBCBAu        /* docs/eu-stall-sampling.md §6.2 "Root device with sub-devices (COMPOSITE)" */
 #define HDR_SIZE 16u
-#define I915_FLAG_DROP 0x0100u       /* §3.3 */
+#define I915_FLAG_DROP 0x0100u       /* docs/eu-stall-sampling.md §3.3 "i915-prelim additions and the drop flag" */
 #define SOURCE_OA 1u
 #define SOURCE_IP 2u
 #define MAX_PNEXT_CHAIN 64           /* bound for pNext walks of caller memory */
 #define MAX_COUNTERS 10
 
-static const uint32_t kmd_rates[7] = {251, 502, 753, 1004, 1255, 1506, 1757}; /* §4.2 */
+static const uint32_t kmd_rates[7] = {251, 502, 753, 1004, 1255, 1506, 1757}; /* docs/eu-stall-sampling.md §4.2 "xe (PVC on xe, Xe2 and later)" */
 
 typedef enum grp_kind { GK_OA_COMPUTE = 0, GK_OA_MEMORY = 1, GK_EUSS = 2, GK_COUNT } grp_kind_t;
 
@@ -98,7 +101,9 @@ typedef struct metric_def {
     const char *units;
 } metric_def_t;
 
-/* §2.3, §2.4: order = zetMetricGet order = order of calculated values. */
+/* docs/eu-stall-sampling.md §2.3 "Metric properties (all metrics)", §2.4
+ * "Metric lists per platform": order = zetMetricGet order = order of calculated
+ * values. */
 #define EV(n, d) {n, d, "XVE", 4, ZET_METRIC_TYPE_EVENT, ZET_VALUE_TYPE_UINT64, "Events"}
 static const metric_def_t euss_pvc[] = {
     {"IP", "IP address", "XVE", 4, ZET_METRIC_TYPE_IP, ZET_VALUE_TYPE_UINT64, "Address"},
@@ -126,12 +131,14 @@ static const metric_def_t euss_xe2[] = {
     EV("OtherStall", "Stall on other condition"),
 };
 #undef EV
-/* Raw counter k feeding metric m (m >= 1), §3.4. */
+/* Raw counter k feeding metric m (m >= 1), docs/eu-stall-sampling.md §3.4
+ * "Decoding rule". */
 static const uint8_t pvc_metric_raw[10] = {0, 0, 2, 3, 4, 5, 6, 7, 8, 1};
 static const uint8_t xe2_metric_raw[11] = {0, 9, 0, 2, 3, 4, 5, 6, 7, 8, 1};
 
 /* Placeholder OA groups: Intel's driver lists its OA (MDAPI) groups before
- * EuStallSampling (§2.5). Ours exist so that tools must search by name;
+ * EuStallSampling (docs/eu-stall-sampling.md §2.5 "Where the group exists").
+ * Ours exist so that tools must search by name;
  * they can be activated but not sampled. */
 static const metric_def_t oa_compute[] = {
     {"GpuTime", "Time elapsed on the GPU during the measurement.", "GPU", 1, ZET_METRIC_TYPE_DURATION,
@@ -191,8 +198,8 @@ typedef struct ss_rec {
 typedef struct ss_buf {
     ss_rec_t *r;
     uint32_t alloc, head, count;
-    bool eio_pending; /* a drop the next read reports (§4.2 -EIO) */
-    bool drop_mark;   /* dropped since last read: i915 flags the next records read (§3.3) */
+    bool eio_pending; /* a drop the next read reports (-EIO, docs/eu-stall-sampling.md §4.2 "xe (PVC on xe, Xe2 and later)") */
+    bool drop_mark;   /* dropped since last read: i915 flags the next records read (docs/eu-stall-sampling.md §3.3 "i915-prelim additions and the drop flag") */
     uint64_t dropped;
 } ss_buf_t;
 
@@ -261,7 +268,8 @@ static const metric_def_t *euss_defs(uint32_t *n) {
 static const uint8_t *metric_raw_map(void) { return is_xe2() ? xe2_metric_raw : pvc_metric_raw; }
 static uint32_t euss_metric_count(void) { return is_xe2() ? 11u : 10u; }
 
-/* §2.5: PVC XT / XT-VG device ids, Xe2 and later. */
+/* docs/eu-stall-sampling.md §2.5 "Where the group exists": PVC XT / XT-VG
+ * device ids, Xe2 and later. */
 static bool euss_supported(void) {
     if (sim_cfg.platform == SIM_PLATFORM_XE2) return true;
     if (sim_cfg.platform != SIM_PLATFORM_PVC) return false;
@@ -278,7 +286,7 @@ static uint64_t gpu_period_ns(void) {
 static bool is_leaf(const sim_device_t *d) { return d->num_subdevices == 0; }
 
 /* ------------------------------------------------------------------ */
-/* Raw records (§3)                                                    */
+/* Raw records (docs/eu-stall-sampling.md §3 "The raw record") */
 /* ------------------------------------------------------------------ */
 /* Encodes one record bit-exactly: PVC and Xe2 layouts share ip (29 bits)
  * and 8-bit counters from bit 29; Xe2 sets end_flag (bit 112). i915-prelim
@@ -314,7 +322,8 @@ static void put64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Decodes like Intel's driver (§3.4): counter k is the u16 at byte 3 + k,
+/* Decodes like Intel's driver (docs/eu-stall-sampling.md §3.4 "Decoding rule"):
+ * counter k is the u16 at byte 3 + k,
  * shifted right by 5. Returns the drop flag (PVC only looks at it). */
 static bool rec_decode(const uint8_t *rec, uint32_t *ip, uint8_t *raw, uint32_t nraw, bool pvc_drop_check) {
     *ip = (uint32_t)(le64(rec) & IP_MASK);
@@ -431,7 +440,8 @@ static sim_metric_group_t *grp_of(zet_metric_group_handle_t h) {
     return SIM_OBJ(sim_metric_group_t, h, SIM_K_METRIC_GROUP);
 }
 
-/* Which groups zetMetricGroupGet lists for dev, in order (OA first, §2.5). */
+/* Which groups zetMetricGroupGet lists for dev, in order (OA first,
+ * docs/eu-stall-sampling.md §2.5 "Where the group exists"). */
 static uint32_t listed_groups(sim_device_t *dev, sim_metric_group_t **out) {
     sim_metric_dev_t *md = mdev_of(dev);
     if (md == NULL) return 0;
@@ -443,7 +453,8 @@ static uint32_t listed_groups(sim_device_t *dev, sim_metric_group_t **out) {
     out[n++] = &md->groups[GK_OA_COMPUTE];
     out[n++] = &md->groups[GK_OA_MEMORY];
     /* Intel's driver test-opens the EU stall stream when it first lists the
-     * group; without permission the group is simply absent (§2.5). */
+     * group; without permission the group is simply absent
+     * (docs/eu-stall-sampling.md §2.5 "Where the group exists"). */
     if (euss_supported() && sim_cfg.metrics_permitted && md->groups[GK_EUSS].num_metrics > 0)
         out[n++] = &md->groups[GK_EUSS];
     return n;
@@ -589,8 +600,10 @@ static uint32_t profile_pick(const euss_profile_t *p, uint64_t *rs) {
     return lo;
 }
 
-/* Plausible 8-bit counters for an instruction (§3.6): Active plus stall
- * reasons typical of its kind. Raw order per platform (§3.4). */
+/* Plausible 8-bit counters for an instruction (docs/eu-stall-sampling.md §3.6
+ * "What a record means"): Active plus stall
+ * reasons typical of its kind. Raw order per platform
+ * (docs/eu-stall-sampling.md §3.4 "Decoding rule"). */
 static void make_counters(uint8_t op, uint32_t pos, uint64_t *rs, uint8_t *raw) {
     uint32_t active = rng_range(rs, 1, 24), other = 0, control = 0, pipe = 0, send = 0, dist = 0, sbid = 0,
              sync = 0, ifetch = 0, tdr = 0;
@@ -906,7 +919,8 @@ static void prune_family(sim_device_t *root, uint64_t now) {
 }
 
 /* How far a read can see at host time now. The KMD copies only the records
- * its last write-pointer poll found (§4.2: xe polls every 5 ms; i915-prelim
+ * its last write-pointer poll found (docs/eu-stall-sampling.md §4.2 "xe (PVC on
+ * xe, Xe2 and later)": xe polls every 5 ms; i915-prelim
  * every POLL_PERIOD, 10 ms from Intel's driver): with ZESIM_EUSS_POLL_NS
  * the polls fall every period from the stream's start, and a record is
  * visible from the first poll after it was taken. 0: at once. */
@@ -964,7 +978,8 @@ static ze_result_t ZE_APICALL sim_zetMetricGroupGetProperties(zet_metric_group_h
     pProperties->metricCount = g->num_metrics;
     pProperties->pNext = pNext;
     if (pNext == NULL) return ZE_RESULT_SUCCESS;
-    /* §2.2: with a chain, the answer is INVALID_ARGUMENT unless at least
+    /* docs/eu-stall-sampling.md §2.2 "Extended group properties through pNext":
+     * with a chain, the answer is INVALID_ARGUMENT unless at least
      * one known structure is found. */
     ze_result_t r = ZE_RESULT_ERROR_INVALID_ARGUMENT;
     int guard = 0;
@@ -1106,7 +1121,8 @@ static uint64_t round_period(uint64_t req_ns) {
         if (unit > 7) unit = 7;
         return unit * 251 * P;
     }
-    /* xe: nearest supported rate, ties to the higher one (§5.3). */
+    /* xe: nearest supported rate, ties to the higher one
+     * (docs/eu-stall-sampling.md §5.3 "samplingPeriod (nanoseconds)"). */
     uint64_t best = kmd_rates[0];
     if (clocks >= kmd_rates[6]) best = kmd_rates[6];
     else if (clocks > kmd_rates[0]) {
@@ -1121,7 +1137,9 @@ static uint64_t round_period(uint64_t req_ns) {
     return best * P;
 }
 
-/* Reports one (sub)device's stream can hold: 8192 per Xe-core (§4.4, §5.2). */
+/* Reports one (sub)device's stream can hold: 8192 per Xe-core
+ * (docs/eu-stall-sampling.md §4.4 "Buffer size formula", §5.2
+ * "notifyEveryNReports (a count of 64-byte reports)"). */
 static uint64_t tile_max_reports(const sim_device_t *tile) { return (uint64_t)XECORE_BUF_RECORDS * tile->xecores; }
 
 /* getRequiredBufferSize(n) of a leaf device. */
@@ -1224,7 +1242,7 @@ static ze_result_t ZE_APICALL sim_zetMetricStreamerOpen(zet_context_handle_t hCo
     pthread_mutex_lock(&g_mx);
     ze_result_t r = ZE_RESULT_SUCCESS;
     sim_streamer_t *s = NULL;
-    if (!is_activated(md, ctx, g)) r = ZE_RESULT_NOT_READY;                     /* §5.1 order */
+    if (!is_activated(md, ctx, g)) r = ZE_RESULT_NOT_READY;                     /* order: docs/eu-stall-sampling.md §5.1 "Preconditions and results" */
     else if (stream_busy(dev)) r = ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
     else if (desc->notifyEveryNReports == 0) r = ZE_RESULT_ERROR_UNKNOWN;       /* KMD refuses 0 */
     else if ((s = streamer_alloc()) == NULL) r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -1291,7 +1309,9 @@ static ze_result_t ZE_APICALL sim_zetMetricStreamerClose(zet_metric_streamer_han
     return close_stream(s);
 }
 
-/* One KMD read() of a leaf device's stream (§4.2, §4.3): whole records,
+/* One KMD read() of a leaf device's stream (docs/eu-stall-sampling.md §4.2 "xe
+ * (PVC on xe, Xe2 and later)", §4.3 "Mapping of read() results to L0 results"):
+ * whole records,
  * Xe-core buffers in order; -EIO once after drops; empty -> 0 bytes. */
 static ze_result_t tile_read(sim_device_t *tile, uint8_t *out, size_t *size) {
     sim_metric_dev_t *md = tile->metrics;
@@ -1316,7 +1336,8 @@ static ze_result_t tile_read(sim_device_t *tile, uint8_t *out, size_t *size) {
         ss_buf_t *b = &md->bufs[i];
         if (b->count == 0) continue;
         /* i915-prelim flags the records it delivers from a buffer that
-         * dropped rows since it was last read (§3.3). */
+         * dropped rows since it was last read (docs/eu-stall-sampling.md §3.3
+         * "i915-prelim additions and the drop flag"). */
         uint16_t flags = b->drop_mark ? I915_FLAG_DROP : 0;
         b->drop_mark = b->eio_pending = false;
         while (b->count > 0 && done < n) {
@@ -1333,7 +1354,8 @@ static ze_result_t tile_read(sim_device_t *tile, uint8_t *out, size_t *size) {
     return ZE_RESULT_SUCCESS;
 }
 
-/* FLAT device or sub-device (§6.1). */
+/* FLAT device or sub-device (docs/eu-stall-sampling.md §6.1 "FLAT device or
+ * sub-device"). */
 static ze_result_t leaf_read(sim_device_t *tile, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData) {
     if (*pRawDataSize == 0) {
         *pRawDataSize = required_size(tile, maxReportCount);
@@ -1347,7 +1369,8 @@ static ze_result_t leaf_read(sim_device_t *tile, uint32_t maxReportCount, size_t
     return tile_read(tile, pRawData, pRawDataSize);
 }
 
-/* COMPOSITE root (§6.2): a 16-byte header before each sub-device's data,
+/* COMPOSITE root (docs/eu-stall-sampling.md §6.2 "Root device with sub-devices
+ * (COMPOSITE)"): a 16-byte header before each sub-device's data,
  * sub-devices in index order, stop when less than a record fits. */
 static ze_result_t root_read(sim_streamer_t *s, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData) {
     uint32_t nsub = s->ntiles;
@@ -1432,7 +1455,7 @@ bool sim_metrics_notify_state(struct sim_streamer *s) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Calculation (§7)                                                    */
+/* Calculation (docs/eu-stall-sampling.md §7 "Calculation") */
 /* ------------------------------------------------------------------ */
 typedef struct ip_item {
     uint32_t ip;
@@ -1594,7 +1617,7 @@ static ze_result_t ZE_APICALL sim_zetMetricGroupCalculateMultipleMetricValuesExp
             *pTotalMetricValueCount = 0;
             *pSetCount = 0;
         }
-        if (has_header(rawDataSize, pRawData)) return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* root data, §7.2 */
+        if (has_header(rawDataSize, pRawData)) return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* root data, docs/eu-stall-sampling.md §7.2 "FLAT device or sub-device group" */
         ze_result_t r = calc_plain(type, rawDataSize, pRawData, pTotalMetricValueCount, pMetricValues, count_only);
         if (r == ZE_RESULT_SUCCESS || r == ZE_RESULT_WARNING_DROPPED_DATA) {
             *pSetCount = 1;
@@ -1650,14 +1673,16 @@ static ze_result_t ZE_APICALL sim_zetMetricGroupCalculateMetricValues(zet_metric
     if (pMetricValueCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (rawDataSize > 0 && pRawData == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (g->kind != GK_EUSS) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    /* §7.7: never for a root group; not for root-captured data. */
+    /* docs/eu-stall-sampling.md §7.7 "Non-Exp
+     * zetMetricGroupCalculateMetricValues": never for a root group; not for
+     * root-captured data. */
     if (is_root_group(g) || has_header(rawDataSize, pRawData)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     bool count_only = *pMetricValueCount == 0;
     return calc_plain(type, rawDataSize, pRawData, pMetricValueCount, pMetricValues, count_only);
 }
 
 /* ------------------------------------------------------------------ */
-/* Unsupported (§5.6)                                                  */
+/* Unsupported (docs/eu-stall-sampling.md §5.6 "Unsupported calls") */
 /* ------------------------------------------------------------------ */
 static ze_result_t ZE_APICALL unsup_marker(zet_command_list_handle_t a, zet_metric_streamer_handle_t b, uint32_t c) {
     (void)a, (void)b, (void)c;
@@ -1744,7 +1769,8 @@ static ze_result_t ZE_APICALL sim_zetIntelDeviceDisableMetricsExp(zet_device_han
 }
 
 /* ------------------------------------------------------------------ */
-/* Metric tracer (§10, experimental, extension functions only)         */
+/* Metric tracer (experimental, extension functions only;           */
+/* docs/eu-stall-sampling.md §10 "Tracer-based metrics (experimental API)") */
 /* ------------------------------------------------------------------ */
 /* Raw tracer data (our own format; Intel's driver has no implementation):
  * a sequence of 64-byte EU stall records exactly as the streamer returns
@@ -1754,7 +1780,7 @@ static ze_result_t ZE_APICALL sim_zetIntelDeviceDisableMetricsExp(zet_device_han
 #define TR_TS_OFF 16
 #define TR_ONSUB_OFF 24
 #define TR_SUBID_OFF 28
-#define TRACER_RATE_MULT 4 /* KMD default sampling rate multiplier (§4.2) */
+#define TRACER_RATE_MULT 4 /* KMD default sampling rate multiplier (docs/eu-stall-sampling.md §4.2 "xe (PVC on xe, Xe2 and later)") */
 
 static sim_streamer_t *tracer_of(sim_tracer_handle_t h) { return SIM_OBJ(sim_streamer_t, h, SIM_K_METRIC_TRACER); }
 
@@ -2018,7 +2044,8 @@ static ze_result_t ZE_APICALL sim_zetMetricTracerDecodeExp(sim_decoder_handle_t 
 }
 
 /* Intel's open-source driver: every tracer/decoder function answers
- * UNSUPPORTED_FEATURE (§10). Without ZESIM_METRIC_TRACER=1 the functions
+ * UNSUPPORTED_FEATURE (docs/eu-stall-sampling.md §10 "Tracer-based metrics
+ * (experimental API)"). Without ZESIM_METRIC_TRACER=1 the functions
  * above do the same (first line of each). */
 void *sim_metrics_extension(const char *name) {
     static const struct {
