@@ -13,7 +13,7 @@ type Identity struct {
 	// Rank is the process's global rank in the job, -1 when unknown.
 	Rank int
 	// LocalRank is its rank among the job's processes on this host, -1
-	// when unknown. It is never taken for a global rank (docs/mpi.md).
+	// when unknown. It is never taken for a global rank (docs/mpi.md §1 "The rank variables").
 	LocalRank int
 	// Size is the number of processes in the job, -1 when unknown.
 	Size int
