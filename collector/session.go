@@ -90,6 +90,7 @@ const Version = "0.1.0-dev"
 // under a mutex and queue records for the writer goroutine.
 type Session struct {
 	getenv func(string) string
+	create func(path string) (*os.File, error) // the output file
 	cfg    config.Config
 	stderr io.Writer
 	now    func() uint64 // host ns, CLOCK_MONOTONIC_RAW
@@ -283,6 +284,7 @@ func NewSession(getenv func(string) string, stderr io.Writer, opts ...Option) *S
 		getenv:    getenv,
 		stderr:    stderr,
 		now:       monotonicRawNs,
+		create:    stream.CreateExclusive,
 		reported:  map[LayerState]bool{},
 		modules:   map[uintptr]uint64{},
 		contents:  map[[sha256.Size]byte]uint64{},
@@ -391,7 +393,7 @@ func (s *Session) startLocked() {
 			return
 		}
 	}
-	f, err := stream.CreateExclusive(s.path)
+	f, err := s.create(s.path)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "zestall: cannot create the output file %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", s.path, err, config.DefaultOutput)
 		return

@@ -1,9 +1,12 @@
 package collector
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -421,5 +424,88 @@ func TestWriterStallRecords(t *testing.T) {
 	}
 	if n == 0 || c.StallRecordsRead != 1 || c.StallSamplesAttributed+c.StallSamplesUnattributed != 1 {
 		t.Errorf("%d stall records; counters %v; stderr %q", n, c, stderr)
+	}
+}
+
+// withOutput makes the session write to f instead of creating its file.
+func withOutput(f *os.File) Option {
+	return func(s *Session) { s.create = func(string) (*os.File, error) { return f, nil } }
+}
+
+// TestWriterFailure: an output that fails (a pipe nobody reads) is said
+// once on stderr; the session goes on without blocking the application
+// and exits in time.
+func TestWriterFailure(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // writes fail with EPIPE
+	s, _, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1ms"})
+	withOutput(w)(s)
+	s.Status(StateActive, ze.Success)
+	for i := range 100 {
+		s.ModuleCreated(&Module{Handle: uintptr(i + 1), Native: []byte{byte(i)}})
+	}
+	done := make(chan struct{})
+	go func() { s.Shutdown(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown hangs after the output failed")
+	}
+	if out := stderr.String(); strings.Count(out, "failed:") != 1 || !strings.Contains(out, "output stops here") {
+		t.Errorf("stderr %q", out)
+	}
+}
+
+// TestWriterQueueFull: while the output is slower than the application,
+// records that do not fit the queue are counted, never waited for, and the
+// trailer says how many: every record is written or counted.
+func TestWriterQueueFull(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s, _, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1ms"})
+	withOutput(w)(s)
+	s.Status(StateActive, ze.Success)
+	// Incompressible binaries fill the pipe (nobody reads it yet), the
+	// writer blocks, and the queue fills.
+	const modules = 6000
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range modules {
+		bin := make([]byte, 2048)
+		for k := range bin {
+			bin[k] = byte(rnd.Uint32())
+		}
+		s.ModuleCreated(&Module{Handle: uintptr(i + 1), Native: bin})
+	}
+	data := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r) // until the writer closes the file
+		data <- b
+	}()
+	s.Shutdown()
+	recs, err := stream.ReadAll(bytes.NewReader(<-data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := 0
+	for _, rec := range recs {
+		if rec.GetModule() != nil {
+			written++
+		}
+	}
+	c := recs[len(recs)-1].GetCounters()
+	var lost uint64
+	for _, l := range c.GetLost() {
+		if l.What == LossQueueFull {
+			lost = l.Count
+		}
+	}
+	if lost == 0 || uint64(written)+lost != modules {
+		t.Errorf("%d modules written, %d counted lost; want some lost and %d in all", written, lost, modules)
 	}
 }
