@@ -14,8 +14,11 @@
 // loads IGA at run time: the CLI itself is pure Go (CGO_ENABLED=0).
 //
 // Exit codes follow pprof: 0 success, 1 a file could not be read completely
-// (everything readable was still printed) or an output could not be
-// written, 2 usage error. Reading a large file shows progress on stderr.
+// (everything readable was still printed: reading goes on past a damaged
+// stretch at the next intact frame), holds no record, or an output could
+// not be written, 2 usage error. Outputs appear only complete and never
+// replace a file (output.go). Reading a large file shows progress on
+// stderr.
 package main
 
 import (

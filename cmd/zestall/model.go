@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"io"
-	"os"
 
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -30,7 +28,8 @@ type runModel struct {
 	windows    []windowEdge // Window records in file order
 	sources    []*pb.MergeSource
 	unknown    int // records of kinds this reader does not know
-	readErr    error
+	inputs     []*inputRead
+	readErr    error // what was lost reading the inputs, or nil
 
 	source        uint32            // index of the MergeSource the records belong to (0: not merged)
 	launchSource  map[uint64]uint32 // launch id -> source, for merged files
@@ -57,45 +56,57 @@ func newRunModel() *runModel {
 }
 
 // loadRuns reads one file, or merges several (as zestall merge does) into
-// one model. A damaged file leaves everything complete before the damage in
-// the model and its error in readErr; only a file that cannot be opened at
-// all is an error.
+// one model. A damaged file leaves everything intact in the model (reading
+// goes on after a damaged stretch at the next intact frame) and says what
+// was lost in inputs and readErr; a file that cannot be opened, or inputs
+// that hold no record at all, are an error.
 func loadRuns(paths []string, stderr io.Writer) (*runModel, error) {
-	if len(paths) == 1 {
-		return loadRun(paths[0], stderr)
-	}
 	m := newRunModel()
-	readErrs, err := mergeRuns(paths, stderr, func(rec *pb.Record) error {
-		m.add(rec)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	if len(paths) == 1 {
+		in, err := readInput(paths[0], stderr, 0, func(rec *pb.Record) error {
+			m.add(rec)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.inputs = []*inputRead{in}
+	} else {
+		ins, err := mergeRuns(paths, stderr, func(rec *pb.Record) error {
+			m.add(rec)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.inputs = ins
 	}
-	m.readErr = joinReadErrors(readErrs)
+	var errs []error
+	records := 0
+	for _, in := range m.inputs {
+		errs = append(errs, in.err())
+		records += in.records
+	}
+	m.readErr = errors.Join(errs...)
+	if records == 0 {
+		return nil, m.readErr
+	}
 	return m, nil
 }
 
-func loadRun(path string, stderr io.Writer) (*runModel, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m := newRunModel()
-	r := stream.NewReader(newProgressReader(f, path, stderr))
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return m, nil
+// damaged reports whether records of any input were lost.
+func (m *runModel) damaged() bool {
+	for _, in := range m.inputs {
+		if in.damaged() {
+			return true
 		}
-		if err != nil {
-			// Keep everything complete; the caller reports the error.
-			m.readErr = fmt.Errorf("%s: %w", path, err)
-			return m, nil
-		}
-		m.add(rec)
 	}
+	for _, src := range m.sources {
+		if src.ReadError != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // add adds one record to the model.

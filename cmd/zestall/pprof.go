@@ -11,7 +11,6 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/zestall/zestall/collector/dwarfline"
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -29,7 +28,12 @@ its GPU address, with the DWARF source line when the module had debug
 info; labels "device", and "launch" (one launch) or "launches" (shared).
 View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source;
 add -source_path=DIR when the sources moved). Several FILEs are merged
-first. OUT must not exist.`)
+first. FILE "-" is standard input (as the only FILE). The same file may not be
+given twice. A damaged file is read past each damaged stretch to the next
+intact frame; what was lost is reported (exit status 1), as is a file with
+no record.
+OUT is written to a temporary file next to it and appears only complete;
+it must not exist and is never overwritten.`)
 		fs.PrintDefaults()
 	}
 	m, err := loadForOutput(fs, args, out, "pprof", stderr)
@@ -40,16 +44,8 @@ first. OUT must not exist.`)
 	if err != nil {
 		return errors.Join(m.readErr, err)
 	}
-	f, err := stream.CreateExclusive(*out)
-	if err != nil {
-		return err
-	}
-	if err := p.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
+	if err := writeOutput(*out, p.Write); err != nil {
+		return errors.Join(m.readErr, err)
 	}
 	fmt.Fprintf(stderr, "zestall: wrote %s (%d samples, %d locations)\n", *out, len(p.Sample), len(p.Location))
 	return m.readErr
@@ -168,6 +164,9 @@ func parseFiles(fs *flag.FlagSet, args []string, need string, ok func() bool) ([
 		fs.Usage()
 		return nil, usageError{need}
 	}
+	if err := checkInputs(files, true); err != nil {
+		return nil, err
+	}
 	return files, nil
 }
 
@@ -179,12 +178,15 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); err != nil {
 			return nil, err
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil // "--" ends the flags
+		}
+		if len(rest) == 0 {
 			return pos, nil
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 }
 
@@ -193,6 +195,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer) (*runModel, error) {
 	files, err := parseFiles(fs, args, cmd+" takes FILE... and -o OUT", func() bool { return *out != "" })
 	if err != nil {
+		return nil, err
+	}
+	if err := checkOutput(*out); err != nil {
 		return nil, err
 	}
 	return loadRuns(files, stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -26,8 +28,11 @@ anything lost), the collection windows with the launches and stall samples
 in each, kernels by total device time, kernels by EU stall samples with
 their stall reasons, each kernel's hottest instructions with IGA's
 disassembly and the DWARF source line, and every kernel the application
-created. Several FILEs are merged first (as zestall merge does). A
-truncated file is reported up to its last complete record (exit status 1).
+created. Several FILEs are merged first (as zestall merge does).
+FILE "-" is standard input (as the only FILE). The same file may not be
+given twice. A damaged file is read past each damaged stretch to the next
+intact frame; what was lost is reported (exit status 1), as is a file with
+no record.
 Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
 (package libigc1); without them offsets are shown.`)
 		fs.PrintDefaults()
@@ -70,7 +75,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 			writeSampling(w, d)
 		}
 	} else {
-		fmt.Fprintln(w, "no header: the file holds no complete frame")
+		fmt.Fprintln(w, "no header: the frame that held it is missing or damaged")
 	}
 	fmt.Fprintf(w, "records: %d, modules: %d, kernels: %d\n", m.records, len(m.modules), len(m.kernels))
 	if c := m.counters; c != nil {
@@ -96,6 +101,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 	} else {
 		fmt.Fprintln(w, "the run ended abnormally: no counters were written")
 	}
+	writeDamage(w, m)
 	for _, src := range m.sources {
 		writeSource(w, src)
 	}
@@ -368,6 +374,28 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 			fmt.Fprintf(tw, "  %#06x\t%d\t%s\t%s\t%s\n", o.off, t, strings.Join(rs, ", "), src, text)
 		}
 		tw.Flush()
+	}
+}
+
+// writeDamage says, per input, what reading it lost.
+func writeDamage(w io.Writer, m *runModel) {
+	for _, in := range m.inputs {
+		if len(in.skipped) > 0 {
+			fmt.Fprintf(w, "DAMAGED: %s: %d damaged stretches skipped (%d bytes, first at byte offset %d); their records are lost and counted nowhere below\n",
+				in.path, len(in.skipped), in.skippedBytes(), in.skipped[0].Offset)
+		}
+		if in.final != nil {
+			var fe *stream.FormatError
+			if errors.As(in.final, &fe) && fe.Frame >= 0 {
+				why := fe.Kind.Error() + ": " + fe.Msg
+				if fe.Cause != nil {
+					why += ": " + fe.Cause.Error()
+				}
+				fmt.Fprintf(w, "DAMAGED: %s: nothing read after byte offset %d (%s)\n", in.path, fe.Offset, why)
+			} else {
+				fmt.Fprintf(w, "DAMAGED: %s: %v\n", in.path, in.final)
+			}
+		}
 	}
 }
 

@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"sort"
 
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -36,26 +36,51 @@ one process per device, one track per command queue (regular lists) or
 command list (immediate lists); each launch a complete event at its device
 start and end, with the kernel name, group counts and sizes, and the stall
 samples attributed to that launch (args). Open it in ui.perfetto.dev or
-chrome://tracing. Several FILEs are merged first. OUT must not exist.`)
+chrome://tracing. Several FILEs are merged first. FILE "-" is standard input (as the only FILE). The same file may not be
+given twice. A damaged file is read past each damaged stretch to the next
+intact frame; what was lost is reported (exit status 1), as is a file with
+no record.
+OUT is written to a temporary file next to it and appears only complete;
+it must not exist and is never overwritten.`)
 		fs.PrintDefaults()
 	}
 	m, err := loadForOutput(fs, args, out, "trace", stderr)
 	if err != nil {
 		return err
 	}
-	f, err := stream.CreateExclusive(*out)
-	if err != nil {
-		return err
+	if countTraceable(m) == 0 {
+		return errors.Join(m.readErr, errors.New("no launch has device times: nothing to trace (see zestall report)"))
 	}
-	n, err := writeTrace(f, m)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	var n int
+	if err := writeOutput(*out, func(w io.Writer) (err error) {
+		n, err = writeTrace(w, m)
 		return err
+	}); err != nil {
+		return errors.Join(m.readErr, err)
 	}
 	fmt.Fprintf(stderr, "zestall: wrote %s (%d launches)\n", *out, n)
 	return m.readErr
+}
+
+// traceable reports whether a launch becomes a trace event: it has device
+// times, in order, not before the run started.
+func traceable(l *pb.Launch, t0 uint64) bool {
+	return l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs && l.DeviceStartNs >= t0
+}
+
+// countTraceable counts the launches writeTrace writes.
+func countTraceable(m *runModel) int {
+	var t0 uint64
+	if m.header != nil {
+		t0 = m.header.StartHostNs
+	}
+	n := 0
+	for _, l := range m.launchList {
+		if traceable(l, t0) {
+			n++
+		}
+	}
+	return n
 }
 
 func writeTrace(w io.Writer, m *runModel) (int, error) {
@@ -84,7 +109,7 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 	if m.header != nil {
 		t0 = m.header.StartHostNs
 	}
-	var evs []traceEvent
+	evs := []traceEvent{} // never "traceEvents": null
 	if m.header != nil {
 		for _, d := range m.header.Devices {
 			evs = append(evs, traceEvent{Name: "process_name", Ph: "M", Pid: d.Id,
@@ -94,7 +119,7 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 	tracks := map[[2]uint64]bool{}
 	n := 0
 	for _, l := range m.launchList {
-		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 || l.DeviceEndNs < l.DeviceStartNs || l.DeviceStartNs < t0 {
+		if !traceable(l, t0) {
 			continue
 		}
 		tid := l.QueueId

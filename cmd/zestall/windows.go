@@ -95,7 +95,11 @@ func writeWindows(w io.Writer, m *runModel) {
 	}
 	fmt.Fprintln(w)
 	if len(ws) == 0 {
-		fmt.Fprintln(w, "collection windows: none recorded (collection covered the whole run)")
+		if m.damaged() {
+			fmt.Fprintln(w, "collection windows: none read; records were lost to damage, so whether collection covered the whole run is unknown")
+		} else {
+			fmt.Fprintln(w, "collection windows: none recorded (collection covered the whole run)")
+		}
 		return
 	}
 	var t0 uint64
@@ -188,5 +192,8 @@ func writeWindows(w io.Writer, m *runModel) {
 	}
 	if aggregated > 0 {
 		fmt.Fprintf(w, "  stall samples summed over several windows (no window): %d\n", aggregated)
+	}
+	if m.damaged() {
+		fmt.Fprintln(w, "  records were lost to damage: windows, launches and samples in them are missing here")
 	}
 }
