@@ -119,3 +119,26 @@ func TestDumpLinesAreJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplingOffLine: the reason sampling was off is said in words, and
+// a success code recorded as the detail is never shown as a reason.
+func TestSamplingOffLine(t *testing.T) {
+	tests := []struct {
+		reason pb.StallSamplingOff
+		detail string
+		want   string
+	}{
+		{pb.StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED, "ZE_RESULT_SUCCESS (0x0)",
+			"  EU stall sampling: off: the driver exposes no metrics (run with ZET_ENABLE_METRICS=1)\n"},
+		{pb.StallSamplingOff_STALL_SAMPLING_OFF_OPEN_FAILED, "ZE_RESULT_ERROR_NOT_AVAILABLE (0x78000003)",
+			"  EU stall sampling: off: the metric streamer could not be opened (another sampling session may be active) (ZE_RESULT_ERROR_NOT_AVAILABLE (0x78000003))\n"},
+		{pb.StallSamplingOff(99), "", "  EU stall sampling: off: reason 99 (written by a newer zestall)\n"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		writeSampling(&b, &pb.Device{StallSampling: &pb.StallSampling{OffReason: tt.reason, Detail: tt.detail}})
+		if b.String() != tt.want {
+			t.Errorf("%v %q:\n got %q\nwant %q", tt.reason, tt.detail, b.String(), tt.want)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
 			fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
 		}
+		use := m.deviceUse()
 		for _, d := range h.Devices {
 			kind := "device"
 			if d.ParentId != 0 {
@@ -73,15 +74,19 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 			fmt.Fprintf(w, "%s %d: %s (%#04x %s), %d Xe-cores, timer %.1f MHz, kernel timestamps %d bits\n",
 				kind, d.Id, d.Name, d.PciDeviceId, d.Platform, d.XeCoreCount, float64(d.TimerFrequencyHz)/1e6, d.KernelTimestampValidBits)
 			writeSampling(w, d)
+			writeDeviceUse(w, d, use, m.damaged())
 		}
 	} else {
 		fmt.Fprintln(w, "no header: the frame that held it is missing or damaged")
 	}
 	fmt.Fprintf(w, "records: %d, modules: %d, kernels: %d\n", m.records, len(m.modules), len(m.kernels))
+	fmt.Fprintln(w, glossary)
 	if c := m.counters; c != nil {
 		fmt.Fprintf(w, "kernel launches seen: %d, with device times: %d\n", c.LaunchesSeen, c.LaunchesTimed)
 		if c.StallRecordsRead > 0 || c.StallDropWarnings > 0 {
-			fmt.Fprintf(w, "EU stall records read: %d; calculated (IP, read window) rows attributed: %d, unattributed: %d\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
+			// The collector counts rows in the fields named
+			// stall_samples_* (collector/attribute.go).
+			fmt.Fprintf(w, "EU stall records read: %d; rows calculated from them: %d attributed to kernels, %d unattributed\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
 		}
 		if c.StallRecordsDiscardedStopped > 0 || c.LaunchesWhileStopped > 0 {
 			fmt.Fprintf(w, "while collection was stopped: %d EU stall records read and discarded, %d kernel launches passed (counted only with ZESTALL_LAUNCHES)\n", c.StallRecordsDiscardedStopped, c.LaunchesWhileStopped)
@@ -143,6 +148,66 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 	tw.Flush()
 }
 
+// glossary says once what the report's counting words mean.
+const glossary = `glossary: record = one entry of this file; EU stall record = one 64-byte hardware report (one instruction, one Xe-core);
+          row = one instruction's counts in one read, calculated by the driver from EU stall records;
+          sample = one unit of those counts (every samples figure below adds them up)`
+
+// deviceUsage is what the run did on one device.
+type deviceUsage struct {
+	launches int
+	samples  uint64
+}
+
+// deviceUse counts launches and EU stall samples per device id.
+func (m *runModel) deviceUse() map[uint32]*deviceUsage {
+	use := map[uint32]*deviceUsage{}
+	get := func(id uint32) *deviceUsage {
+		u := use[id]
+		if u == nil {
+			u = &deviceUsage{}
+			use[id] = u
+		}
+		return u
+	}
+	for _, l := range m.launchList {
+		get(l.DeviceId).launches++
+	}
+	for _, r := range m.rows {
+		for _, c := range r.counts {
+			get(r.device).samples += c
+		}
+	}
+	for _, u := range m.unattrSamples {
+		get(u.device).samples += u.sums
+	}
+	return use
+}
+
+// writeDeviceUse says what the run did on a device, and why a device
+// shows nothing.
+func writeDeviceUse(w io.Writer, d *pb.Device, use map[uint32]*deviceUsage, damaged bool) {
+	u := use[d.Id]
+	if u == nil {
+		u = &deviceUsage{}
+	}
+	sampling := d.GetStallSampling().GetEnabled()
+	switch {
+	case d.ParentId != 0 && u.launches == 0 && u.samples == 0:
+		// Sub-devices are shown with their root's use.
+	case u.launches == 0 && u.samples == 0 && damaged:
+		fmt.Fprintln(w, "  no kernel launches read for this device (records were lost to damage)")
+	case u.launches == 0 && u.samples == 0:
+		fmt.Fprintln(w, "  no kernel launches recorded on this device: the application launched none here (or only while collection was stopped)")
+	case !sampling:
+		fmt.Fprintf(w, "  kernel launches: %d\n", u.launches)
+	case u.samples == 0:
+		fmt.Fprintf(w, "  kernel launches: %d, EU stall samples: 0 (kernels shorter than the sampling period can go unsampled)\n", u.launches)
+	default:
+		fmt.Fprintf(w, "  kernel launches: %d, EU stall samples: %d\n", u.launches, u.samples)
+	}
+}
+
 // kernelName is the demangled name when there is one.
 func kernelName(k *pb.Kernel) string {
 	if k.DemangledName != "" {
@@ -182,6 +247,9 @@ func writeKernelTime(w io.Writer, m *runModel) {
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ns > rows[j].ns })
 	fmt.Fprintln(w)
+	// LAUNCHES and MEAN are over the same launches: those with device
+	// times, the only ones DEVICE TIME can add up.
+	untimed := 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "DEVICE TIME\tSHARE\tLAUNCHES\tMEAN\t KERNEL\t")
 	for _, r := range rows {
@@ -189,9 +257,15 @@ func writeKernelTime(w io.Writer, m *runModel) {
 		if r.timed > 0 {
 			mean = float64(r.ns) / float64(r.timed) / 1e3
 		}
-		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.launches, mean, r.name)
+		untimed += r.launches - r.timed
+		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.timed, mean, r.name)
 	}
 	tw.Flush()
+	if untimed > 0 {
+		fmt.Fprintf(w, "  LAUNCHES and MEAN count the launches with device times; %d launch records without device times are left out of this table\n", untimed)
+	} else {
+		fmt.Fprintln(w, "  LAUNCHES and MEAN count the launches with device times (all of them here)")
+	}
 }
 
 // stallRow is one row of a StallRows record.
@@ -254,7 +328,7 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 		c   []uint64
 	}
 	byName := map[string]map[uint64][]uint64{}
-	var byLaunch, shared uint64
+	var byLaunch, shared, kernelOnly uint64
 	for _, r := range m.rows {
 		n := names[r.kernel]
 		agg := byName[n]
@@ -274,6 +348,8 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 				byLaunch += c
 			case r.shared != "":
 				shared += c
+			default:
+				kernelOnly += c
 			}
 		}
 	}
@@ -314,8 +390,8 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 		ks = append(ks, k)
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i].total > ks[j].total })
-	fmt.Fprintf(w, "\nEU stall samples: %d attributed to kernels (%d to single launches, %d shared by overlapping launches), %d unattributed\n",
-		all, byLaunch, shared, m.unattr)
+	fmt.Fprintf(w, "\nEU stall samples: %d = %d attributed to kernels (%d to a single launch + %d shared by overlapping launches + %d to the kernel only, no launch named) + %d unattributed (in no known kernel)\n",
+		all+m.unattr, all, byLaunch, shared, kernelOnly, m.unattr)
 	col := func(j int) string {
 		if j < len(m.metrics) {
 			return m.metrics[j]
@@ -426,6 +502,23 @@ func writeSource(w io.Writer, src *pb.MergeSource) {
 	fmt.Fprintln(w)
 }
 
+// offReason says why sampling was off, in words.
+func offReason(r pb.StallSamplingOff) string {
+	switch r {
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_DISABLED:
+		return "disabled by zestall's configuration (see the ZESTALL_ settings)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED:
+		return "the driver exposes no metrics (run with ZET_ENABLE_METRICS=1)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_NO_GROUP:
+		return "the device has no EuStallSampling metric group (no EU stall sampling on this device, or the kernel driver refused access: perf_stream_paranoid / observation_paranoid)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_OPEN_FAILED:
+		return "the metric streamer could not be opened (another sampling session may be active)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_UNSPECIFIED:
+		return "reason not recorded"
+	}
+	return fmt.Sprintf("reason %d (written by a newer zestall)", int32(r))
+}
+
 // writeSampling says how EU stall sampling ran on a device, or why not.
 func writeSampling(w io.Writer, d *pb.Device) {
 	ss := d.GetStallSampling()
@@ -449,9 +542,11 @@ func writeSampling(w io.Writer, d *pb.Device) {
 	case ss.OffReason == pb.StallSamplingOff_STALL_SAMPLING_OFF_VIA_ROOT:
 		// The root device's line says it.
 	default:
-		fmt.Fprintf(w, "  EU stall sampling: off (%s)", strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(ss.OffReason.String(), "STALL_SAMPLING_OFF_")), "_", " "))
-		if ss.Detail != "" {
-			fmt.Fprintf(w, ": %s", ss.Detail)
+		fmt.Fprintf(w, "  EU stall sampling: off: %s", offReason(ss.OffReason))
+		// The detail is the Level-Zero result of the call that failed;
+		// a success code is no reason and is not shown.
+		if ss.Detail != "" && !strings.HasPrefix(ss.Detail, "ZE_RESULT_SUCCESS") {
+			fmt.Fprintf(w, " (%s)", ss.Detail)
 		}
 		fmt.Fprintln(w)
 	}
