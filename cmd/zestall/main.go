@@ -7,6 +7,7 @@
 //	zestall pprof FILE... -o OUT.pb.gz   EU stall samples as a pprof profile
 //	zestall trace FILE... -o OUT.json    launches as Chrome/Perfetto trace events
 //	zestall merge FILE... -o OUT.zst     several runs as one file
+//	zestall report --json FILE...        the report as JSON (reportjson.go)
 //
 // Every view reads one in-memory model (model.go) built from the stream;
 // several FILEs are merged into it as zestall merge does (merge.go).
@@ -43,10 +44,13 @@ commands:
                 write the launches as Chrome/Perfetto trace-event JSON
   merge FILE... -o OUT.zst
                 merge several runs (processes, ranks) into one file
-  version       print the version
+  version, --version
+                print the version
   help          print this help
 
-Run "zestall <command> --help" for a command's options.
+Run "zestall <command> --help" for a command's options. Flags may follow
+the FILEs; FILE "-" is standard input (as the only FILE). Outputs (-o)
+appear only complete and never replace an existing file.
 `
 
 func main() {
@@ -73,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdMerge(rest, stdout, stderr)
 	case "trace":
 		err = cmdTrace(rest, stdout, stderr)
-	case "version":
+	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "zestall", version)
 		return 0
 	case "help", "-h", "--help":

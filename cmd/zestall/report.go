@@ -20,8 +20,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	top := fs.Int("top", 5, "hottest instructions to show per kernel")
 	noDisasm := fs.Bool("no-disasm", false, "do not disassemble (offsets and source lines only)")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object (structure: zestall-report/1, below)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] FILE...
+		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] [--json] FILE...
 
 Prints the run summary (process, devices, configuration, counters,
 anything lost), the collection windows with the launches and stall samples
@@ -34,7 +35,19 @@ given twice. A damaged file is read past each damaged stretch to the next
 intact frame; what was lost is reported (exit status 1), as is a file with
 no record.
 Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
-(package libigc1); without them offsets are shown.`)
+(package libigc1); without them offsets are shown.
+
+--json prints the same numbers as one JSON object, schema
+"zestall-report/1": inputs (records read, damaged stretches, skipped bytes,
+error), run, devices (sampling, launches, stall_samples), counters,
+windows (start_ns/stop_ns from the run's start, launches, stall_samples),
+outside_windows, stall_samples_no_window, metrics (the stall reasons, in
+the driver's order), stall_samples (total = single_launch + shared +
+kernel_only + unattributed), and kernels (name, ids, launches and mean_ns
+over launches with device times, launches_untimed, device_ns,
+stall_samples, reasons, hot instructions: offset, samples, reasons,
+source, instruction). Times are ns; fields are only added within a
+schema version. Every field is described in cmd/zestall/reportjson.go.`)
 		fs.PrintDefaults()
 	}
 	files, err := parseFiles(fs, args, "report takes at least one FILE", nil)
@@ -47,6 +60,12 @@ Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
 	}
 	code := newCodeCache(m, stderr, !*noDisasm)
 	defer code.close()
+	if *asJSON {
+		if err := writeJSONReport(stdout, m, code, *top); err != nil {
+			return err
+		}
+		return m.readErr
+	}
 	writeReport(stdout, m, code, *top)
 	return m.readErr
 }
@@ -309,26 +328,47 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 	}
 }
 
-// writeStalls prints, per kernel (by name), the stall reasons and the
-// hottest instruction offsets.
-func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
-	if len(m.rows) == 0 {
-		return
+// stallOffset is the samples of one instruction offset, per reason.
+type stallOffset struct {
+	off uint64
+	c   []uint64
+}
+
+// stallKernel is the samples of every kernel record of one name.
+type stallKernel struct {
+	name  string
+	first *pb.Kernel // a kernel record of the name, for its code
+	sum   []uint64   // per reason
+	total uint64
+	offs  []stallOffset // hottest first
+}
+
+// stallSummary is the EU stall samples of the run, per kernel name and
+// by attribution; the text and JSON reports both show it.
+type stallSummary struct {
+	kernels                                []stallKernel // most samples first
+	all                                    uint64        // attributed to kernels
+	byLaunch, shared, kernelOnly, unattrib uint64
+}
+
+func sumCounts(c []uint64) (t uint64) {
+	for _, x := range c {
+		t += x
 	}
+	return t
+}
+
+func summarizeStalls(m *runModel) stallSummary {
 	names := map[uint64]string{}
-	first := map[string]*pb.Kernel{} // a kernel record per name, for its code
+	first := map[string]*pb.Kernel{}
 	for _, k := range m.kernels {
 		names[k.Id] = kernelName(k)
 		if first[kernelName(k)] == nil {
 			first[kernelName(k)] = k
 		}
 	}
-	type koff struct {
-		off uint64
-		c   []uint64
-	}
 	byName := map[string]map[uint64][]uint64{}
-	var byLaunch, shared, kernelOnly uint64
+	var s stallSummary
 	for _, r := range m.rows {
 		n := names[r.kernel]
 		agg := byName[n]
@@ -345,30 +385,16 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 			a[j] += c
 			switch {
 			case r.launch != 0:
-				byLaunch += c
+				s.byLaunch += c
 			case r.shared != "":
-				shared += c
+				s.shared += c
 			default:
-				kernelOnly += c
+				s.kernelOnly += c
 			}
 		}
 	}
-	total := func(c []uint64) (t uint64) {
-		for _, x := range c {
-			t += x
-		}
-		return t
-	}
-	type kern struct {
-		name  string
-		sum   []uint64
-		total uint64
-		offs  []koff
-	}
-	var ks []kern
-	var all uint64
 	for name, rows := range byName {
-		k := kern{name: name}
+		k := stallKernel{name: name, first: first[name]}
 		for off, c := range rows {
 			if k.sum == nil {
 				k.sum = make([]uint64, len(c))
@@ -376,22 +402,39 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 			for j := range c {
 				k.sum[j] += c[j]
 			}
-			k.offs = append(k.offs, koff{off, c})
+			k.offs = append(k.offs, stallOffset{off, c})
 		}
-		k.total = total(k.sum)
-		all += k.total
+		k.total = sumCounts(k.sum)
+		s.all += k.total
 		sort.Slice(k.offs, func(i, j int) bool {
-			ti, tj := total(k.offs[i].c), total(k.offs[j].c)
+			ti, tj := sumCounts(k.offs[i].c), sumCounts(k.offs[j].c)
 			if ti != tj {
 				return ti > tj
 			}
 			return k.offs[i].off < k.offs[j].off
 		})
-		ks = append(ks, k)
+		s.kernels = append(s.kernels, k)
 	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i].total > ks[j].total })
+	sort.Slice(s.kernels, func(i, j int) bool {
+		if s.kernels[i].total != s.kernels[j].total {
+			return s.kernels[i].total > s.kernels[j].total
+		}
+		return s.kernels[i].name < s.kernels[j].name
+	})
+	s.unattrib = m.unattr
+	return s
+}
+
+// writeStalls prints, per kernel (by name), the stall reasons and the
+// hottest instruction offsets.
+func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
+	if len(m.rows) == 0 {
+		return
+	}
+	sum := summarizeStalls(m)
+	ks, all, total := sum.kernels, sum.all, sumCounts
 	fmt.Fprintf(w, "\nEU stall samples: %d = %d attributed to kernels (%d to a single launch + %d shared by overlapping launches + %d to the kernel only, no launch named) + %d unattributed (in no known kernel)\n",
-		all+m.unattr, all, byLaunch, shared, kernelOnly, m.unattr)
+		all+m.unattr, all, sum.byLaunch, sum.shared, sum.kernelOnly, m.unattr)
 	col := func(j int) string {
 		if j < len(m.metrics) {
 			return m.metrics[j]
@@ -415,8 +458,8 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 		}
 		fmt.Fprintf(w, "  reasons: %s\n", strings.Join(parts, ", "))
 		var kc *kernelCode
-		if k := first[k.name]; k != nil {
-			kc = code.get(k)
+		if k.first != nil {
+			kc = code.get(k.first)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  OFFSET\tSAMPLES\tTOP REASONS\tSOURCE\tINSTRUCTION")
