@@ -86,7 +86,7 @@ func (a *annotator) collect() []*kernelSamples {
 			ks = append(ks, byName[n])
 		}
 	}
-	for _, r := range a.m.rows {
+	for _, r := range a.m.stallOrder {
 		k := a.m.kernelByID[r.kernel]
 		if k == nil {
 			continue

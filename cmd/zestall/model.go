@@ -20,20 +20,31 @@ type runModel struct {
 	timed      map[uint64]int    // kernel id -> launches with device times
 	counters   *pb.Counters
 	records    int
-	metrics    []string     // stall counter columns (driver order, IP excluded)
-	unattr     uint64       // unattributed sample counts
-	rows       []stallRow   // every (kernel, offset, attribution) row
-	launchList []*pb.Launch // every launch record, for trace
-	periodNs   uint64       // the sampling period the driver chose
-	windows    []windowEdge // Window records in file order
-	sources    []*pb.MergeSource
-	unknown    int // records of kinds this reader does not know
-	inputs     []*inputRead
-	readErr    error // what was lost reading the inputs, or nil
+	metrics    []string               // stall counter columns (driver order, IP excluded)
+	unattr     uint64                 // unattributed sample counts
+	stalls     map[stallKey]*stallAgg // EU stall rows, summed (aggregate.go)
+	stallOrder []*stallAgg            // the same, in the order first seen
+	durations  map[uint64]*sketch     // kernel id -> device times of its launches
+	// Per device: launch records, EU stall samples (attributed and not).
+	devLaunches map[uint32]int
+	devSamples  map[uint32]uint64
+	// For the collection windows: launch append times, stall samples
+	// per read.
+	appendTimes map[sourceDevice][]uint64
+	samplesAt   map[sampleAt]uint64
+	// Only for trace (keepLaunches): every launch record, and the stall
+	// samples attributed to each single launch.
+	keepLaunches bool
+	launchList   []*pb.Launch
+	perLaunch    map[uint64][]uint64
+	periodNs     uint64       // the sampling period the driver chose
+	windows      []windowEdge // Window records in file order
+	sources      []*pb.MergeSource
+	unknown      int // records of kinds this reader does not know
+	inputs       []*inputRead
+	readErr      error // what was lost reading the inputs, or nil
 
-	source        uint32            // index of the MergeSource the records belong to (0: not merged)
-	launchSource  map[uint64]uint32 // launch id -> source, for merged files
-	unattrSamples []unattrRow
+	source uint32 // index of the MergeSource the records belong to (0: not merged)
 }
 
 // windowEdge is one Window record with the input it came from.
@@ -42,17 +53,11 @@ type windowEdge struct {
 	source uint32
 }
 
-// unattrRow is the sum of one Unattributed record, kept for the
-// per-window report.
-type unattrRow struct {
-	device           uint32
-	source           uint32
-	start, end, sums uint64
-}
-
 func newRunModel() *runModel {
 	return &runModel{modules: map[uint64]*pb.Module{}, kernelByID: map[uint64]*pb.Kernel{}, ended: map[uint64]uint64{},
-		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{}, launchSource: map[uint64]uint32{}}
+		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{},
+		stalls: map[stallKey]*stallAgg{}, durations: map[uint64]*sketch{}, devLaunches: map[uint32]int{}, devSamples: map[uint32]uint64{},
+		appendTimes: map[sourceDevice][]uint64{}, samplesAt: map[sampleAt]uint64{}, perLaunch: map[uint64][]uint64{}}
 }
 
 // loadRuns reads one file, or merges several (as zestall merge does) into
@@ -61,7 +66,14 @@ func newRunModel() *runModel {
 // was lost in inputs and readErr; a file that cannot be opened, or inputs
 // that hold no record at all, are an error.
 func loadRuns(paths []string, stderr io.Writer) (*runModel, error) {
+	return loadRunsWith(paths, stderr, false)
+}
+
+// loadRunsWith is loadRuns; keepLaunches keeps every launch record (for
+// trace, whose output has one event per launch).
+func loadRunsWith(paths []string, stderr io.Writer, keepLaunches bool) (*runModel, error) {
 	m := newRunModel()
+	m.keepLaunches = keepLaunches
 	if len(paths) == 1 {
 		in, err := readInput(paths[0], stderr, 0, func(rec *pb.Record) error {
 			m.add(rec)
@@ -129,12 +141,13 @@ func (m *runModel) add(rec *pb.Record) {
 		m.addStalls(k.StallRows)
 	case *pb.Record_Unattributed:
 		u := k.Unattributed
-		row := unattrRow{device: u.DeviceId, source: m.source, start: u.WindowStartHostNs, end: u.WindowEndHostNs}
+		var sum uint64
 		for _, c := range u.Counters {
-			m.unattr += c
-			row.sums += c
+			sum += c
 		}
-		m.unattrSamples = append(m.unattrSamples, row)
+		m.unattr += sum
+		m.devSamples[u.DeviceId] += sum
+		m.samplesAt[sampleAt{m.source, u.DeviceId, u.WindowEndHostNs}] += sum
 	case *pb.Record_Module:
 		m.modules[k.Module.Id] = k.Module
 	case *pb.Record_Kernel:
@@ -143,16 +156,7 @@ func (m *runModel) add(rec *pb.Record) {
 	case *pb.Record_KernelDestroyed:
 		m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
 	case *pb.Record_Launch:
-		l := k.Launch
-		m.launchList = append(m.launchList, l)
-		m.launches[l.KernelId]++
-		if m.source != 0 {
-			m.launchSource[l.Id] = m.source
-		}
-		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
-			m.timed[l.KernelId]++
-			m.devNs[l.KernelId] += l.DeviceEndNs - l.DeviceStartNs
-		}
+		m.addLaunch(k.Launch)
 	case *pb.Record_Window:
 		m.windows = append(m.windows, windowEdge{k.Window, m.source})
 	case *pb.Record_MergeSource:

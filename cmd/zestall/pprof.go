@@ -25,7 +25,12 @@ Writes the EU stall samples of FILE as a pprof profile: one sample type
 per stall reason (in the driver's metric order) after "samples" (all
 reasons, the default); one location per (kernel, instruction offset) at
 its GPU address, with the DWARF source line when the module had debug
-info; labels "device", and "launch" (one launch) or "launches" (shared).
+info; one sample per (instruction, device, attribution) with labels
+"device", "attribution" (launch: each row named one launch; shared: rows
+shared by overlapping launches; kernel: no launch named), "launches" (the
+first 8 launch ids the rows name, "… (more)" when there are others) and
+the number "rows" summed. Memory is bounded by kernels and instructions,
+not by launches.
 View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source;
 add -source_path=DIR when the sources moved). Several FILEs are merged
 first. FILE "-" is standard input (as the only FILE). The same file may not be
@@ -53,7 +58,7 @@ it must not exist and is never overwritten.`)
 
 // buildProfile turns the run's stall rows into a pprof profile.
 func buildProfile(m *runModel) (*profile.Profile, error) {
-	if len(m.rows) == 0 {
+	if len(m.stallOrder) == 0 {
 		return nil, fmt.Errorf("the file holds no EU stall samples (was sampling on? see zestall report)")
 	}
 	p := &profile.Profile{
@@ -100,7 +105,7 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 	locs := map[[2]uint64]*profile.Location{}
 	mapping := &profile.Mapping{ID: 1, File: "[gpu]", HasFunctions: true, HasLineNumbers: true}
 	p.Mapping = []*profile.Mapping{mapping}
-	for _, r := range m.rows {
+	for _, r := range m.stallOrder {
 		k := kernels[r.kernel]
 		if k == nil {
 			continue
@@ -136,17 +141,26 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 			}
 		}
 		s := &profile.Sample{Location: []*profile.Location{loc}, Value: vals,
-			Label: map[string][]string{"device": {fmt.Sprint(r.device)}}}
-		switch {
-		case r.launch != 0:
-			s.NumLabel = map[string][]int64{"launch": {int64(r.launch)}}
-		case r.shared != "":
-			s.Label["launches"] = []string{r.shared}
+			Label:    map[string][]string{"device": {fmt.Sprint(r.device)}, "attribution": {attributionLabel(r.kind)}},
+			NumLabel: map[string][]int64{"rows": {int64(r.rows)}}}
+		if len(r.ids.ids) > 0 {
+			s.Label["launches"] = []string{r.ids.String()}
 		}
 		p.Sample = append(p.Sample, s)
 	}
 	sort.SliceStable(p.Sample, func(i, j int) bool { return p.Sample[i].Value[0] > p.Sample[j].Value[0] })
 	return p, p.CheckValid()
+}
+
+// attributionLabel names an attribution kind in pprof labels.
+func attributionLabel(k pb.StallAttribution) string {
+	switch k {
+	case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+		return "launch"
+	case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+		return "shared"
+	}
+	return "kernel"
 }
 
 // parseFiles parses a command's flags and FILE arguments (flags may
@@ -193,6 +207,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // loadForOutput parses "FILE -o OUT" for the commands that write a file,
 // and loads FILE.
 func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer) (*runModel, error) {
+	return loadForOutputWith(fs, args, out, cmd, stderr, false)
+}
+
+// loadForOutputWith is loadForOutput; keepLaunches as for loadRunsWith.
+func loadForOutputWith(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer, keepLaunches bool) (*runModel, error) {
 	files, err := parseFiles(fs, args, cmd+" takes FILE... and -o OUT", func() bool { return *out != "" })
 	if err != nil {
 		return nil, err
@@ -200,5 +219,5 @@ func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string, std
 	if err := checkOutput(*out); err != nil {
 		return nil, err
 	}
-	return loadRuns(files, stderr)
+	return loadRunsWith(files, stderr, keepLaunches)
 }

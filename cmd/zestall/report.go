@@ -43,8 +43,9 @@ error), run, devices (sampling, launches, stall_samples), counters,
 windows (start_ns/stop_ns from the run's start, launches, stall_samples),
 outside_windows, stall_samples_no_window, metrics (the stall reasons, in
 the driver's order), stall_samples (total = single_launch + shared +
-kernel_only + unattributed), and kernels (name, ids, launches and mean_ns
-over launches with device times, launches_untimed, device_ns,
+kernel_only + unattributed), and kernels (name, ids, launches, mean_ns,
+median_ns, p99_ns, max_ns over launches with device times,
+launches_untimed, device_ns,
 stall_samples, reasons, hot instructions: offset, samples, reasons,
 source, instruction). Times are ns; fields are only added within a
 schema version. Every field is described in cmd/zestall/reportjson.go.`)
@@ -189,16 +190,11 @@ func (m *runModel) deviceUse() map[uint32]*deviceUsage {
 		}
 		return u
 	}
-	for _, l := range m.launchList {
-		get(l.DeviceId).launches++
+	for d, n := range m.devLaunches {
+		get(d).launches += n
 	}
-	for _, r := range m.rows {
-		for _, c := range r.counts {
-			get(r.device).samples += c
-		}
-	}
-	for _, u := range m.unattrSamples {
-		get(u.device).samples += u.sums
+	for d, n := range m.devSamples {
+		get(d).samples += n
 	}
 	return use
 }
@@ -242,6 +238,7 @@ func writeKernelTime(w io.Writer, m *runModel) {
 		name            string
 		launches, timed int
 		ns              uint64
+		dur             *sketch
 	}
 	byName := map[string]*row{}
 	var rows []*row
@@ -249,13 +246,14 @@ func writeKernelTime(w io.Writer, m *runModel) {
 		n := kernelName(k)
 		r := byName[n]
 		if r == nil {
-			r = &row{name: n}
+			r = &row{name: n, dur: newSketch()}
 			byName[n] = r
 			rows = append(rows, r)
 		}
 		r.launches += m.launches[k.Id]
 		r.timed += m.timed[k.Id]
 		r.ns += m.devNs[k.Id]
+		r.dur.merge(m.durations[k.Id])
 	}
 	var total uint64
 	for _, r := range rows {
@@ -270,61 +268,21 @@ func writeKernelTime(w io.Writer, m *runModel) {
 	// times, the only ones DEVICE TIME can add up.
 	untimed := 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "DEVICE TIME\tSHARE\tLAUNCHES\tMEAN\t KERNEL\t")
+	fmt.Fprintln(tw, "DEVICE TIME\tSHARE\tLAUNCHES\tMEAN\tMEDIAN\tP99\tMAX\t KERNEL\t")
 	for _, r := range rows {
 		mean := 0.0
 		if r.timed > 0 {
 			mean = float64(r.ns) / float64(r.timed) / 1e3
 		}
 		untimed += r.launches - r.timed
-		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.timed, mean, r.name)
+		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t%.2f us\t%.2f us\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.timed, mean,
+			r.dur.quantile(0.5)/1e3, r.dur.quantile(0.99)/1e3, float64(r.dur.max)/1e3, r.name)
 	}
 	tw.Flush()
 	if untimed > 0 {
-		fmt.Fprintf(w, "  LAUNCHES and MEAN count the launches with device times; %d launch records without device times are left out of this table\n", untimed)
+		fmt.Fprintf(w, "  LAUNCHES, MEAN, MEDIAN, P99 and MAX are over the launches with device times; %d launch records without device times are left out of this table\n", untimed)
 	} else {
-		fmt.Fprintln(w, "  LAUNCHES and MEAN count the launches with device times (all of them here)")
-	}
-}
-
-// stallRow is one row of a StallRows record.
-type stallRow struct {
-	kernel, off uint64
-	counts      []uint64
-	device      uint32
-	launch      uint64 // the one launch, or 0
-	shared      string // "id,id,..." when shared
-	windowEnd   uint64 // host ns of the read that delivered the samples; 0 for aggregates
-	source      uint32 // MergeSource index in a merged file
-}
-
-// addStalls sums a StallRows record into the per-kernel, per-offset table.
-func (m *runModel) addStalls(s *pb.StallRows) {
-	n := len(s.OffsetDeltas)
-	c := int(s.ColumnCount)
-	if c*n != len(s.Counters) {
-		return // malformed: the reader rejects these, be safe anyway
-	}
-	shared := ""
-	if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_SHARED {
-		ids := make([]string, len(s.CandidateLaunchIds))
-		for i, id := range s.CandidateLaunchIds {
-			ids[i] = fmt.Sprint(id)
-		}
-		shared = strings.Join(ids, ",")
-	}
-	off := uint64(0)
-	for i, d := range s.OffsetDeltas {
-		off += d
-		row := stallRow{kernel: s.KernelId, off: off, counts: make([]uint64, c), device: s.DeviceId, shared: shared,
-			windowEnd: s.WindowEndHostNs, source: m.source}
-		if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
-			row.launch = s.LaunchId
-		}
-		for j := 0; j < c; j++ {
-			row.counts[j] = s.Counters[j*n+i]
-		}
-		m.rows = append(m.rows, row)
+		fmt.Fprintln(w, "  LAUNCHES, MEAN, MEDIAN, P99 and MAX are over the launches with device times (all of them here); MEDIAN and P99 within 1%")
 	}
 }
 
@@ -369,7 +327,7 @@ func summarizeStalls(m *runModel) stallSummary {
 	}
 	byName := map[string]map[uint64][]uint64{}
 	var s stallSummary
-	for _, r := range m.rows {
+	for _, r := range m.stallOrder {
 		n := names[r.kernel]
 		agg := byName[n]
 		if agg == nil {
@@ -381,12 +339,16 @@ func summarizeStalls(m *runModel) stallSummary {
 			a = make([]uint64, len(r.counts))
 			agg[r.off] = a
 		}
+		if len(a) < len(r.counts) {
+			a = append(a, make([]uint64, len(r.counts)-len(a))...)
+			agg[r.off] = a
+		}
 		for j, c := range r.counts {
 			a[j] += c
-			switch {
-			case r.launch != 0:
+			switch r.kind {
+			case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
 				s.byLaunch += c
-			case r.shared != "":
+			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
 				s.shared += c
 			default:
 				s.kernelOnly += c
@@ -428,7 +390,7 @@ func summarizeStalls(m *runModel) stallSummary {
 // writeStalls prints, per kernel (by name), the stall reasons and the
 // hottest instruction offsets.
 func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
-	if len(m.rows) == 0 {
+	if len(m.stallOrder) == 0 {
 		return
 	}
 	sum := summarizeStalls(m)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -126,12 +127,16 @@ type jsonKernel struct {
 	IDs  []uint64 `json:"ids"` // the kernel objects of the name
 	// Launches and DeviceNs are over the launches with device times;
 	// LaunchesUntimed counts the others.
-	Launches        int               `json:"launches"`
-	LaunchesUntimed int               `json:"launches_untimed"`
-	DeviceNs        uint64            `json:"device_ns"`
-	MeanNs          float64           `json:"mean_ns"`
-	StallSamples    uint64            `json:"stall_samples"`
-	Reasons         map[string]uint64 `json:"reasons"` // samples by reason, non-zero only
+	Launches        int     `json:"launches"`
+	LaunchesUntimed int     `json:"launches_untimed"`
+	DeviceNs        uint64  `json:"device_ns"`
+	MeanNs          float64 `json:"mean_ns"`
+	// Quantiles of the device times, within 1% (a sketch); MaxNs exact.
+	MedianNs     float64           `json:"median_ns"`
+	P99Ns        float64           `json:"p99_ns"`
+	MaxNs        uint64            `json:"max_ns"`
+	StallSamples uint64            `json:"stall_samples"`
+	Reasons      map[string]uint64 `json:"reasons"` // samples by reason, non-zero only
 	// Hot: the instructions with the most samples, hottest first (at
 	// most --top).
 	Hot []jsonInstruction `json:"hot"`
@@ -229,6 +234,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 	r.StallSamples = jsonStallTotals{Total: sum.all + sum.unattrib, SingleLaunch: sum.byLaunch, Shared: sum.shared,
 		KernelOnly: sum.kernelOnly, Unattributed: sum.unattrib}
 	byName := map[string]*jsonKernel{}
+	durs := map[string]*sketch{}
 	var order []string
 	for _, k := range m.kernels {
 		n := kernelName(k)
@@ -237,7 +243,9 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 			jk = &jsonKernel{Name: n, IDs: []uint64{}, Reasons: map[string]uint64{}, Hot: []jsonInstruction{}}
 			byName[n] = jk
 			order = append(order, n)
+			durs[n] = newSketch()
 		}
+		durs[n].merge(m.durations[k.Id])
 		jk.IDs = append(jk.IDs, k.Id)
 		jk.Launches += m.timed[k.Id]
 		jk.LaunchesUntimed += m.launches[k.Id] - m.timed[k.Id]
@@ -247,6 +255,9 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 	add := func(jk *jsonKernel) {
 		if jk.Launches > 0 {
 			jk.MeanNs = float64(jk.DeviceNs) / float64(jk.Launches)
+		}
+		if d := durs[jk.Name]; d != nil {
+			jk.MedianNs, jk.P99Ns, jk.MaxNs = math.Round(d.quantile(0.5)), math.Round(d.quantile(0.99)), d.max
 		}
 		r.Kernels = append(r.Kernels, *jk)
 		done[jk.Name] = true

@@ -44,7 +44,7 @@ OUT is written to a temporary file next to it and appears only complete;
 it must not exist and is never overwritten.`)
 		fs.PrintDefaults()
 	}
-	m, err := loadForOutput(fs, args, out, "trace", stderr)
+	m, err := loadForOutputWith(fs, args, out, "trace", stderr, true)
 	if err != nil {
 		return err
 	}
@@ -88,23 +88,7 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 	for _, k := range m.kernels {
 		names[k.Id] = kernelName(k)
 	}
-	// Stall samples per launch, by reason.
-	perLaunch := map[uint64][]uint64{}
-	for _, r := range m.rows {
-		if r.launch == 0 {
-			continue
-		}
-		v := perLaunch[r.launch]
-		if v == nil {
-			v = make([]uint64, len(r.counts))
-			perLaunch[r.launch] = v
-		}
-		for j, c := range r.counts {
-			if j < len(v) {
-				v[j] += c
-			}
-		}
-	}
+	perLaunch := m.perLaunch // stall samples per single launch, by reason
 	var t0 uint64
 	if m.header != nil {
 		t0 = m.header.StartHostNs

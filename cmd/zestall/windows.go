@@ -167,38 +167,22 @@ func (m *runModel) countInWindows(ws []*collectionWindow) (outLaunches int, outS
 		}
 		return nil
 	}
-	for _, l := range m.launchList {
-		if cw := find(m.launchSource[l.Id], l.DeviceId, l.HostAppendNs, false); cw != nil {
-			cw.launches++
-		} else {
-			outLaunches++
+	for sd, times := range m.appendTimes {
+		for _, t := range times {
+			if cw := find(sd.source, sd.device, t, false); cw != nil {
+				cw.launches++
+			} else {
+				outLaunches++
+			}
 		}
 	}
-	sum := func(c []uint64) (t uint64) {
-		for _, x := range c {
-			t += x
-		}
-		return t
-	}
-	for _, r := range m.rows {
-		n := sum(r.counts)
-		if r.windowEnd == 0 {
+	for at, n := range m.samplesAt {
+		if at.end == 0 {
 			aggregated += n
-			continue
-		}
-		if cw := find(r.source, r.device, r.windowEnd, true); cw != nil {
+		} else if cw := find(at.source, at.device, at.end, true); cw != nil {
 			cw.samples += n
 		} else {
 			outSamples += n
-		}
-	}
-	for _, u := range m.unattrSamples {
-		if u.end == 0 {
-			aggregated += u.sums
-		} else if cw := find(u.source, u.device, u.end, true); cw != nil {
-			cw.samples += u.sums
-		} else {
-			outSamples += u.sums
 		}
 	}
 	return outLaunches, outSamples, aggregated

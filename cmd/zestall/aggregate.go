@@ -1,0 +1,158 @@
+package main
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// The model keeps EU stall rows summed as the views need them, so that its
+// memory is bounded by kernels, instructions and devices, not by how long
+// the run was or how many launches it made: one stallAgg per (kernel,
+// instruction offset, device, attribution kind). What grows with the run
+// is small per unit: 8 bytes per launch record (its append time, to count
+// launches per collection window), one sum per stall read (to count
+// samples per window), and per launch stall sums only for zestall trace,
+// which writes one event per launch anyway.
+
+// stallKey is what the views tell rows apart by.
+type stallKey struct {
+	kernel, off uint64
+	device      uint32
+	kind        pb.StallAttribution
+}
+
+// stallAgg is the sum of the rows of one key.
+type stallAgg struct {
+	stallKey
+	counts []uint64 // per stall reason (column)
+	rows   uint64   // rows summed
+	ids    launchSet
+}
+
+// maxLabelLaunches caps the launch ids an aggregate names (a pprof label
+// never holds hundreds of thousands of them).
+const maxLabelLaunches = 8
+
+// launchSet is the first distinct launch ids named by the rows of an
+// aggregate, and whether there were others.
+type launchSet struct {
+	ids  []uint64
+	more bool
+}
+
+func (s *launchSet) add(id uint64) {
+	if slices.Contains(s.ids, id) {
+		return
+	}
+	if len(s.ids) == maxLabelLaunches {
+		s.more = true
+		return
+	}
+	s.ids = append(s.ids, id)
+}
+
+// String is "3,7,9", or "3,7,9,… (more)" when ids were left out.
+func (s launchSet) String() string {
+	parts := make([]string, len(s.ids))
+	for i, id := range s.ids {
+		parts[i] = strconv.FormatUint(id, 10)
+	}
+	out := strings.Join(parts, ",")
+	if s.more {
+		out += ",… (more)"
+	}
+	return out
+}
+
+// sampleAt is where a stall read's samples are counted per window: the
+// input, the device and the host time the read ended (0: summed over
+// several windows by the collector).
+type sampleAt struct {
+	source, device uint32
+	end            uint64
+}
+
+// sourceDevice names the launches of one input on one device.
+type sourceDevice struct{ source, device uint32 }
+
+// addStalls sums a StallRows record into the model.
+func (m *runModel) addStalls(s *pb.StallRows) {
+	n := len(s.OffsetDeltas)
+	c := int(s.ColumnCount)
+	if c*n != len(s.Counters) {
+		return // malformed: the reader rejects these, be safe anyway
+	}
+	kind := s.Attribution
+	switch kind {
+	case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH, pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+	default:
+		kind = pb.StallAttribution_STALL_ATTRIBUTION_KERNEL // unknown kinds name no launch
+	}
+	var perLaunch []uint64
+	if m.keepLaunches && kind == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
+		perLaunch = m.perLaunch[s.LaunchId]
+		if perLaunch == nil {
+			perLaunch = make([]uint64, c)
+			m.perLaunch[s.LaunchId] = perLaunch
+		}
+	}
+	var read uint64
+	off := uint64(0)
+	for i, d := range s.OffsetDeltas {
+		off += d
+		key := stallKey{kernel: s.KernelId, off: off, device: s.DeviceId, kind: kind}
+		a := m.stalls[key]
+		if a == nil {
+			a = &stallAgg{stallKey: key, counts: make([]uint64, c)}
+			m.stalls[key] = a
+			m.stallOrder = append(m.stallOrder, a)
+		}
+		a.rows++
+		switch kind {
+		case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+			a.ids.add(s.LaunchId)
+		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+			for _, id := range s.CandidateLaunchIds {
+				a.ids.add(id)
+			}
+		}
+		if len(a.counts) < c {
+			a.counts = append(a.counts, make([]uint64, c-len(a.counts))...)
+		}
+		for j := 0; j < c; j++ {
+			v := s.Counters[j*n+i]
+			a.counts[j] += v
+			read += v
+			if perLaunch != nil {
+				perLaunch[j] += v
+			}
+		}
+	}
+	m.samplesAt[sampleAt{m.source, s.DeviceId, s.WindowEndHostNs}] += read
+	m.devSamples[s.DeviceId] += read
+}
+
+// addLaunch counts a launch record into the model.
+func (m *runModel) addLaunch(l *pb.Launch) {
+	m.launches[l.KernelId]++
+	m.devLaunches[l.DeviceId]++
+	sd := sourceDevice{m.source, l.DeviceId}
+	m.appendTimes[sd] = append(m.appendTimes[sd], l.HostAppendNs)
+	if m.keepLaunches {
+		m.launchList = append(m.launchList, l)
+	}
+	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
+		m.timed[l.KernelId]++
+		d := l.DeviceEndNs - l.DeviceStartNs
+		m.devNs[l.KernelId] += d
+		sk := m.durations[l.KernelId]
+		if sk == nil {
+			sk = newSketch()
+			m.durations[l.KernelId] = sk
+		}
+		sk.add(d)
+	}
+}
