@@ -26,7 +26,7 @@ fields (native_binary, debug_info, ...) are replaced by "<name>_size"
 unless --bytes is given. A damaged file prints every intact record (reading
 goes on after a damaged stretch at the next intact frame), then what was
 lost on stderr (exit status 1); so does a file with no record. FILE "-" is
-standard input.`)
+standard input. Memory holds one record at a time.`)
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)

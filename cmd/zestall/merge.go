@@ -28,6 +28,7 @@ offsets; see proto/zestall.proto). Times are not changed. A damaged input
 is merged past each damaged stretch, and what was lost is kept in its
 MergeSource and named on stderr (exit status 1). The same file may not be
 given twice; merge reads each input twice, so not from standard input.
+Memory holds one record at a time.
 OUT is written to a temporary file next to it and appears only complete;
 it must not exist and is never overwritten.`)
 		fs.PrintDefaults()

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -214,4 +215,42 @@ func splitLines(s string) (out []string) {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// TestModelMemoryPerLaunch: what the model keeps grows by a few bytes per
+// launch (its append time, for the collection windows), not by the launch
+// records: the heap after loading 2·10^5 launches exceeds that after
+// 2·10^4 by at most 16 bytes per added launch.
+func TestModelMemoryPerLaunch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads 2.2·10^5 launches")
+	}
+	dir := t.TempDir()
+	heapAfterLoad := func(n int) (uint64, *runModel) {
+		path := filepath.Join(dir, fmt.Sprintf("s%d.zst", n))
+		writeSyntheticCapture(t, path, n)
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m, err := loadRuns([]string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), m
+	}
+	small, ms := heapAfterLoad(20_000)
+	large, ml := heapAfterLoad(200_000)
+	perLaunch := float64(int64(large)-int64(small)) / 180_000
+	t.Logf("model heap: %d KiB at 2·10^4 launches, %d KiB at 2·10^5: %.1f bytes per added launch", small>>10, large>>10, perLaunch)
+	if perLaunch > 16 {
+		t.Errorf("%.1f bytes per launch kept by the model, bound 16", perLaunch)
+	}
+	if len(ms.stallOrder) == 0 || len(ml.stallOrder) > 3*len(ms.stallOrder) {
+		t.Errorf("stall aggregates: %d at 2·10^4 launches, %d at 2·10^5 (bounded by kernels × instructions)", len(ms.stallOrder), len(ml.stallOrder))
+	}
+	runtime.KeepAlive(ms)
+	runtime.KeepAlive(ml)
 }

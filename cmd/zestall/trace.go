@@ -36,7 +36,9 @@ one process per device, one track per command queue (regular lists) or
 command list (immediate lists); each launch a complete event at its device
 start and end, with the kernel name, group counts and sizes, and the stall
 samples attributed to that launch (args). Open it in ui.perfetto.dev or
-chrome://tracing. Several FILEs are merged first. FILE "-" is standard input (as the only FILE). The same file may not be
+chrome://tracing. Several FILEs are merged first. Memory grows with the
+launches (every launch record is kept to write its event, about 250 bytes
+each), and so does the JSON (about 200 bytes per launch). FILE "-" is standard input (as the only FILE). The same file may not be
 given twice. A damaged file is read past each damaged stretch to the next
 intact frame; what was lost is reported (exit status 1), as is a file with
 no record.
