@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,8 +13,8 @@ import (
 // memory is bounded by kernels, instructions and devices, not by how long
 // the run was or how many launches it made: one stallAgg per (kernel,
 // instruction offset, device, attribution kind). What grows with the run
-// is small per unit: 8 bytes per launch record (its append time, to count
-// launches per collection window), one sum per stall read (to count
+// is small per unit: 2 to 4 bytes per launch record (its append time, to
+// count launches per collection window; timeList), one sum per stall read (to count
 // samples per window), and per launch stall sums only for zestall trace,
 // which writes one event per launch anyway.
 
@@ -140,7 +141,12 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 	m.launches[l.KernelId]++
 	m.devLaunches[l.DeviceId]++
 	sd := sourceDevice{m.source, l.DeviceId}
-	m.appendTimes[sd] = append(m.appendTimes[sd], l.HostAppendNs)
+	tl := m.appendTimes[sd]
+	if tl == nil {
+		tl = &timeList{}
+		m.appendTimes[sd] = tl
+	}
+	tl.add(l.HostAppendNs)
 	if m.keepLaunches {
 		m.launchList = append(m.launchList, l)
 	}
@@ -154,5 +160,39 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 			m.durations[l.KernelId] = sk
 		}
 		sk.add(d)
+	}
+}
+
+// timeList keeps host times compactly: zigzag varint deltas from the one
+// before, in fixed chunks (no doubling copies). Append times of one input
+// and device mostly ascend by microseconds, so a time takes 2 to 4 bytes.
+type timeList struct {
+	chunks [][]byte
+	prev   uint64
+	n      int
+}
+
+const timeChunk = 64 << 10
+
+func (l *timeList) add(t uint64) {
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+binary.MaxVarintLen64 > timeChunk {
+		l.chunks = append(l.chunks, make([]byte, 0, timeChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = binary.AppendVarint(*c, int64(t-l.prev))
+	l.prev = t
+	l.n++
+}
+
+// each calls fn with every time, in the order added.
+func (l *timeList) each(fn func(uint64)) {
+	var t uint64
+	for _, c := range l.chunks {
+		for len(c) > 0 {
+			d, n := binary.Varint(c)
+			c = c[n:]
+			t += uint64(d)
+			fn(t)
+		}
 	}
 }

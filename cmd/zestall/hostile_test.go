@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/zestall/zestall/proto/stream"
 )
@@ -38,6 +39,7 @@ type childResult struct {
 	code           int
 	stdout, stderr string
 	maxRSS         int64 // bytes
+	cpu            time.Duration
 }
 
 // runChild runs "zestall args..." in a child process (the test binary),
@@ -71,7 +73,7 @@ func runChild(t *testing.T, fsizeBlocks int, stdin []byte, args ...string) child
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss << 10 // KiB on Linux
 	}
-	return childResult{code, so.String(), se.String(), rss}
+	return childResult{code, so.String(), se.String(), rss, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
 // framedCapture rewrites a real capture with a frame every `every`

@@ -30,7 +30,7 @@ type runModel struct {
 	devSamples  map[uint32]uint64
 	// For the collection windows: launch append times, stall samples
 	// per read.
-	appendTimes map[sourceDevice][]uint64
+	appendTimes map[sourceDevice]*timeList
 	samplesAt   map[sampleAt]uint64
 	// Only for trace (keepLaunches): every launch record, and the stall
 	// samples attributed to each single launch.
@@ -57,7 +57,7 @@ func newRunModel() *runModel {
 	return &runModel{modules: map[uint64]*pb.Module{}, kernelByID: map[uint64]*pb.Kernel{}, ended: map[uint64]uint64{},
 		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{},
 		stalls: map[stallKey]*stallAgg{}, durations: map[uint64]*sketch{}, devLaunches: map[uint32]int{}, devSamples: map[uint32]uint64{},
-		appendTimes: map[sourceDevice][]uint64{}, samplesAt: map[sampleAt]uint64{}, perLaunch: map[uint64][]uint64{}}
+		appendTimes: map[sourceDevice]*timeList{}, samplesAt: map[sampleAt]uint64{}, perLaunch: map[uint64][]uint64{}}
 }
 
 // loadRuns reads one file, or merges several (as zestall merge does) into

@@ -30,7 +30,7 @@ info; one sample per (instruction, device, attribution) with labels
 shared by overlapping launches; kernel: no launch named), "launches" (the
 first 8 launch ids the rows name, "… (more)" when there are others) and
 the number "rows" summed. Memory is bounded by kernels and instructions,
-not by launches (plus 8 bytes per launch record for the windows).
+not by launches (plus 2 to 4 bytes per launch record for the windows).
 View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source;
 add -source_path=DIR when the sources moved). Several FILEs are merged
 first. FILE "-" is standard input (as the only FILE). The same file may not be

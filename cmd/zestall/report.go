@@ -50,9 +50,8 @@ stall_samples, reasons, hot instructions: offset, samples, reasons,
 source, instruction). Times are ns; fields are only added within a
 schema version. Every field is described in cmd/zestall/reportjson.go.
 
-Memory is bounded by kernels, instructions and devices, plus 8 bytes per
-launch record (its append time, for the collection windows): about 50 MiB
-at 10^6 launches.`)
+Memory is bounded by kernels, instructions and devices, plus 2 to 4 bytes
+per launch record (its append time, for the collection windows).`)
 		fs.PrintDefaults()
 	}
 	files, err := parseFiles(fs, args, "report takes at least one FILE", nil)

@@ -168,13 +168,13 @@ func (m *runModel) countInWindows(ws []*collectionWindow) (outLaunches int, outS
 		return nil
 	}
 	for sd, times := range m.appendTimes {
-		for _, t := range times {
+		times.each(func(t uint64) {
 			if cw := find(sd.source, sd.device, t, false); cw != nil {
 				cw.launches++
 			} else {
 				outLaunches++
 			}
-		}
+		})
 	}
 	for at, n := range m.samplesAt {
 		if at.end == 0 {
