@@ -79,7 +79,7 @@ func createTemp(path string) (string, *os.File, error) {
 		var rnd [6]byte
 		rand.Read(rnd[:])
 		tmp := filepath.Join(dir, "."+base+"."+hex.EncodeToString(rnd[:])+".tmp")
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644) // O_EXCL: never through a symbolic link
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
