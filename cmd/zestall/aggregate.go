@@ -95,8 +95,8 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 	var perLaunch []uint64
 	if m.keepLaunches && kind == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
 		perLaunch = m.perLaunch[s.LaunchId]
-		if perLaunch == nil {
-			perLaunch = make([]uint64, c)
+		if len(perLaunch) < c { // new, or a record with more columns
+			perLaunch = append(perLaunch, make([]uint64, c-len(perLaunch))...)
 			m.perLaunch[s.LaunchId] = perLaunch
 		}
 	}
