@@ -83,8 +83,10 @@ type sourceDevice struct{ source, device uint32 }
 func (m *runModel) addStalls(s *pb.StallRows) {
 	n := len(s.OffsetDeltas)
 	c := int(s.ColumnCount)
-	if c*n != len(s.Counters) {
-		return // malformed: the reader rejects these, be safe anyway
+	if c*n != len(s.Counters) || n == 0 {
+		// Malformed (the reader rejects these, be safe anyway), or no
+		// rows: then column_count is unchecked and must size nothing.
+		return
 	}
 	kind := s.Attribution
 	switch kind {
