@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
 // The hostile-input suite: damaged, empty, duplicated and hostile inputs
@@ -380,5 +381,52 @@ func TestStdin(t *testing.T) {
 	r = runChild(t, 0, b[:len(b)/2], "dump", "-")
 	if r.code != 1 || !strings.Contains(r.stderr, "standard input: zestall stream") {
 		t.Errorf("dump of a truncated standard input: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestHostileDamageEveryCommand: one damaged frame in the middle of a real
+// capture; dump, annotate, pprof, trace and merge all go on past it, name
+// it and exit 1, and merge's output reads back with exactly the intact
+// records, the damage kept in its MergeSource.
+func TestHostileDamageEveryCommand(t *testing.T) {
+	t.Setenv(helperEnv, "/nonexistent/zestall-iga")
+	file, starts := framedCapture(t, multi, 4)
+	total := len(readCapture(t, multi))
+	k := len(starts) / 2
+	bad := append([]byte(nil), file...)
+	bad[(starts[k]+starts[k+1])/2] ^= 0x10
+	dir := t.TempDir()
+	p := writeTemp(t, dir, "damaged.zst", bad)
+	for _, args := range [][]string{
+		{"dump", p}, {"annotate", "--no-disasm", p}, {"report", "--json", p},
+		{"pprof", p, "-o", filepath.Join(dir, "p.pb.gz")}, {"trace", p, "-o", filepath.Join(dir, "t.json")},
+		{"merge", p, serialized, "-o", filepath.Join(dir, "m.zst")},
+	} {
+		var so, se bytes.Buffer
+		code := run(args, &so, &se)
+		if code != 1 || !strings.Contains(se.String(), "skipped") {
+			t.Errorf("zestall %v: exit %d, stderr %q", args, code, se.String())
+		}
+		if args[0] == "dump" {
+			if n := strings.Count(so.String(), "\n"); n != total-4 {
+				t.Errorf("dump printed %d records, want the %d intact ones", n, total-4)
+			}
+		}
+	}
+	var n int
+	var src *pb.MergeSource
+	for _, r := range readCapture(t, filepath.Join(dir, "m.zst")) {
+		if ms := r.GetMergeSource(); ms != nil && ms.Index == 1 {
+			src = ms
+		}
+		n++
+	}
+	if src == nil || src.RecordsRead != uint64(total-4) || !strings.Contains(src.ReadError, "skipped") {
+		t.Errorf("merge source of the damaged input: %v", src)
+	}
+	var so, se bytes.Buffer
+	if code := run([]string{"report", "--no-disasm", filepath.Join(dir, "m.zst")}, &so, &se); code != 0 || !strings.Contains(so.String(), "DAMAGED") ||
+		strings.Contains(so.String(), "covered the whole run") {
+		t.Errorf("report of the merge: exit %d\n%s", code, so.String())
 	}
 }
