@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -85,6 +85,9 @@ func countTraceable(m *runModel) int {
 	return n
 }
 
+// writeTrace writes the trace one event at a time (the metadata events
+// naming processes and tracks first), so that it holds no event list: its
+// memory is the model's launch records.
 func writeTrace(w io.Writer, m *runModel) (int, error) {
 	names := map[uint64]string{}
 	for _, k := range m.kernels {
@@ -95,29 +98,53 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 	if m.header != nil {
 		t0 = m.header.StartHostNs
 	}
-	evs := []traceEvent{} // never "traceEvents": null
+	track := func(l *pb.Launch) (tid uint64, label string) {
+		if l.QueueId == 0 {
+			return 1<<32 | l.CommandListId, fmt.Sprintf("immediate list %d", l.CommandListId)
+		}
+		return l.QueueId, fmt.Sprintf("queue %d", l.QueueId)
+	}
+	bw := bufio.NewWriter(w)
+	first := true
+	var err error
+	emit := func(ev traceEvent) {
+		if err != nil {
+			return
+		}
+		var b []byte
+		if b, err = json.Marshal(ev); err != nil {
+			return
+		}
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		_, err = bw.Write(b)
+	}
+	bw.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
 	if m.header != nil {
 		for _, d := range m.header.Devices {
-			evs = append(evs, traceEvent{Name: "process_name", Ph: "M", Pid: d.Id,
+			emit(traceEvent{Name: "process_name", Ph: "M", Pid: d.Id,
 				Args: map[string]any{"name": fmt.Sprintf("device %d: %s", d.Id, d.Name)}})
 		}
 	}
 	tracks := map[[2]uint64]bool{}
+	for _, l := range m.launchList {
+		if !traceable(l, t0) {
+			continue
+		}
+		tid, label := track(l)
+		if key := [2]uint64{uint64(l.DeviceId), tid}; !tracks[key] {
+			tracks[key] = true
+			emit(traceEvent{Name: "thread_name", Ph: "M", Pid: l.DeviceId, Tid: tid, Args: map[string]any{"name": label}})
+		}
+	}
 	n := 0
 	for _, l := range m.launchList {
 		if !traceable(l, t0) {
 			continue
 		}
-		tid := l.QueueId
-		label := fmt.Sprintf("queue %d", l.QueueId)
-		if l.QueueId == 0 {
-			tid = 1<<32 | l.CommandListId
-			label = fmt.Sprintf("immediate list %d", l.CommandListId)
-		}
-		if key := [2]uint64{uint64(l.DeviceId), tid}; !tracks[key] {
-			tracks[key] = true
-			evs = append(evs, traceEvent{Name: "thread_name", Ph: "M", Pid: l.DeviceId, Tid: tid, Args: map[string]any{"name": label}})
-		}
+		tid, _ := track(l)
 		args := map[string]any{
 			"launch": l.Id, "kernel_id": l.KernelId,
 			"groups":         []uint32{l.GroupCountX, l.GroupCountY, l.GroupCountZ},
@@ -133,13 +160,15 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 			}
 			args["stall_samples"] = stalls
 		}
-		evs = append(evs, traceEvent{
+		emit(traceEvent{
 			Name: names[l.KernelId], Cat: "kernel", Ph: "X", Pid: l.DeviceId, Tid: tid,
 			Ts: float64(l.DeviceStartNs-t0) / 1e3, Dur: float64(l.DeviceEndNs-l.DeviceStartNs) / 1e3, Args: args,
 		})
 		n++
 	}
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Ph == "M" && evs[j].Ph != "M" })
-	enc := json.NewEncoder(w)
-	return n, enc.Encode(map[string]any{"traceEvents": evs, "displayTimeUnit": "ns"})
+	if err != nil {
+		return n, err
+	}
+	bw.WriteString("]}\n")
+	return n, bw.Flush()
 }
