@@ -150,7 +150,7 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 	}
 	tl.add(l.HostAppendNs)
 	if m.keepLaunches {
-		m.launchList = append(m.launchList, l)
+		m.launchList.add(l)
 	}
 	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
 		m.timed[l.KernelId]++
@@ -195,6 +195,42 @@ func (l *timeList) each(fn func(uint64)) {
 			c = c[n:]
 			t += uint64(d)
 			fn(t)
+		}
+	}
+}
+
+// traceLaunch is what trace needs of a launch record: 96 bytes instead of
+// the record's 224. Field names as in pb.Launch.
+type traceLaunch struct {
+	Id, KernelId, QueueId, CommandListId     uint64
+	HostAppendNs, DeviceStartNs, DeviceEndNs uint64
+	DeviceId, Flags                          uint32
+	GroupCountX, GroupCountY, GroupCountZ    uint32
+	GroupSizeX, GroupSizeY, GroupSizeZ       uint32
+}
+
+// launchList keeps traceLaunches in fixed chunks (no doubling copies).
+type launchList struct{ chunks [][]traceLaunch }
+
+const launchChunk = 4096
+
+func (ll *launchList) add(l *pb.Launch) {
+	if len(ll.chunks) == 0 || len(ll.chunks[len(ll.chunks)-1]) == launchChunk {
+		ll.chunks = append(ll.chunks, make([]traceLaunch, 0, launchChunk))
+	}
+	c := &ll.chunks[len(ll.chunks)-1]
+	*c = append(*c, traceLaunch{Id: l.Id, KernelId: l.KernelId, QueueId: l.QueueId, CommandListId: l.CommandListId,
+		HostAppendNs: l.HostAppendNs, DeviceStartNs: l.DeviceStartNs, DeviceEndNs: l.DeviceEndNs,
+		DeviceId: l.DeviceId, Flags: l.Flags,
+		GroupCountX: l.GroupCountX, GroupCountY: l.GroupCountY, GroupCountZ: l.GroupCountZ,
+		GroupSizeX: l.GroupSizeX, GroupSizeY: l.GroupSizeY, GroupSizeZ: l.GroupSizeZ})
+}
+
+// each calls fn with every launch, in file order.
+func (ll *launchList) each(fn func(*traceLaunch)) {
+	for _, c := range ll.chunks {
+		for i := range c {
+			fn(&c[i])
 		}
 	}
 }

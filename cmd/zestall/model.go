@@ -35,7 +35,7 @@ type runModel struct {
 	// Only for trace (keepLaunches): every launch record, and the stall
 	// samples attributed to each single launch.
 	keepLaunches bool
-	launchList   []*pb.Launch
+	launchList   launchList
 	perLaunch    map[uint64][]uint64
 	periodNs     uint64       // the sampling period the driver chose
 	windows      []windowEdge // Window records in file order

@@ -37,8 +37,8 @@ command list (immediate lists); each launch a complete event at its device
 start and end, with the kernel name, group counts and sizes, and the stall
 samples attributed to that launch (args). Open it in ui.perfetto.dev or
 chrome://tracing. Several FILEs are merged first. Memory grows with the
-launches (every launch record is kept to write its event, about 250 bytes
-each), and so does the JSON (about 200 bytes per launch). FILE "-" is standard input (as the only FILE). The same file may not be
+launches (what trace needs of every launch record is kept, about 100
+bytes each), and so does the JSON (about 200 bytes per launch). FILE "-" is standard input (as the only FILE). The same file may not be
 given twice. A damaged file is read past each damaged stretch to the next
 intact frame; what was lost is reported (exit status 1), as is a file with
 no record.
@@ -66,7 +66,7 @@ it must not exist and is never overwritten.`)
 
 // traceable reports whether a launch becomes a trace event: it has device
 // times, in order, not before the run started.
-func traceable(l *pb.Launch, t0 uint64) bool {
+func traceable(l *traceLaunch, t0 uint64) bool {
 	return l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs && l.DeviceStartNs >= t0
 }
 
@@ -77,11 +77,11 @@ func countTraceable(m *runModel) int {
 		t0 = m.header.StartHostNs
 	}
 	n := 0
-	for _, l := range m.launchList {
+	m.launchList.each(func(l *traceLaunch) {
 		if traceable(l, t0) {
 			n++
 		}
-	}
+	})
 	return n
 }
 
@@ -98,7 +98,7 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 	if m.header != nil {
 		t0 = m.header.StartHostNs
 	}
-	track := func(l *pb.Launch) (tid uint64, label string) {
+	track := func(l *traceLaunch) (tid uint64, label string) {
 		if l.QueueId == 0 {
 			return 1<<32 | l.CommandListId, fmt.Sprintf("immediate list %d", l.CommandListId)
 		}
@@ -129,20 +129,20 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 		}
 	}
 	tracks := map[[2]uint64]bool{}
-	for _, l := range m.launchList {
+	m.launchList.each(func(l *traceLaunch) {
 		if !traceable(l, t0) {
-			continue
+			return
 		}
 		tid, label := track(l)
 		if key := [2]uint64{uint64(l.DeviceId), tid}; !tracks[key] {
 			tracks[key] = true
 			emit(traceEvent{Name: "thread_name", Ph: "M", Pid: l.DeviceId, Tid: tid, Args: map[string]any{"name": label}})
 		}
-	}
+	})
 	n := 0
-	for _, l := range m.launchList {
+	m.launchList.each(func(l *traceLaunch) {
 		if !traceable(l, t0) {
-			continue
+			return
 		}
 		tid, _ := track(l)
 		args := map[string]any{
@@ -165,7 +165,7 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 			Ts: float64(l.DeviceStartNs-t0) / 1e3, Dur: float64(l.DeviceEndNs-l.DeviceStartNs) / 1e3, Args: args,
 		})
 		n++
-	}
+	})
 	if err != nil {
 		return n, err
 	}
