@@ -9,6 +9,10 @@ with protoc (Debian: protobuf-compiler) unless zestall_pb2 is importable.
     scripts/zestall_read.py FILE            # one JSON object per launch,
                                             # then one per kernel with totals
 
+Exit status 0 when the whole file was read, 1 when it is damaged (what was
+read before the damage is printed, the damage on stderr) or holds no
+records, 2 for bad usage.
+
 Record kinds it does not use (Window, MergeSource of merged files, kinds
 added later) are skipped, as the .proto's compatibility rules ask; ids of a
 merged file are already unique, so merged files read the same way.
@@ -52,26 +56,86 @@ def uvarint(b, i):
             return x, i
 
 
+class Damaged(Exception):
+    """The file is damaged or not a zestall file; what was read before is good."""
+
+
 def frames(data):
-    """The decompressed frames of a file (framing: zestall.proto header)."""
-    if data[:7] != b"ZESTALL" or len(data) < 8 or data[7] != 1:
-        raise ValueError("not a zestall file (or an unknown framing version)")
-    rest = data[8:]
-    while rest:
+    """The decompressed frames of a file (framing: zestall.proto header).
+
+    Raises Damaged where the file stops being readable: a truncated or
+    corrupt frame (Zstandard checks each frame's checksum), or bytes that
+    are no frame. Unlike zestall itself it does not look for intact frames
+    after the damage.
+    """
+    if len(data) < 8 or data[:7] != b"ZESTALL":
+        raise Damaged("not a zestall file (no ZESTALL prefix), or cut inside its 8-byte prefix")
+    if data[7] != 1:
+        raise Damaged("framing version %d (this reader knows 1)" % data[7])
+    off = 8
+    while off < len(data):
+        rest = data[off:]
+        if len(rest) < 4:
+            raise Damaged("file ends inside a frame at byte offset %d" % off)
         magic = int.from_bytes(rest[:4], "little")
         if magic & 0xFFFFFFF0 == 0x184D2A50:  # skippable frame
-            n = int.from_bytes(rest[4:8], "little")
-            rest = rest[8 + n:]
+            if len(rest) < 8 or 8 + int.from_bytes(rest[4:8], "little") > len(rest):
+                raise Damaged("file ends inside a skippable frame at byte offset %d" % off)
+            off += 8 + int.from_bytes(rest[4:8], "little")
             continue
-        d = zstandard.ZstdDecompressor().decompressobj()
+        if magic != 0xFD2FB528:
+            raise Damaged("no frame at byte offset %d (magic %#010x)" % (off, magic))
+        end = frame_end(data, off)
+        # Decompress in pieces, stopping one byte past the limit, so that a
+        # small hostile file cannot make this use much memory. The Writer's
+        # window is 8 MiB; refuse more than 64 MiB.
+        dctx = zstandard.ZstdDecompressor(max_window_size=64 << 20)
+        out = bytearray()
         try:
-            out = d.decompress(rest)
-        except zstandard.ZstdError:
-            return  # a torn last frame: everything before it was complete
-        if not d.eof:
-            return
-        yield out
-        rest = d.unused_data
+            with dctx.stream_reader(data[off:end], read_across_frames=False) as r:
+                while len(out) <= MAX_FRAME:
+                    piece = r.read(1 << 20)
+                    if not piece:
+                        break
+                    out += piece
+        except zstandard.ZstdError as e:
+            raise Damaged("corrupt frame at byte offset %d: %s" % (off, e))
+        if len(out) > MAX_FRAME:
+            raise Damaged("frame at byte offset %d decompresses to more than %d bytes" % (off, MAX_FRAME))
+        yield bytes(out)
+        off = end
+
+
+MAX_FRAME = 512 << 20  # stream.MaxFrameSize
+
+
+def frame_end(data, off):
+    """Where the Zstandard frame at off ends (RFC 8878: header, blocks)."""
+    def need(n):
+        if n > len(data):
+            raise Damaged("file ends inside the frame at byte offset %d (a killed run, or a file still being written)" % off)
+    need(off + 5)
+    fhd = data[off + 4]
+    if fhd & 0x08:
+        raise Damaged("corrupt frame at byte offset %d: reserved header bit" % off)
+    i = off + 5 + (0, 1, 2, 4)[fhd & 3] + (0, 2, 4, 8)[fhd >> 6]
+    if fhd & 0x20:
+        i += 1 if fhd >> 6 == 0 else 0
+    else:
+        i += 1  # window descriptor
+    while True:
+        need(i + 3)
+        bh = int.from_bytes(data[i:i + 3], "little")
+        last, typ, size = bh & 1, (bh >> 1) & 3, bh >> 3
+        if typ == 3 or size > 128 << 10:
+            raise Damaged("corrupt frame at byte offset %d: bad block header" % off)
+        i += 3 + (1 if typ == 1 else size)
+        if last:
+            break
+    if fhd & 0x04:
+        i += 4  # checksum
+    need(i)
+    return i
 
 
 def records(pb, data):
@@ -82,9 +146,17 @@ def records(pb, data):
         last_end = {}  # (queue, command list) -> device end of the previous timed launch
         i = 0
         while i < len(frame):
-            n, i = uvarint(frame, i)
+            try:
+                n, i = uvarint(frame, i)
+            except IndexError:
+                raise Damaged("bad record length in a frame")
+            if i + n > len(frame):
+                raise Damaged("record of %d bytes runs past the end of its frame" % n)
             r = pb.Record()
-            r.ParseFromString(frame[i:i + n])
+            try:
+                r.ParseFromString(frame[i:i + n])
+            except Exception as e:  # google.protobuf.message.DecodeError
+                raise Damaged("bad record: %s" % e)
             i += n
             if r.WhichOneof("kind") == "launch":
                 l = r.launch
@@ -110,26 +182,41 @@ def main(argv):
     with open(argv[1], "rb") as f:
         data = f.read()
     kernels = {}
-    for r in records(pb, data):
-        kind = r.WhichOneof("kind")
-        if kind == "kernel":
-            kernels[r.kernel.id] = {"kernel": r.kernel.name, "launches": 0, "device_ns": 0, "stall_samples": 0}
-        elif kind == "launch":
-            l = r.launch
-            print(json.dumps({"launch": l.id, "kernel_id": l.kernel_id, "device_start_ns": l.device_start_ns,
-                              "device_end_ns": l.device_end_ns}))
-            k = kernels.get(l.kernel_id)
-            if k is not None:
-                k["launches"] += 1
-                if l.device_end_ns >= l.device_start_ns:
-                    k["device_ns"] += l.device_end_ns - l.device_start_ns
-        elif kind == "stall_rows":
-            k = kernels.get(r.stall_rows.kernel_id)
-            if k is not None:
-                k["stall_samples"] += sum(r.stall_rows.counters)
+    n = 0
+    status = 0
+    try:
+        for r in records(pb, data):
+            n += 1
+            summarise(r, kernels)
+    except Damaged as e:
+        print("zestall_read.py: %s: damaged: %s (%d records read before it)" % (argv[1], e, n), file=sys.stderr)
+        status = 1
+    if n == 0 and status == 0:
+        print("zestall_read.py: %s: holds no records" % argv[1], file=sys.stderr)
+        status = 1
     for kid in sorted(kernels):
         print(json.dumps(dict(kernels[kid], kernel_id=kid)))
-    return 0
+    return status
+
+
+def summarise(r, kernels):
+    """Prints a launch; adds a record to the per-kernel totals."""
+    kind = r.WhichOneof("kind")
+    if kind == "kernel":
+        kernels[r.kernel.id] = {"kernel": r.kernel.name, "launches": 0, "device_ns": 0, "stall_samples": 0}
+    elif kind == "launch":
+        l = r.launch
+        print(json.dumps({"launch": l.id, "kernel_id": l.kernel_id, "device_start_ns": l.device_start_ns,
+                          "device_end_ns": l.device_end_ns}))
+        k = kernels.get(l.kernel_id)
+        if k is not None:
+            k["launches"] += 1
+            if l.device_end_ns >= l.device_start_ns:
+                k["device_ns"] += l.device_end_ns - l.device_start_ns
+    elif kind == "stall_rows":
+        k = kernels.get(r.stall_rows.kernel_id)
+        if k is not None:
+            k["stall_samples"] += sum(r.stall_rows.counters)
 
 
 if __name__ == "__main__":

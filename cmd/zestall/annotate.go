@@ -30,7 +30,13 @@ disassembly, source lines interleaved) or of each source line (--source,
 from the DWARF line table of the module's debug info), with one column per
 stall reason. Without debug info the listing has no source lines; without
 the zestall-iga helper or Debian's libiga64.so.1 (package libigc1) it shows
-instruction offsets only. Several FILEs are merged first.`)
+instruction offsets only. Several FILEs are merged first.
+Memory is bounded by kernels, instructions and devices, plus 2 to 4 bytes
+per launch record (its append time, for the collection windows).
+FILE "-" is standard input (as the only FILE). The same file may not be
+given twice. A damaged file is read past each damaged stretch to the next
+intact frame; what was lost is reported (exit status 1), as is a file with
+no record.`)
 		fs.PrintDefaults()
 	}
 	files, err := parseFiles(fs, args, "annotate takes at least one FILE", nil)
@@ -82,7 +88,7 @@ func (a *annotator) collect() []*kernelSamples {
 			ks = append(ks, byName[n])
 		}
 	}
-	for _, r := range a.m.rows {
+	for _, r := range a.m.stallOrder {
 		k := a.m.kernelByID[r.kernel]
 		if k == nil {
 			continue

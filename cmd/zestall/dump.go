@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -25,43 +23,35 @@ Prints every record of FILE as one JSON object per line. Each object has a
 "launch", "stall_rows", "counters", ...) and the record's fields under
 their .proto names; integers are JSON numbers; times are host ns. Binary
 fields (native_binary, debug_info, ...) are replaced by "<name>_size"
-unless --bytes is given. A truncated file prints every complete record,
-then the error on stderr (exit status 1).`)
+unless --bytes is given. A damaged file prints every intact record (reading
+goes on after a damaged stretch at the next intact frame), then what was
+lost on stderr (exit status 1); so does a file with no record. FILE "-" is
+standard input. Memory holds one record at a time.`)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
 		if err == flag.ErrHelp {
 			return errHelp
 		}
 		return usageError{err.Error()}
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fs.Usage()
 		return usageError{"dump takes exactly one FILE"}
 	}
-	f, err := os.Open(fs.Arg(0))
+	enc := json.NewEncoder(stdout)
+	in, err := readInput(files[0], nil, 0, func(rec *pb.Record) error {
+		obj := recordJSON(rec, *withBytes)
+		if obj == nil {
+			return nil
+		}
+		return enc.Encode(obj)
+	})
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	r := stream.NewReader(f)
-	enc := json.NewEncoder(stdout)
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", fs.Arg(0), err)
-		}
-		obj := recordJSON(rec, *withBytes)
-		if obj == nil {
-			continue
-		}
-		if err := enc.Encode(obj); err != nil {
-			return err
-		}
-	}
+	return in.err()
 }
 
 // recordJSON converts a record to a JSON object with a "type" field.

@@ -45,6 +45,7 @@ func FuzzViews(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := newRunModel()
+		m.keepLaunches = true // as trace loads it
 		var recs []*pb.Record
 		for len(data) > 0 {
 			n, k := binary.Uvarint(data)
@@ -60,6 +61,9 @@ func FuzzViews(f *testing.F) {
 		}
 		code := newCodeCache(m, io.Discard, false)
 		writeReport(io.Discard, m, code, 5)
+		if err := writeJSONReport(io.Discard, m, code, 5); err != nil {
+			t.Fatal(err)
+		}
 		a := &annotator{m: m, code: code, w: io.Discard, stderr: io.Discard, files: map[string][]string{}}
 		a.run("", false)
 		a.run("", true)

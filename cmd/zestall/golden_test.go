@@ -149,6 +149,8 @@ func TestGoldenWithoutIGA(t *testing.T) {
 		{"dump_multi", []string{"dump", multi}},
 		{"report_multi_nodisasm", []string{"report", "--no-disasm", multi}},
 		{"report_windows_nodisasm", []string{"report", "--no-disasm", windows}},
+		{"report_json_windows", []string{"report", "--json", "--no-disasm", windows}},
+		{"report_json_merged", []string{"report", multi, serialized, "--no-disasm", "--json", "--top", "2"}},
 		{"report_multi_nohelper", []string{"report", multi}},
 		{"annotate_multi_nohelper", []string{"annotate", "--kernel", "stream_triad", "--source-dir", sources, multi}},
 		{"annotate_multi_source_nodisasm", []string{"annotate", "--source", "--no-disasm", "--source-dir", sources, multi}},

@@ -7,6 +7,7 @@
 //	zestall pprof FILE... -o OUT.pb.gz   EU stall samples as a pprof profile
 //	zestall trace FILE... -o OUT.json    launches as Chrome/Perfetto trace events
 //	zestall merge FILE... -o OUT.zst     several runs as one file
+//	zestall report --json FILE...        the report as JSON (reportjson.go)
 //
 // Every view reads one in-memory model (model.go) built from the stream;
 // several FILEs are merged into it as zestall merge does (merge.go).
@@ -14,8 +15,11 @@
 // loads IGA at run time: the CLI itself is pure Go (CGO_ENABLED=0).
 //
 // Exit codes follow pprof: 0 success, 1 a file could not be read completely
-// (everything readable was still printed) or an output could not be
-// written, 2 usage error. Reading a large file shows progress on stderr.
+// (everything readable was still printed: reading goes on past a damaged
+// stretch at the next intact frame), holds no record, or an output could
+// not be written, 2 usage error. Outputs appear only complete and never
+// replace a file (output.go). Reading a large file shows progress on
+// stderr.
 package main
 
 import (
@@ -40,10 +44,13 @@ commands:
                 write the launches as Chrome/Perfetto trace-event JSON
   merge FILE... -o OUT.zst
                 merge several runs (processes, ranks) into one file
-  version       print the version
+  version, --version
+                print the version
   help          print this help
 
-Run "zestall <command> --help" for a command's options.
+Run "zestall <command> --help" for a command's options. Flags may follow
+the FILEs; FILE "-" is standard input (as the only FILE). Outputs (-o)
+appear only complete and never replace an existing file.
 `
 
 func main() {
@@ -70,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdMerge(rest, stdout, stderr)
 	case "trace":
 		err = cmdTrace(rest, stdout, stderr)
-	case "version":
+	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "zestall", version)
 		return 0
 	case "help", "-h", "--help":

@@ -71,6 +71,11 @@ func TestRun(t *testing.T) {
 		{nil, 2, nil, []string{"usage"}},
 		{[]string{"bogus"}, 2, nil, []string{"unknown command"}},
 		{[]string{"help"}, 0, []string{"dump FILE"}, nil},
+		{[]string{"--version"}, 0, []string{"zestall " + version}, nil},
+		{[]string{"version"}, 0, []string{"zestall " + version}, nil},
+		{[]string{"dump", good, "--bytes"}, 0, []string{`"native_binary":"emViaW4="`}, nil},
+		{[]string{"report", good, "--top", "1"}, 0, []string{"pid 42"}, nil},
+		{[]string{"report", "--", good}, 0, []string{"pid 42"}, nil},
 		{[]string{"dump"}, 2, nil, []string{"exactly one FILE"}},
 		{[]string{"dump", "--help"}, 0, nil, []string{"type"}},
 		{[]string{"dump", filepath.Join(dir, "missing.zst")}, 1, nil, []string{"no such file"}},
@@ -116,6 +121,82 @@ func TestDumpLinesAreJSON(t *testing.T) {
 		}
 		if _, ok := m["type"].(string); !ok {
 			t.Errorf("no type in %q", l)
+		}
+	}
+}
+
+// TestSamplingOffLine: the reason sampling was off is said in words, and
+// a success code recorded as the detail is never shown as a reason.
+func TestSamplingOffLine(t *testing.T) {
+	tests := []struct {
+		reason pb.StallSamplingOff
+		detail string
+		want   string
+	}{
+		{pb.StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED, "ZE_RESULT_SUCCESS (0x0)",
+			"  EU stall sampling: off: the driver exposes no metrics (run with ZET_ENABLE_METRICS=1)\n"},
+		{pb.StallSamplingOff_STALL_SAMPLING_OFF_OPEN_FAILED, "ZE_RESULT_ERROR_NOT_AVAILABLE (0x78000003)",
+			"  EU stall sampling: off: the metric streamer could not be opened (another sampling session may be active) (ZE_RESULT_ERROR_NOT_AVAILABLE (0x78000003))\n"},
+		{pb.StallSamplingOff(99), "", "  EU stall sampling: off: reason 99 (written by a newer zestall)\n"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		writeSampling(&b, &pb.Device{StallSampling: &pb.StallSampling{OffReason: tt.reason, Detail: tt.detail}})
+		if b.String() != tt.want {
+			t.Errorf("%v %q:\n got %q\nwant %q", tt.reason, tt.detail, b.String(), tt.want)
+		}
+	}
+}
+
+// TestJSONReportAddsUp: report --json decodes into its documented
+// structure (no field outside it) and its numbers add up: the sample
+// totals by attribution, by kernel, by device and by window.
+func TestJSONReportAddsUp(t *testing.T) {
+	t.Setenv(helperEnv, "/nonexistent/zestall-iga")
+	for _, args := range [][]string{{multi}, {serialized}, {windows}, {multi, serialized}} {
+		var so, se bytes.Buffer
+		if code := run(append([]string{"report", "--json"}, args...), &so, &se); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, se.String())
+		}
+		dec := json.NewDecoder(&so)
+		dec.DisallowUnknownFields()
+		var r jsonReport
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		s := r.StallSamples
+		if r.Schema != "zestall-report/1" || s.Total != s.SingleLaunch+s.Shared+s.KernelOnly+s.Unattributed || s.Total == 0 {
+			t.Errorf("%v: schema %q, totals %+v", args, r.Schema, s)
+		}
+		var byKernel, byDevice, byWindow uint64
+		launches := 0
+		for _, k := range r.Kernels {
+			byKernel += k.StallSamples
+			launches += k.Launches + k.LaunchesUntimed
+			var rs uint64
+			for _, v := range k.Reasons {
+				rs += v
+			}
+			if rs != k.StallSamples {
+				t.Errorf("%v: kernel %s: reasons add up to %d, samples %d", args, k.Name, rs, k.StallSamples)
+			}
+		}
+		for _, d := range r.Devices {
+			byDevice += d.StallSamples
+		}
+		for _, w := range r.Windows {
+			byWindow += w.StallSamples
+		}
+		if len(r.Windows) > 0 {
+			byWindow += r.OutsideWindows.StallSamples + r.StallSamplesNoWindow
+		} else {
+			byWindow = s.Total
+		}
+		if byKernel+s.Unattributed != s.Total || byDevice != s.Total || byWindow != s.Total {
+			t.Errorf("%v: total %d; by kernel %d (+%d unattributed), by device %d, by window %d", args, s.Total, byKernel, s.Unattributed, byDevice, byWindow)
+		}
+		if r.Counters == nil || uint64(launches) != r.Counters.LaunchesSeen {
+			t.Errorf("%v: kernels hold %d launches, counters %+v", args, launches, r.Counters)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
 	"google.golang.org/protobuf/proto"
@@ -25,13 +24,20 @@ Merges the files of several runs (processes, MPI ranks, hosts) into one
 zestall file that every command reads. Ids are renumbered so that they stay
 unique; each input's records follow a MergeSource record that keeps where
 they came from (file name, the input's header and last counters, the id
-offsets; see proto/zestall.proto). Times are not changed. A damaged input is
-merged up to its last complete record and named on stderr (exit status 1).
-OUT must not exist.`)
+offsets; see proto/zestall.proto). Times are not changed. A damaged input
+is merged past each damaged stretch, and what was lost is kept in its
+MergeSource and named on stderr (exit status 1). The same file may not be
+given twice; merge reads each input twice, so not from standard input.
+Memory holds one record at a time.
+OUT is written to a temporary file next to it and appears only complete;
+it must not exist and is never overwritten.`)
 		fs.PrintDefaults()
 	}
 	files, err := parseFiles(fs, args, "merge takes at least one FILE and -o OUT", func() bool { return *out != "" })
 	if err != nil {
+		return err
+	}
+	if err := checkInputs(files, false); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -39,41 +45,48 @@ OUT must not exist.`)
 			return usageError{fmt.Sprintf("output %s is also an input", f)}
 		}
 	}
-	f, err := stream.CreateExclusive(*out)
-	if err != nil {
-		return err
-	}
-	w, err := stream.NewWriter(f, nil)
-	if err != nil {
-		f.Close()
+	if err := checkOutput(*out); err != nil {
 		return err
 	}
 	n := 0
-	readErrs, err := mergeRuns(files, stderr, func(rec *pb.Record) error {
-		n++
-		if err := w.Write(rec); err != nil {
+	var ins []*inputRead
+	err = writeOutput(*out, func(f io.Writer) error {
+		w, err := stream.NewWriter(f, nil)
+		if err != nil {
 			return err
 		}
-		if n%4096 == 0 {
-			return w.Flush()
+		ins, err = mergeRuns(files, stderr, func(rec *pb.Record) error {
+			n++
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+			if n%4096 == 0 {
+				return w.Flush()
+			}
+			return nil
+		})
+		if cerr := w.Close(); err == nil {
+			err = cerr
 		}
-		return nil
+		if err == nil && n <= 2+len(files) {
+			// Header, sources and counters only.
+			err = readErrors(ins)
+		}
+		return err
 	})
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", *out, err)
+		return err
 	}
 	fmt.Fprintf(stderr, "zestall: wrote %s (%d files, %d records)\n", *out, len(files), n)
-	return joinReadErrors(readErrs)
+	return readErrors(ins)
 }
 
-// joinReadErrors joins the errors of damaged inputs (nil when none).
-func joinReadErrors(errs []error) error {
+// readErrors joins what was lost reading the inputs (nil when nothing).
+func readErrors(ins []*inputRead) error {
+	var errs []error
+	for _, in := range ins {
+		errs = append(errs, in.err())
+	}
 	return errors.Join(errs...)
 }
 
@@ -99,31 +112,15 @@ type mergeInput struct {
 	header   *pb.Header
 	counters *pb.Counters
 	max      idOffsets // the largest id of each kind
-	records  uint64
 	dropped  uint64
-	readErr  error
+	read     *inputRead // records read, damage
 }
 
 // scanInput reads an input once to find its largest ids, its header and
 // its last counters.
 func scanInput(path string, stderr io.Writer) (*mergeInput, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	in := &mergeInput{path: path}
-	r := stream.NewReader(newProgressReader(f, path, stderr))
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			in.readErr = fmt.Errorf("%s: %w", path, err)
-			break
-		}
-		in.records++
+	read, err := readInput(path, stderr, 0, func(rec *pb.Record) error {
 		ids := &in.max
 		dev := func(id uint32) { ids.device = max(ids.device, id) }
 		switch k := rec.Kind.(type) {
@@ -172,7 +169,12 @@ func scanInput(path string, stderr io.Writer) (*mergeInput, error) {
 		case nil:
 			in.dropped++
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	in.read = read
 	return in, nil
 }
 
@@ -239,18 +241,18 @@ func remapRecord(rec *pb.Record, o idOffsets) bool {
 // mergeRuns merges the inputs into one record stream given to emit: a
 // merged Header, then per input a MergeSource and its records with ids
 // remapped, then the summed Counters. Each input is read twice (the first
-// pass finds its largest ids), so memory stays bounded by one record. The
-// errors of damaged inputs are returned in readErrs; err is an input that
-// cannot be opened or an error from emit.
-func mergeRuns(paths []string, stderr io.Writer, emit func(*pb.Record) error) (readErrs []error, err error) {
+// pass finds its largest ids), so memory stays bounded by one record.
+// What reading each input found (damage) is returned; err is an input
+// that cannot be opened or an error from emit.
+func mergeRuns(paths []string, stderr io.Writer, emit func(*pb.Record) error) ([]*inputRead, error) {
 	ins := make([]*mergeInput, len(paths))
+	reads := make([]*inputRead, len(paths))
 	for i, p := range paths {
+		var err error
 		if ins[i], err = scanInput(p, stderr); err != nil {
 			return nil, err
 		}
-		if ins[i].readErr != nil {
-			readErrs = append(readErrs, ins[i].readErr)
-		}
+		reads[i] = ins[i].read
 	}
 	offs := make([]idOffsets, len(ins))
 	var next idOffsets
@@ -260,46 +262,39 @@ func mergeRuns(paths []string, stderr io.Writer, emit func(*pb.Record) error) (r
 	}
 	nextIndex := uint32(len(ins) + 1) // for the sources of inputs that are merged files
 	if err := emit(&pb.Record{Kind: &pb.Record_Header{Header: mergedHeader(ins, offs)}}); err != nil {
-		return readErrs, err
+		return reads, err
 	}
 	for i, in := range ins {
 		src := &pb.MergeSource{
 			Index: uint32(i + 1), Path: in.path, Header: in.header, Counters: in.counters,
 			DeviceIdOffset: offs[i].device, ModuleIdOffset: offs[i].module, KernelIdOffset: offs[i].kernel,
 			LaunchIdOffset: offs[i].launch, QueueIdOffset: offs[i].queue, CommandListIdOffset: offs[i].cmdList,
-			RecordsRead: in.records, RecordsDropped: in.dropped,
+			RecordsRead: uint64(in.read.records), RecordsDropped: in.dropped,
 		}
-		if in.readErr != nil {
-			src.ReadError = in.readErr.Error()
+		if err := in.read.err(); err != nil {
+			src.ReadError = err.Error()
 		}
 		if err := emit(&pb.Record{Kind: &pb.Record_MergeSource{MergeSource: src}}); err != nil {
-			return readErrs, err
+			return reads, err
 		}
 		if err := copyInput(in, offs[i], &nextIndex, emit); err != nil {
-			return readErrs, err
+			return reads, err
 		}
 		if in.dropped > 0 {
 			fmt.Fprintf(stderr, "zestall: %s: left out %d records of kinds this zestall does not know\n", in.path, in.dropped)
 		}
 	}
-	return readErrs, emit(&pb.Record{Kind: &pb.Record_Counters{Counters: summedCounters(ins)}})
+	return reads, emit(&pb.Record{Kind: &pb.Record_Counters{Counters: summedCounters(ins)}})
 }
 
 // copyInput is the second pass over one input: every record it knows,
-// remapped, up to where the first pass stopped.
+// remapped, up to where the first pass stopped (past the same damaged
+// stretches).
 func copyInput(in *mergeInput, o idOffsets, nextIndex *uint32, emit func(*pb.Record) error) error {
-	f, err := os.Open(in.path)
-	if err != nil {
-		return err
+	if in.read.records == 0 {
+		return nil
 	}
-	defer f.Close()
-	r := stream.NewReader(f)
-	for n := uint64(0); n < in.records; n++ {
-		rec, err := r.Next()
-		if err != nil {
-			// The file changed between the passes.
-			return fmt.Errorf("%s: changed while merging: %w", in.path, err)
-		}
+	read, err := readInput(in.path, nil, in.read.records, func(rec *pb.Record) error {
 		if remapRecord(rec, o) {
 			if ms := rec.GetMergeSource(); ms != nil {
 				// Sources of a merged input follow this file's own
@@ -307,10 +302,15 @@ func copyInput(in *mergeInput, o idOffsets, nextIndex *uint32, emit func(*pb.Rec
 				ms.Index = *nextIndex
 				*nextIndex++
 			}
-			if err := emit(rec); err != nil {
-				return err
-			}
+			return emit(rec)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if read.records != in.read.records {
+		return fmt.Errorf("%s: changed while merging (%d records on the first pass, %d on the second)", in.path, in.read.records, read.records)
 	}
 	return nil
 }
@@ -358,7 +358,7 @@ func summedCounters(ins []*mergeInput) *pb.Counters {
 	var lostOrder []string
 	for _, in := range ins {
 		c := in.counters
-		if c == nil || !c.Final || in.readErr != nil {
+		if c == nil || !c.Final || in.read.damaged() {
 			sum.Final = false
 		}
 		if c == nil {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"io"
-	"os"
 
 	"github.com/zestall/zestall/abi"
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -23,19 +21,31 @@ type runModel struct {
 	timed      map[uint64]int    // kernel id -> launches with device times
 	counters   *pb.Counters
 	records    int
-	metrics    []string     // stall counter columns (driver order, IP excluded)
-	unattr     uint64       // unattributed sample counts
-	rows       []stallRow   // every (kernel, offset, attribution) row
-	launchList []*pb.Launch // every launch record, for trace
-	periodNs   uint64       // the sampling period the driver chose
-	windows    []windowEdge // Window records in file order
-	sources    []*pb.MergeSource
-	unknown    int // records of kinds this reader does not know
-	readErr    error
+	metrics    []string               // stall counter columns (driver order, IP excluded)
+	unattr     uint64                 // unattributed sample counts
+	stalls     map[stallKey]*stallAgg // EU stall rows, summed (aggregate.go)
+	stallOrder []*stallAgg            // the same, in the order first seen
+	durations  map[uint64]*sketch     // kernel id -> device times of its launches
+	// Per device: launch records, EU stall samples (attributed and not).
+	devLaunches map[uint32]int
+	devSamples  map[uint32]uint64
+	// For the collection windows: launch append times, stall samples
+	// per read.
+	appendTimes map[sourceDevice]*timeList
+	samplesAt   map[sampleAt]uint64
+	// Only for trace (keepLaunches): every launch record, and the stall
+	// samples attributed to each single launch.
+	keepLaunches bool
+	launchList   launchList
+	perLaunch    map[uint64][]uint64
+	periodNs     uint64       // the sampling period the driver chose
+	windows      []windowEdge // Window records in file order
+	sources      []*pb.MergeSource
+	unknown      int // records of kinds this reader does not know
+	inputs       []*inputRead
+	readErr      error // what was lost reading the inputs, or nil
 
-	source        uint32            // index of the MergeSource the records belong to (0: not merged)
-	launchSource  map[uint64]uint32 // launch id -> source, for merged files
-	unattrSamples []unattrRow
+	source uint32 // index of the MergeSource the records belong to (0: not merged)
 }
 
 // windowEdge is one Window record with the input it came from.
@@ -44,59 +54,72 @@ type windowEdge struct {
 	source uint32
 }
 
-// unattrRow is the sum of one Unattributed record, kept for the
-// per-window report.
-type unattrRow struct {
-	device           uint32
-	source           uint32
-	start, end, sums uint64
-}
-
 func newRunModel() *runModel {
 	return &runModel{modules: map[uint64]*pb.Module{}, kernelByID: map[uint64]*pb.Kernel{}, ended: map[uint64]uint64{},
-		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{}, launchSource: map[uint64]uint32{}}
+		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{},
+		stalls: map[stallKey]*stallAgg{}, durations: map[uint64]*sketch{}, devLaunches: map[uint32]int{}, devSamples: map[uint32]uint64{},
+		appendTimes: map[sourceDevice]*timeList{}, samplesAt: map[sampleAt]uint64{}, perLaunch: map[uint64][]uint64{}}
 }
 
 // loadRuns reads one file, or merges several (as zestall merge does) into
-// one model. A damaged file leaves everything complete before the damage in
-// the model and its error in readErr; only a file that cannot be opened at
-// all is an error.
+// one model. A damaged file leaves everything intact in the model (reading
+// goes on after a damaged stretch at the next intact frame) and says what
+// was lost in inputs and readErr; a file that cannot be opened, or inputs
+// that hold no record at all, are an error.
 func loadRuns(paths []string, stderr io.Writer) (*runModel, error) {
-	if len(paths) == 1 {
-		return loadRun(paths[0], stderr)
-	}
+	return loadRunsWith(paths, stderr, false)
+}
+
+// loadRunsWith is loadRuns; keepLaunches keeps every launch record (for
+// trace, whose output has one event per launch).
+func loadRunsWith(paths []string, stderr io.Writer, keepLaunches bool) (*runModel, error) {
 	m := newRunModel()
-	readErrs, err := mergeRuns(paths, stderr, func(rec *pb.Record) error {
-		m.add(rec)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	m.keepLaunches = keepLaunches
+	if len(paths) == 1 {
+		in, err := readInput(paths[0], stderr, 0, func(rec *pb.Record) error {
+			m.add(rec)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.inputs = []*inputRead{in}
+	} else {
+		ins, err := mergeRuns(paths, stderr, func(rec *pb.Record) error {
+			m.add(rec)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.inputs = ins
 	}
-	m.readErr = joinReadErrors(readErrs)
+	var errs []error
+	records := 0
+	for _, in := range m.inputs {
+		errs = append(errs, in.err())
+		records += in.records
+	}
+	m.readErr = errors.Join(errs...)
+	if records == 0 {
+		return nil, m.readErr
+	}
 	return m, nil
 }
 
-func loadRun(path string, stderr io.Writer) (*runModel, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m := newRunModel()
-	r := stream.NewReader(newProgressReader(f, path, stderr))
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return m, nil
+// damaged reports whether records of any input were lost.
+func (m *runModel) damaged() bool {
+	for _, in := range m.inputs {
+		if in.damaged() {
+			return true
 		}
-		if err != nil {
-			// Keep everything complete; the caller reports the error.
-			m.readErr = fmt.Errorf("%s: %w", path, err)
-			return m, nil
-		}
-		m.add(rec)
 	}
+	for _, src := range m.sources {
+		if src.ReadError != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // add adds one record to the model.
@@ -119,12 +142,13 @@ func (m *runModel) add(rec *pb.Record) {
 		m.addStalls(k.StallRows)
 	case *pb.Record_Unattributed:
 		u := k.Unattributed
-		row := unattrRow{device: u.DeviceId, source: m.source, start: u.WindowStartHostNs, end: u.WindowEndHostNs}
+		var sum uint64
 		for _, c := range u.Counters {
-			m.unattr += c
-			row.sums += c
+			sum += c
 		}
-		m.unattrSamples = append(m.unattrSamples, row)
+		m.unattr += sum
+		m.devSamples[u.DeviceId] += sum
+		m.samplesAt[sampleAt{m.source, u.DeviceId, u.WindowEndHostNs}] += sum
 	case *pb.Record_Module:
 		m.modules[k.Module.Id] = k.Module
 	case *pb.Record_Kernel:
@@ -133,16 +157,7 @@ func (m *runModel) add(rec *pb.Record) {
 	case *pb.Record_KernelDestroyed:
 		m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
 	case *pb.Record_Launch:
-		l := k.Launch
-		m.launchList = append(m.launchList, l)
-		m.launches[l.KernelId]++
-		if m.source != 0 {
-			m.launchSource[l.Id] = m.source
-		}
-		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
-			m.timed[l.KernelId]++
-			m.devNs[l.KernelId] += l.DeviceEndNs - l.DeviceStartNs
-		}
+		m.addLaunch(k.Launch)
 	case *pb.Record_Window:
 		m.windows = append(m.windows, windowEdge{k.Window, m.source})
 	case *pb.Record_MergeSource:

@@ -11,7 +11,6 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/zestall/zestall/format/dwarfline"
-	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -26,10 +25,20 @@ Writes the EU stall samples of FILE as a pprof profile: one sample type
 per stall reason (in the driver's metric order) after "samples" (all
 reasons, the default); one location per (kernel, instruction offset) at
 its GPU address, with the DWARF source line when the module had debug
-info; labels "device", and "launch" (one launch) or "launches" (shared).
+info; one sample per (instruction, device, attribution) with labels
+"device", "attribution" (launch: each row named one launch; shared: rows
+shared by overlapping launches; kernel: no launch named), "launches" (the
+first 8 launch ids the rows name, "… (more)" when there are others) and
+the number "rows" summed. Memory is bounded by kernels and instructions,
+not by launches (plus 2 to 4 bytes per launch record for the windows).
 View it with: go tool pprof -http=: OUT.pb.gz (flame graph, top, source;
 add -source_path=DIR when the sources moved). Several FILEs are merged
-first. OUT must not exist.`)
+first. FILE "-" is standard input (as the only FILE). The same file may not be
+given twice. A damaged file is read past each damaged stretch to the next
+intact frame; what was lost is reported (exit status 1), as is a file with
+no record.
+OUT is written to a temporary file next to it and appears only complete;
+it must not exist and is never overwritten.`)
 		fs.PrintDefaults()
 	}
 	m, err := loadForOutput(fs, args, out, "pprof", stderr)
@@ -40,16 +49,8 @@ first. OUT must not exist.`)
 	if err != nil {
 		return errors.Join(m.readErr, err)
 	}
-	f, err := stream.CreateExclusive(*out)
-	if err != nil {
-		return err
-	}
-	if err := p.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
+	if err := writeOutput(*out, p.Write); err != nil {
+		return errors.Join(m.readErr, err)
 	}
 	fmt.Fprintf(stderr, "zestall: wrote %s (%d samples, %d locations)\n", *out, len(p.Sample), len(p.Location))
 	return m.readErr
@@ -57,7 +58,7 @@ first. OUT must not exist.`)
 
 // buildProfile turns the run's stall rows into a pprof profile.
 func buildProfile(m *runModel) (*profile.Profile, error) {
-	if len(m.rows) == 0 {
+	if len(m.stallOrder) == 0 {
 		return nil, fmt.Errorf("the file holds no EU stall samples (was sampling on? see zestall report)")
 	}
 	p := &profile.Profile{
@@ -104,7 +105,7 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 	locs := map[[2]uint64]*profile.Location{}
 	mapping := &profile.Mapping{ID: 1, File: "[gpu]", HasFunctions: true, HasLineNumbers: true}
 	p.Mapping = []*profile.Mapping{mapping}
-	for _, r := range m.rows {
+	for _, r := range m.stallOrder {
 		k := kernels[r.kernel]
 		if k == nil {
 			continue
@@ -140,17 +141,26 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 			}
 		}
 		s := &profile.Sample{Location: []*profile.Location{loc}, Value: vals,
-			Label: map[string][]string{"device": {fmt.Sprint(r.device)}}}
-		switch {
-		case r.launch != 0:
-			s.NumLabel = map[string][]int64{"launch": {int64(r.launch)}}
-		case r.shared != "":
-			s.Label["launches"] = []string{r.shared}
+			Label:    map[string][]string{"device": {fmt.Sprint(r.device)}, "attribution": {attributionLabel(r.kind)}},
+			NumLabel: map[string][]int64{"rows": {int64(r.rows)}}}
+		if len(r.ids.ids) > 0 {
+			s.Label["launches"] = []string{r.ids.String()}
 		}
 		p.Sample = append(p.Sample, s)
 	}
 	sort.SliceStable(p.Sample, func(i, j int) bool { return p.Sample[i].Value[0] > p.Sample[j].Value[0] })
 	return p, p.CheckValid()
+}
+
+// attributionLabel names an attribution kind in pprof labels.
+func attributionLabel(k pb.StallAttribution) string {
+	switch k {
+	case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+		return "launch"
+	case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+		return "shared"
+	}
+	return "kernel"
 }
 
 // parseFiles parses a command's flags and FILE arguments (flags may
@@ -168,6 +178,9 @@ func parseFiles(fs *flag.FlagSet, args []string, need string, ok func() bool) ([
 		fs.Usage()
 		return nil, usageError{need}
 	}
+	if err := checkInputs(files, true); err != nil {
+		return nil, err
+	}
 	return files, nil
 }
 
@@ -179,21 +192,32 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); err != nil {
 			return nil, err
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil // "--" ends the flags
+		}
+		if len(rest) == 0 {
 			return pos, nil
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 }
 
 // loadForOutput parses "FILE -o OUT" for the commands that write a file,
 // and loads FILE.
 func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer) (*runModel, error) {
+	return loadForOutputWith(fs, args, out, cmd, stderr, false)
+}
+
+// loadForOutputWith is loadForOutput; keepLaunches as for loadRunsWith.
+func loadForOutputWith(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer, keepLaunches bool) (*runModel, error) {
 	files, err := parseFiles(fs, args, cmd+" takes FILE... and -o OUT", func() bool { return *out != "" })
 	if err != nil {
 		return nil, err
 	}
-	return loadRuns(files, stderr)
+	if err := checkOutput(*out); err != nil {
+		return nil, err
+	}
+	return loadRunsWith(files, stderr, keepLaunches)
 }

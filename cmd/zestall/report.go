@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/abi"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -19,18 +21,38 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	top := fs.Int("top", 5, "hottest instructions to show per kernel")
 	noDisasm := fs.Bool("no-disasm", false, "do not disassemble (offsets and source lines only)")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object (structure: zestall-report/1, below)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] FILE...
+		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] [--json] FILE...
 
 Prints the run summary (process, devices, configuration, counters,
 anything lost), the collection windows with the launches and stall samples
 in each, kernels by total device time, kernels by EU stall samples with
 their stall reasons, each kernel's hottest instructions with IGA's
 disassembly and the DWARF source line, and every kernel the application
-created. Several FILEs are merged first (as zestall merge does). A
-truncated file is reported up to its last complete record (exit status 1).
+created. Several FILEs are merged first (as zestall merge does).
+FILE "-" is standard input (as the only FILE). The same file may not be
+given twice. A damaged file is read past each damaged stretch to the next
+intact frame; what was lost is reported (exit status 1), as is a file with
+no record.
 Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
-(package libigc1); without them offsets are shown.`)
+(package libigc1); without them offsets are shown.
+
+--json prints the same numbers as one JSON object, schema
+"zestall-report/1": inputs (records read, damaged stretches, skipped bytes,
+error), run, devices (sampling, launches, stall_samples), counters,
+windows (start_ns/stop_ns from the run's start, launches, stall_samples),
+outside_windows, stall_samples_no_window, metrics (the stall reasons, in
+the driver's order), stall_samples (total = single_launch + shared +
+kernel_only + unattributed), and kernels (name, ids, launches, mean_ns,
+median_ns, p99_ns, max_ns over launches with device times,
+launches_untimed, device_ns,
+stall_samples, reasons, hot instructions: offset, samples, reasons,
+source, instruction). Times are ns; fields are only added within a
+schema version. Every field is described in cmd/zestall/reportjson.go.
+
+Memory is bounded by kernels, instructions and devices, plus 2 to 4 bytes
+per launch record (its append time, for the collection windows).`)
 		fs.PrintDefaults()
 	}
 	files, err := parseFiles(fs, args, "report takes at least one FILE", nil)
@@ -43,6 +65,12 @@ Disassembly needs the zestall-iga helper and Debian's libiga64.so.1
 	}
 	code := newCodeCache(m, stderr, !*noDisasm)
 	defer code.close()
+	if *asJSON {
+		if err := writeJSONReport(stdout, m, code, *top); err != nil {
+			return err
+		}
+		return m.readErr
+	}
 	writeReport(stdout, m, code, *top)
 	return m.readErr
 }
@@ -61,6 +89,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
 			fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
 		}
+		use := m.deviceUse()
 		for _, d := range h.Devices {
 			kind := "device"
 			if d.ParentId != 0 {
@@ -69,15 +98,19 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 			fmt.Fprintf(w, "%s %d: %s (%#04x %s), %d Xe-cores, timer %.1f MHz, kernel timestamps %d bits\n",
 				kind, d.Id, d.Name, d.PciDeviceId, d.Platform, d.XeCoreCount, float64(d.TimerFrequencyHz)/1e6, d.KernelTimestampValidBits)
 			writeSampling(w, d)
+			writeDeviceUse(w, d, use, m.damaged())
 		}
 	} else {
-		fmt.Fprintln(w, "no header: the file holds no complete frame")
+		fmt.Fprintln(w, "no header: the frame that held it is missing or damaged")
 	}
 	fmt.Fprintf(w, "records: %d, modules: %d, kernels: %d\n", m.records, len(m.modules), len(m.kernels))
+	fmt.Fprintln(w, glossary)
 	if c := m.counters; c != nil {
 		fmt.Fprintf(w, "kernel launches seen: %d, with device times: %d\n", c.LaunchesSeen, c.LaunchesTimed)
 		if c.StallRecordsRead > 0 || c.StallDropWarnings > 0 {
-			fmt.Fprintf(w, "EU stall records read: %d; calculated (IP, read window) rows attributed: %d, unattributed: %d\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
+			// The collector counts rows in the fields named
+			// stall_samples_* (collector/attribute.go).
+			fmt.Fprintf(w, "EU stall records read: %d; rows calculated from them: %d attributed to kernels, %d unattributed\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
 		}
 		if c.StallRecordsDiscardedStopped > 0 || c.LaunchesWhileStopped > 0 {
 			fmt.Fprintf(w, "while collection was stopped: %d EU stall records read and discarded, %d kernel launches passed (counted only with ZESTALL_LAUNCHES)\n", c.StallRecordsDiscardedStopped, c.LaunchesWhileStopped)
@@ -97,6 +130,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 	} else {
 		fmt.Fprintln(w, "the run ended abnormally: no counters were written")
 	}
+	writeDamage(w, m)
 	for _, src := range m.sources {
 		writeSource(w, src)
 	}
@@ -138,6 +172,61 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 	tw.Flush()
 }
 
+// glossary says once what the report's counting words mean.
+const glossary = `glossary: record = one entry of this file; EU stall record = one 64-byte hardware report (one instruction, one Xe-core);
+          row = one instruction's counts in one read, calculated by the driver from EU stall records;
+          sample = one unit of those counts (every samples figure below adds them up)`
+
+// deviceUsage is what the run did on one device.
+type deviceUsage struct {
+	launches int
+	samples  uint64
+}
+
+// deviceUse counts launches and EU stall samples per device id.
+func (m *runModel) deviceUse() map[uint32]*deviceUsage {
+	use := map[uint32]*deviceUsage{}
+	get := func(id uint32) *deviceUsage {
+		u := use[id]
+		if u == nil {
+			u = &deviceUsage{}
+			use[id] = u
+		}
+		return u
+	}
+	for d, n := range m.devLaunches {
+		get(d).launches += n
+	}
+	for d, n := range m.devSamples {
+		get(d).samples += n
+	}
+	return use
+}
+
+// writeDeviceUse says what the run did on a device, and why a device
+// shows nothing.
+func writeDeviceUse(w io.Writer, d *pb.Device, use map[uint32]*deviceUsage, damaged bool) {
+	u := use[d.Id]
+	if u == nil {
+		u = &deviceUsage{}
+	}
+	sampling := d.GetStallSampling().GetEnabled()
+	switch {
+	case d.ParentId != 0 && u.launches == 0 && u.samples == 0:
+		// Sub-devices are shown with their root's use.
+	case u.launches == 0 && u.samples == 0 && damaged:
+		fmt.Fprintln(w, "  no kernel launches read for this device (records were lost to damage)")
+	case u.launches == 0 && u.samples == 0:
+		fmt.Fprintln(w, "  no kernel launches recorded on this device: the application launched none here (or only while collection was stopped)")
+	case !sampling:
+		fmt.Fprintf(w, "  kernel launches: %d\n", u.launches)
+	case u.samples == 0:
+		fmt.Fprintf(w, "  kernel launches: %d, EU stall samples: 0 (kernels shorter than the sampling period can go unsampled)\n", u.launches)
+	default:
+		fmt.Fprintf(w, "  kernel launches: %d, EU stall samples: %d\n", u.launches, u.samples)
+	}
+}
+
 // kernelName is the demangled name when there is one.
 func kernelName(k *pb.Kernel) string {
 	if k.DemangledName != "" {
@@ -153,6 +242,7 @@ func writeKernelTime(w io.Writer, m *runModel) {
 		name            string
 		launches, timed int
 		ns              uint64
+		dur             *sketch
 	}
 	byName := map[string]*row{}
 	var rows []*row
@@ -160,13 +250,14 @@ func writeKernelTime(w io.Writer, m *runModel) {
 		n := kernelName(k)
 		r := byName[n]
 		if r == nil {
-			r = &row{name: n}
+			r = &row{name: n, dur: newSketch()}
 			byName[n] = r
 			rows = append(rows, r)
 		}
 		r.launches += m.launches[k.Id]
 		r.timed += m.timed[k.Id]
 		r.ns += m.devNs[k.Id]
+		r.dur.merge(m.durations[k.Id])
 	}
 	var total uint64
 	for _, r := range rows {
@@ -177,80 +268,70 @@ func writeKernelTime(w io.Writer, m *runModel) {
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ns > rows[j].ns })
 	fmt.Fprintln(w)
+	// LAUNCHES and MEAN are over the same launches: those with device
+	// times, the only ones DEVICE TIME can add up.
+	untimed := 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "DEVICE TIME\tSHARE\tLAUNCHES\tMEAN\t KERNEL\t")
+	fmt.Fprintln(tw, "DEVICE TIME\tSHARE\tLAUNCHES\tMEAN\tMEDIAN\tP99\tMAX\t KERNEL\t")
 	for _, r := range rows {
 		mean := 0.0
 		if r.timed > 0 {
 			mean = float64(r.ns) / float64(r.timed) / 1e3
 		}
-		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.launches, mean, r.name)
+		untimed += r.launches - r.timed
+		fmt.Fprintf(tw, "%.3f ms\t%.1f%%\t%d\t%.2f us\t%.2f us\t%.2f us\t%.2f us\t %s\t\n", float64(r.ns)/1e6, 100*float64(r.ns)/float64(total), r.timed, mean,
+			r.dur.quantile(0.5)/1e3, r.dur.quantile(0.99)/1e3, float64(r.dur.max)/1e3, r.name)
 	}
 	tw.Flush()
-}
-
-// stallRow is one row of a StallRows record.
-type stallRow struct {
-	kernel, off uint64
-	counts      []uint64
-	device      uint32
-	launch      uint64 // the one launch, or 0
-	shared      string // "id,id,..." when shared
-	windowEnd   uint64 // host ns of the read that delivered the samples; 0 for aggregates
-	source      uint32 // MergeSource index in a merged file
-}
-
-// addStalls sums a StallRows record into the per-kernel, per-offset table.
-func (m *runModel) addStalls(s *pb.StallRows) {
-	n := len(s.OffsetDeltas)
-	c := int(s.ColumnCount)
-	if c*n != len(s.Counters) {
-		return // malformed: the reader rejects these, be safe anyway
-	}
-	shared := ""
-	if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_SHARED {
-		ids := make([]string, len(s.CandidateLaunchIds))
-		for i, id := range s.CandidateLaunchIds {
-			ids[i] = fmt.Sprint(id)
-		}
-		shared = strings.Join(ids, ",")
-	}
-	off := uint64(0)
-	for i, d := range s.OffsetDeltas {
-		off += d
-		row := stallRow{kernel: s.KernelId, off: off, counts: make([]uint64, c), device: s.DeviceId, shared: shared,
-			windowEnd: s.WindowEndHostNs, source: m.source}
-		if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
-			row.launch = s.LaunchId
-		}
-		for j := 0; j < c; j++ {
-			row.counts[j] = s.Counters[j*n+i]
-		}
-		m.rows = append(m.rows, row)
+	if untimed > 0 {
+		fmt.Fprintf(w, "  LAUNCHES, MEAN, MEDIAN, P99 and MAX are over the launches with device times; %d launch records without device times are left out of this table\n", untimed)
+	} else {
+		fmt.Fprintln(w, "  LAUNCHES, MEAN, MEDIAN, P99 and MAX are over the launches with device times (all of them here); MEDIAN and P99 within 1%")
 	}
 }
 
-// writeStalls prints, per kernel (by name), the stall reasons and the
-// hottest instruction offsets.
-func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
-	if len(m.rows) == 0 {
-		return
+// stallOffset is the samples of one instruction offset, per reason.
+type stallOffset struct {
+	off uint64
+	c   []uint64
+}
+
+// stallKernel is the samples of every kernel record of one name.
+type stallKernel struct {
+	name  string
+	first *pb.Kernel // a kernel record of the name, for its code
+	sum   []uint64   // per reason
+	total uint64
+	offs  []stallOffset // hottest first
+}
+
+// stallSummary is the EU stall samples of the run, per kernel name and
+// by attribution; the text and JSON reports both show it.
+type stallSummary struct {
+	kernels                                []stallKernel // most samples first
+	all                                    uint64        // attributed to kernels
+	byLaunch, shared, kernelOnly, unattrib uint64
+}
+
+func sumCounts(c []uint64) (t uint64) {
+	for _, x := range c {
+		t += x
 	}
+	return t
+}
+
+func summarizeStalls(m *runModel) stallSummary {
 	names := map[uint64]string{}
-	first := map[string]*pb.Kernel{} // a kernel record per name, for its code
+	first := map[string]*pb.Kernel{}
 	for _, k := range m.kernels {
 		names[k.Id] = kernelName(k)
 		if first[kernelName(k)] == nil {
 			first[kernelName(k)] = k
 		}
 	}
-	type koff struct {
-		off uint64
-		c   []uint64
-	}
 	byName := map[string]map[uint64][]uint64{}
-	var byLaunch, shared uint64
-	for _, r := range m.rows {
+	var s stallSummary
+	for _, r := range m.stallOrder {
 		n := names[r.kernel]
 		agg := byName[n]
 		if agg == nil {
@@ -262,32 +343,24 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 			a = make([]uint64, len(r.counts))
 			agg[r.off] = a
 		}
+		if len(a) < len(r.counts) {
+			a = append(a, make([]uint64, len(r.counts)-len(a))...)
+			agg[r.off] = a
+		}
 		for j, c := range r.counts {
 			a[j] += c
-			switch {
-			case r.launch != 0:
-				byLaunch += c
-			case r.shared != "":
-				shared += c
+			switch r.kind {
+			case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+				s.byLaunch += c
+			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+				s.shared += c
+			default:
+				s.kernelOnly += c
 			}
 		}
 	}
-	total := func(c []uint64) (t uint64) {
-		for _, x := range c {
-			t += x
-		}
-		return t
-	}
-	type kern struct {
-		name  string
-		sum   []uint64
-		total uint64
-		offs  []koff
-	}
-	var ks []kern
-	var all uint64
 	for name, rows := range byName {
-		k := kern{name: name}
+		k := stallKernel{name: name, first: first[name]}
 		for off, c := range rows {
 			if k.sum == nil {
 				k.sum = make([]uint64, len(c))
@@ -295,22 +368,39 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 			for j := range c {
 				k.sum[j] += c[j]
 			}
-			k.offs = append(k.offs, koff{off, c})
+			k.offs = append(k.offs, stallOffset{off, c})
 		}
-		k.total = total(k.sum)
-		all += k.total
+		k.total = sumCounts(k.sum)
+		s.all += k.total
 		sort.Slice(k.offs, func(i, j int) bool {
-			ti, tj := total(k.offs[i].c), total(k.offs[j].c)
+			ti, tj := sumCounts(k.offs[i].c), sumCounts(k.offs[j].c)
 			if ti != tj {
 				return ti > tj
 			}
 			return k.offs[i].off < k.offs[j].off
 		})
-		ks = append(ks, k)
+		s.kernels = append(s.kernels, k)
 	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i].total > ks[j].total })
-	fmt.Fprintf(w, "\nEU stall samples: %d attributed to kernels (%d to single launches, %d shared by overlapping launches), %d unattributed\n",
-		all, byLaunch, shared, m.unattr)
+	sort.Slice(s.kernels, func(i, j int) bool {
+		if s.kernels[i].total != s.kernels[j].total {
+			return s.kernels[i].total > s.kernels[j].total
+		}
+		return s.kernels[i].name < s.kernels[j].name
+	})
+	s.unattrib = m.unattr
+	return s
+}
+
+// writeStalls prints, per kernel (by name), the stall reasons and the
+// hottest instruction offsets.
+func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
+	if len(m.stallOrder) == 0 {
+		return
+	}
+	sum := summarizeStalls(m)
+	ks, all, total := sum.kernels, sum.all, sumCounts
+	fmt.Fprintf(w, "\nEU stall samples: %d = %d attributed to kernels (%d to a single launch + %d shared by overlapping launches + %d to the kernel only, no launch named) + %d unattributed (in no known kernel)\n",
+		all+m.unattr, all, sum.byLaunch, sum.shared, sum.kernelOnly, m.unattr)
 	col := func(j int) string {
 		if j < len(m.metrics) {
 			return m.metrics[j]
@@ -334,8 +424,8 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 		}
 		fmt.Fprintf(w, "  reasons: %s\n", strings.Join(parts, ", "))
 		var kc *kernelCode
-		if k := first[k.name]; k != nil {
-			kc = code.get(k)
+		if k.first != nil {
+			kc = code.get(k.first)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  OFFSET\tSAMPLES\tTOP REASONS\tSOURCE\tINSTRUCTION")
@@ -372,6 +462,28 @@ func writeStalls(w io.Writer, m *runModel, code *codeCache, top int) {
 	}
 }
 
+// writeDamage says, per input, what reading it lost.
+func writeDamage(w io.Writer, m *runModel) {
+	for _, in := range m.inputs {
+		if len(in.skipped) > 0 {
+			fmt.Fprintf(w, "DAMAGED: %s: %d damaged stretches skipped (%d bytes, first at byte offset %d); their records are lost and counted nowhere below\n",
+				in.path, len(in.skipped), in.skippedBytes(), in.skipped[0].Offset)
+		}
+		if in.final != nil {
+			var fe *stream.FormatError
+			if errors.As(in.final, &fe) && fe.Frame >= 0 {
+				why := fe.Kind.Error() + ": " + fe.Msg
+				if fe.Cause != nil {
+					why += ": " + fe.Cause.Error()
+				}
+				fmt.Fprintf(w, "DAMAGED: %s: nothing read after byte offset %d (%s)\n", in.path, fe.Offset, why)
+			} else {
+				fmt.Fprintf(w, "DAMAGED: %s: %v\n", in.path, in.final)
+			}
+		}
+	}
+}
+
 // writeSource prints where a merged file's input came from.
 func writeSource(w io.Writer, src *pb.MergeSource) {
 	h := src.Header
@@ -399,6 +511,23 @@ func writeSource(w io.Writer, src *pb.MergeSource) {
 	fmt.Fprintln(w)
 }
 
+// offReason says why sampling was off, in words.
+func offReason(r pb.StallSamplingOff) string {
+	switch r {
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_DISABLED:
+		return "disabled by zestall's configuration (see the ZESTALL_ settings)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_METRICS_NOT_ENABLED:
+		return "the driver exposes no metrics (run with ZET_ENABLE_METRICS=1)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_NO_GROUP:
+		return "the device has no EuStallSampling metric group (no EU stall sampling on this device, or the kernel driver refused access: perf_stream_paranoid / observation_paranoid)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_OPEN_FAILED:
+		return "the metric streamer could not be opened (another sampling session may be active)"
+	case pb.StallSamplingOff_STALL_SAMPLING_OFF_UNSPECIFIED:
+		return "reason not recorded"
+	}
+	return fmt.Sprintf("reason %d (written by a newer zestall)", int32(r))
+}
+
 // writeSampling says how EU stall sampling ran on a device, or why not.
 func writeSampling(w io.Writer, d *pb.Device) {
 	ss := d.GetStallSampling()
@@ -422,9 +551,11 @@ func writeSampling(w io.Writer, d *pb.Device) {
 	case ss.OffReason == pb.StallSamplingOff_STALL_SAMPLING_OFF_VIA_ROOT:
 		// The root device's line says it.
 	default:
-		fmt.Fprintf(w, "  EU stall sampling: off (%s)", strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(ss.OffReason.String(), "STALL_SAMPLING_OFF_")), "_", " "))
-		if ss.Detail != "" {
-			fmt.Fprintf(w, ": %s", ss.Detail)
+		fmt.Fprintf(w, "  EU stall sampling: off: %s", offReason(ss.OffReason))
+		// The detail is the Level-Zero result of the call that failed;
+		// a success code is no reason and is not shown.
+		if ss.Detail != "" && !strings.HasPrefix(ss.Detail, "ZE_RESULT_SUCCESS") {
+			fmt.Fprintf(w, " (%s)", ss.Detail)
 		}
 		fmt.Fprintln(w)
 	}

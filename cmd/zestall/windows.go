@@ -95,57 +95,18 @@ func writeWindows(w io.Writer, m *runModel) {
 	}
 	fmt.Fprintln(w)
 	if len(ws) == 0 {
-		fmt.Fprintln(w, "collection windows: none recorded (collection covered the whole run)")
+		if m.damaged() {
+			fmt.Fprintln(w, "collection windows: none read; records were lost to damage, so whether collection covered the whole run is unknown")
+		} else {
+			fmt.Fprintln(w, "collection windows: none recorded (collection covered the whole run)")
+		}
 		return
 	}
 	var t0 uint64
 	if m.header != nil {
 		t0 = m.header.StartHostNs
 	}
-	find := func(source, device uint32, t uint64, inclusive bool) *collectionWindow {
-		for _, cw := range ws {
-			if cw.applies(source, device) && cw.contains(t, inclusive) {
-				return cw
-			}
-		}
-		return nil
-	}
-	outLaunches := 0
-	for _, l := range m.launchList {
-		if cw := find(m.launchSource[l.Id], l.DeviceId, l.HostAppendNs, false); cw != nil {
-			cw.launches++
-		} else {
-			outLaunches++
-		}
-	}
-	var outSamples, aggregated uint64
-	sum := func(c []uint64) (t uint64) {
-		for _, x := range c {
-			t += x
-		}
-		return t
-	}
-	for _, r := range m.rows {
-		n := sum(r.counts)
-		if r.windowEnd == 0 {
-			aggregated += n
-			continue
-		}
-		if cw := find(r.source, r.device, r.windowEnd, true); cw != nil {
-			cw.samples += n
-		} else {
-			outSamples += n
-		}
-	}
-	for _, u := range m.unattrSamples {
-		if u.end == 0 {
-			aggregated += u.sums
-		} else if cw := find(u.source, u.device, u.end, true); cw != nil {
-			cw.samples += u.sums
-		} else {
-			outSamples += u.sums
-		}
-	}
+	outLaunches, outSamples, aggregated := m.countInWindows(ws)
 	ms := func(t uint64) string { return fmt.Sprintf("%.3f ms", (float64(t)-float64(t0))/1e6) }
 	fmt.Fprintf(w, "collection windows: %d\n", len(ws))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -189,4 +150,40 @@ func writeWindows(w io.Writer, m *runModel) {
 	if aggregated > 0 {
 		fmt.Fprintf(w, "  stall samples summed over several windows (no window): %d\n", aggregated)
 	}
+	if m.damaged() {
+		fmt.Fprintln(w, "  records were lost to damage: windows, launches and samples in them are missing here")
+	}
+}
+
+// countInWindows counts the launches (by append time) and stall samples
+// (by the read that delivered them) in each window, and those outside
+// every window or summed over several (aggregated, no window).
+func (m *runModel) countInWindows(ws []*collectionWindow) (outLaunches int, outSamples, aggregated uint64) {
+	find := func(source, device uint32, t uint64, inclusive bool) *collectionWindow {
+		for _, cw := range ws {
+			if cw.applies(source, device) && cw.contains(t, inclusive) {
+				return cw
+			}
+		}
+		return nil
+	}
+	for sd, times := range m.appendTimes {
+		times.each(func(t uint64) {
+			if cw := find(sd.source, sd.device, t, false); cw != nil {
+				cw.launches++
+			} else {
+				outLaunches++
+			}
+		})
+	}
+	for at, n := range m.samplesAt {
+		if at.end == 0 {
+			aggregated += n
+		} else if cw := find(at.source, at.device, at.end, true); cw != nil {
+			cw.samples += n
+		} else {
+			outSamples += n
+		}
+	}
+	return outLaunches, outSamples, aggregated
 }

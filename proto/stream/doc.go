@@ -31,21 +31,31 @@
 // A file that ends inside a frame, or whose frame does not decode, yields
 // every record of the frames before the damaged one, then a [*FormatError]
 // that gives the byte offset of the damaged frame and wraps [ErrTruncated] or
-// [ErrCorrupt], so that errors.Is tells the two apart. A file cut exactly at
-// a frame boundary cannot be told from a complete one by its framing; the
-// absence of a final Counters record says that the run did not end cleanly.
+// [ErrCorrupt], so that errors.Is tells the two apart. When an intact frame
+// follows the damage, the error says so (Resumed, and how many bytes were
+// Skipped) and the next [Reader.Next] goes on with that frame: one corrupt
+// frame does not hide the frames after it. A file cut exactly at a frame
+// boundary cannot be told from a complete one by its framing; the absence
+// of a final Counters record says that the run did not end cleanly.
 //
 // # Security
 //
 // The Reader is meant to read files from anywhere, including hostile ones.
-// It does not panic on malformed input, and it bounds its memory: a record
-// is at most [MaxRecordSize] bytes, a frame decompresses to at most
-// [MaxFrameSize] bytes, and a frame's Zstandard window is at most
-// [MaxWindowSize] bytes; anything larger is reported as corrupt before it is
-// allocated. A Reader therefore holds at most about MaxFrameSize +
-// MaxWindowSize bytes plus the compressed frame, however large the file.
-// Decompression costs CPU in proportion to the decompressed size, so a small
-// hostile file can still cost up to MaxFrameSize bytes of work per frame.
+// It does not panic on malformed input, and it bounds its memory while
+// decompressing, not after: a frame is decompressed into memory only up to
+// 8 MiB; a larger one is first decompressed without being kept, to check
+// that it stays within [MaxFrameSize] bytes and matches its checksum, then
+// decompressed again as its records are read. A record is at most
+// [MaxRecordSize] bytes and no more than its frame holds, and a frame's
+// Zstandard window is at most [MaxWindowSize] bytes; anything larger is
+// reported as corrupt before it is allocated. A Reader therefore holds at
+// most about 8 MiB + MaxWindowSize + the largest record + the compressed
+// frame (which is input, not amplified), however large the file: a 33 KB
+// file decompressing to 1 GiB is refused with about 20 MiB allocated.
+// Decompression costs CPU in proportion to the decompressed size, so a
+// small hostile file can still cost up to MaxFrameSize bytes of work per
+// frame; looking for the next intact frame after damage costs one attempt
+// per Zstandard magic number found in the damaged bytes.
 //
 // The Reader checks the framing, the Zstandard checksum of each frame, the
 // protobuf encoding, and the column shapes of StallRows and Unattributed

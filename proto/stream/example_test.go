@@ -46,6 +46,51 @@ func ExampleReader() {
 	// launch 2 of kernel 7: 800 ns on the device
 }
 
+// Reading everything intact from a damaged file: after an error with
+// Resumed set, Next goes on with the next intact frame.
+func ExampleFormatError_resumed() {
+	file := damagedFile() // three frames, the second damaged
+
+	rd := stream.NewReader(file)
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		var fe *stream.FormatError
+		if errors.As(err, &fe) && fe.Resumed {
+			fmt.Printf("skipped %d damaged bytes at offset %d\n", fe.Skipped, fe.Offset)
+			continue
+		}
+		if err != nil {
+			log.Fatal(err) // final: nothing intact follows
+		}
+		if l := rec.GetLaunch(); l != nil {
+			fmt.Println("launch", l.Id)
+		}
+	}
+	// Output:
+	// launch 1
+	// skipped 29 damaged bytes at offset 34
+	// launch 3
+}
+
+// damagedFile writes one launch per frame and damages the second frame.
+func damagedFile() io.Reader {
+	var buf bytes.Buffer
+	w, _ := stream.NewWriter(&buf, nil)
+	var ends []int
+	for id := uint64(1); id <= 3; id++ {
+		w.Write(&pb.Record{Kind: &pb.Record_Launch{Launch: &pb.Launch{Id: id, KernelId: 7, HostAppendNs: 1000 * id}}})
+		w.Flush()
+		ends = append(ends, buf.Len())
+	}
+	w.Close()
+	b := buf.Bytes()
+	b[(ends[0]+ends[1])/2] ^= 0xff
+	return bytes.NewReader(b)
+}
+
 // Writing: the profiler's writer goroutine does this.
 func ExampleWriter() {
 	var buf bytes.Buffer // e.g. stream.CreateExclusive(path)

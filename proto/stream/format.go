@@ -53,7 +53,8 @@ type FormatError struct {
 	// which the problem lies (0 for the prefix).
 	Offset int64
 	// Frame is the index of that frame in the file, counting from 0; -1
-	// for the prefix.
+	// for the prefix. After a damaged stretch was skipped, frames are
+	// counted as found (what the stretch held is unknown).
 	Frame int
 	// Record is the index of the damaged record within the frame,
 	// counting from 0; -1 when the frame itself is damaged.
@@ -64,6 +65,14 @@ type FormatError struct {
 	Kind error
 	// Cause is the underlying error, or nil.
 	Cause error
+	// Resumed reports that an intact frame follows the damage, at byte
+	// offset Offset+Skipped: the next [Reader.Next] returns its records.
+	// When false the error is final.
+	Resumed bool
+	// Skipped is the number of bytes from Offset to the intact frame
+	// where reading resumed: the damaged frame and anything up to the
+	// next intact one. Records in them are lost. 0 unless Resumed.
+	Skipped int64
 }
 
 func (e *FormatError) Error() string {
@@ -86,6 +95,9 @@ func (e *FormatError) Error() string {
 	if e.Cause != nil {
 		b.WriteString(": ")
 		b.WriteString(e.Cause.Error())
+	}
+	if e.Resumed {
+		fmt.Fprintf(&b, " (skipped %d bytes to the next intact frame, at byte offset %d)", e.Skipped, e.Offset+e.Skipped)
 	}
 	return b.String()
 }

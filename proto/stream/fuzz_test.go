@@ -11,8 +11,9 @@ import (
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
-// FuzzReader reads arbitrary bytes. Reading must not panic, must end in
-// io.EOF or a *FormatError, and whatever it returns must survive being
+// FuzzReader reads arbitrary bytes, resuming after damage as a caller that
+// wants everything intact does. Reading must not panic, must end in io.EOF
+// or a *FormatError, and whatever it returns must survive being
 // written and read again unchanged (apart from the fields the Writer
 // fills).
 func FuzzReader(f *testing.F) {
@@ -31,6 +32,9 @@ func FuzzReader(f *testing.F) {
 		rd := NewReader(bytes.NewReader(data))
 		// Small limits keep the fuzzer fast; the logic is the same.
 		rd.maxRecord, rd.maxFrame, rd.maxWindow = 1<<20, 4<<20, 1<<20
+		if len(data) > 0 && data[len(data)-1]&1 != 0 {
+			rd.maxBuffered = 256 // frames read in two passes
+		}
 		var recs []*pb.Record
 		for {
 			rec, err := rd.Next()
@@ -47,6 +51,15 @@ func FuzzReader(f *testing.F) {
 				}
 				if rec != nil {
 					t.Fatal("record returned with an error")
+				}
+				if fe.Resumed {
+					if fe.Skipped <= 0 {
+						t.Fatalf("resumed after skipping %d bytes: %v", fe.Skipped, err)
+					}
+					continue
+				}
+				if again, _ := rd.Next(); again != nil {
+					t.Fatal("a record after a final error")
 				}
 				break
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/proto"
@@ -20,19 +21,26 @@ import (
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
-	r   *bufio.Reader
-	off int64 // bytes consumed from r
+	in input
 
 	// Limits; the package constants unless a test lowers them.
-	maxRecord int
-	maxFrame  int
-	maxWindow uint64
+	maxRecord   int
+	maxFrame    int
+	maxWindow   uint64
+	maxBuffered int // frames up to this size are decompressed once, into buf
 
-	dec   *zstd.Decoder
-	comp  []byte       // the compressed frame being read
-	out   bytes.Buffer // its decompressed content
-	frame []byte       // remaining records of the current frame
-	pos   int          // bytes of the current frame consumed
+	dec  *zstd.Decoder
+	comp []byte // the compressed frame being read, from frameOff
+
+	// The current frame's content: all of it in buf (frames up to
+	// maxBuffered bytes), or streamed from the decompressor through sr
+	// (larger frames, after a first pass checked them).
+	buf      []byte
+	streamed bool
+	sr       *bufio.Reader
+	scratch  []byte // record bytes when streamed
+	pos      int    // bytes of the frame consumed
+	size     int    // decompressed size of the frame
 
 	prefixDone bool
 	frameIdx   int   // index of the current frame; -1 before the first
@@ -44,23 +52,31 @@ type Reader struct {
 	launches launchState
 }
 
+// maxBufferedFrame is the largest decompressed frame a Reader holds in
+// memory whole; the Writer's frames (DefaultFrameSize) fit. A larger frame
+// is decompressed twice: once to check its size and checksum, once to hand
+// out its records.
+const maxBufferedFrame = 8 << 20
+
 // NewReader returns a Reader that reads a zestall file from r. It reads
 // from r in large chunks and may read past the end of the file's data when r
 // holds more. A Reader holds no goroutines and no files: it needs no Close,
 // and one abandoned before the end is simply garbage.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{
-		r:         bufio.NewReaderSize(r, 64<<10),
-		maxRecord: MaxRecordSize,
-		maxFrame:  MaxFrameSize,
-		maxWindow: MaxWindowSize,
-		frameIdx:  -1,
+		in:          input{r: bufio.NewReaderSize(r, 64<<10)},
+		maxRecord:   MaxRecordSize,
+		maxFrame:    MaxFrameSize,
+		maxWindow:   MaxWindowSize,
+		maxBuffered: maxBufferedFrame,
+		frameIdx:    -1,
 	}
 }
 
 // ReadAll reads every record from r. On a damaged file it returns the
-// records before the damage together with the error; a clean end gives a
-// nil error.
+// records before the first damage together with the error; a clean end
+// gives a nil error. It does not resume after damage: use [Reader.Next]
+// for that.
 func ReadAll(r io.Reader) ([]*pb.Record, error) {
 	rd := NewReader(r)
 	var recs []*pb.Record
@@ -89,8 +105,16 @@ func ReadFile(name string) ([]*pb.Record, error) {
 // Next returns the next record. At the clean end of the file it returns
 // io.EOF. On a damaged file it first returns every record of the frames
 // before the damaged one (and the records of the damaged frame before a
-// damaged record), then a [*FormatError]; after any error it keeps
-// returning the same error.
+// damaged record), then a [*FormatError].
+//
+// When an intact frame follows the damage, that error has Resumed set and
+// the next call of Next returns the records of that frame and after: a
+// caller that wants everything intact keeps calling Next, and a caller
+// that stops at the first error loses nothing it was given. The Reader
+// finds the next intact frame by its Zstandard magic number and checks it
+// whole (checksum included) before resuming. Otherwise (a truncated last
+// frame, a file that is not a zestall file, an I/O error) the error is
+// final and Next keeps returning it.
 //
 // Launch records are returned in absolute form. A record whose kind this
 // package does not know (written by a newer zestall) is returned with a nil
@@ -99,29 +123,90 @@ func (r *Reader) Next() (*pb.Record, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	for len(r.frame) == r.pos {
-		if err := r.nextFrame(); err != nil {
-			r.err = err
-			r.release()
-			return nil, err
+	if !r.prefixDone {
+		if err := r.readPrefix(); err != nil {
+			return nil, r.stop(err)
 		}
+		r.prefixDone = true
+	}
+	for r.pos == r.size {
+		err := r.nextFrame()
+		if err == nil {
+			continue
+		}
+		fe, ok := err.(*FormatError)
+		if !ok {
+			return nil, r.stop(err) // io.EOF or an I/O error
+		}
+		// The frame's own framing is not to be trusted: the next
+		// intact frame may start anywhere after its first byte.
+		r.resume(fe, true)
+		if !fe.Resumed {
+			return nil, r.stop(fe)
+		}
+		return nil, fe
 	}
 	rec, err := r.record()
 	if err != nil {
-		r.err = err
-		r.release()
-		return nil, err
+		fe, ok := err.(*FormatError)
+		if !ok {
+			return nil, r.stop(err)
+		}
+		// The frame itself was intact: the next frame starts where
+		// its framing said it ends.
+		r.pos, r.size = 0, 0
+		r.resume(fe, false)
+		if !fe.Resumed {
+			return nil, r.stop(fe)
+		}
+		return nil, fe
 	}
 	return rec, nil
 }
 
-func (r *Reader) release() {
+// stop makes err sticky and releases the buffers.
+func (r *Reader) stop(err error) error {
+	r.err = err
 	if r.dec != nil {
 		r.dec.Close()
 		r.dec = nil
 	}
-	r.comp, r.frame = nil, nil
-	r.out = bytes.Buffer{}
+	r.comp, r.buf, r.scratch, r.sr = nil, nil, nil, nil
+	r.in.back = nil
+	r.pos, r.size = 0, 0
+	return err
+}
+
+// resume looks for the next intact frame after the damage fe and loads
+// it; it sets fe.Resumed and fe.Skipped when it finds one. search: look
+// for it from the second byte of the damaged frame on; otherwise first try
+// the bytes right after the damaged frame.
+func (r *Reader) resume(fe *FormatError, search bool) {
+	for {
+		if search {
+			if len(r.comp) > 1 {
+				r.in.unread(r.comp[1:], r.frameOff+1)
+			}
+			if r.in.skipToMagic() != nil {
+				return // nothing intact after the damage, or an I/O error: final
+			}
+		}
+		search = true
+		err := r.nextFrame()
+		if err == nil {
+			fe.Resumed = true
+			fe.Skipped = r.frameOff - fe.Offset
+			if fe.Kind == ErrTruncated {
+				// Not the end of the file after all: the frame's
+				// framing ran over the frames after it.
+				fe.Kind = ErrCorrupt
+			}
+			return
+		}
+		if _, ok := err.(*FormatError); !ok {
+			return // the end of the file, or an I/O error: final
+		}
+	}
 }
 
 func (r *Reader) fail(kind error, cause error, format string, args ...any) *FormatError {
@@ -138,8 +223,7 @@ func (r *Reader) fail(kind error, cause error, format string, args ...any) *Form
 // readPrefix checks the 8-byte file prefix.
 func (r *Reader) readPrefix() error {
 	var p [PrefixSize]byte
-	n, err := io.ReadFull(r.r, p[:])
-	r.off += int64(n)
+	n, err := r.in.readFull(p[:])
 	if m := min(n, len(Magic)); string(p[:m]) != Magic[:m] {
 		return r.fail(ErrCorrupt, nil, "not a zestall file (no %q prefix)", Magic)
 	}
@@ -163,12 +247,9 @@ func (r *Reader) read(n int, what string) error {
 		return r.fail(ErrCorrupt, nil, "compressed frame larger than %d bytes", r.maxFrame)
 	}
 	l := len(r.comp)
-	if cap(r.comp)-l < n {
-		r.comp = append(r.comp[:cap(r.comp)], make([]byte, l+n-cap(r.comp))...)
-	}
-	r.comp = r.comp[:l+n]
-	m, err := io.ReadFull(r.r, r.comp[l:])
-	r.off += int64(m)
+	r.comp = slices.Grow(r.comp, n)[:l+n]
+	m, err := r.in.readFull(r.comp[l:])
+	r.comp = r.comp[:l+m] // only what was read: resume searches it
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return r.fail(ErrTruncated, nil, "file ends inside the frame's %s", what)
 	}
@@ -178,24 +259,19 @@ func (r *Reader) read(n int, what string) error {
 	return nil
 }
 
-// nextFrame reads the next Zstandard frame and decompresses it into
-// r.frame. It returns io.EOF at a clean end of input.
+// nextFrame reads the next Zstandard frame and makes its content the
+// current frame. It returns io.EOF at a clean end of input.
 func (r *Reader) nextFrame() error {
-	if !r.prefixDone {
-		r.frameOff = 0
-		if err := r.readPrefix(); err != nil {
-			return err
-		}
-		r.prefixDone = true
-	}
 	for {
 		r.frameIdx++
-		r.frameOff = r.off
-		r.frame, r.pos, r.recIdx = nil, 0, 0
+		r.frameOff = r.in.off
+		r.pos, r.size, r.recIdx, r.streamed = 0, 0, 0, false
 		r.launches.reset()
 		r.comp = r.comp[:0]
-		if _, err := r.r.Peek(1); err == io.EOF {
+		if eof, err := r.in.atEOF(); eof {
 			return io.EOF
+		} else if err != nil {
+			return fmt.Errorf("zestall stream: reading frame %d at byte offset %d: %w", r.frameIdx, r.frameOff, err)
 		}
 		if err := r.read(4, "magic number"); err != nil {
 			return err
@@ -206,9 +282,8 @@ func (r *Reader) nextFrame() error {
 				return err
 			}
 			size := int64(binary.LittleEndian.Uint32(r.comp[4:]))
-			m, err := io.CopyN(io.Discard, r.r, size)
-			r.off += m
-			if err == io.EOF {
+			m, err := r.in.discard(size)
+			if err == io.EOF || err == nil && m < size {
 				return r.fail(ErrTruncated, nil, "file ends inside a skippable frame")
 			}
 			if err != nil {
@@ -278,7 +353,11 @@ func (r *Reader) scanFrame() error {
 	return nil
 }
 
-// decodeFrame decompresses r.comp into r.frame.
+// decodeFrame decompresses r.comp: into r.buf when it fits maxBuffered,
+// else checks it in a first pass and streams it in a second. The size
+// limits are enforced while decompressing: the content is never held
+// beyond maxBuffered bytes, and decompressing stops one byte past
+// maxFrame.
 func (r *Reader) decodeFrame() error {
 	if r.dec == nil {
 		dec, err := zstd.NewReader(nil,
@@ -295,16 +374,107 @@ func (r *Reader) decodeFrame() error {
 	if err := r.dec.Reset(bytes.NewReader(r.comp)); err != nil {
 		return r.fail(ErrCorrupt, err, "decompressing")
 	}
-	r.out.Reset()
-	_, err := r.out.ReadFrom(io.LimitReader(r.dec, int64(r.maxFrame)+1))
+	var err error
+	r.buf, err = readAtMost(r.dec, r.buf[:0], min(r.maxBuffered, r.maxFrame)+1)
 	if err != nil {
 		return r.fail(ErrCorrupt, err, "decompressing")
 	}
-	if r.out.Len() > r.maxFrame {
+	if len(r.buf) <= r.maxBuffered && len(r.buf) <= r.maxFrame {
+		r.size = len(r.buf)
+		return nil
+	}
+	// Too large to hold: check the whole frame (its size, its checksum)
+	// without keeping its content, then decompress it again for its
+	// records, so that none is handed out from a frame that fails.
+	n, err := io.Copy(io.Discard, io.LimitReader(r.dec, int64(r.maxFrame-len(r.buf))+1))
+	if err != nil {
+		return r.fail(ErrCorrupt, err, "decompressing")
+	}
+	total := int64(len(r.buf)) + n
+	if total > int64(r.maxFrame) {
 		return r.fail(ErrCorrupt, nil, "frame decompresses to more than %d bytes", r.maxFrame)
 	}
-	r.frame = r.out.Bytes()
+	if err := r.dec.Reset(bytes.NewReader(r.comp)); err != nil {
+		return r.fail(ErrCorrupt, err, "decompressing")
+	}
+	if r.sr == nil {
+		r.sr = bufio.NewReaderSize(r.dec, 64<<10)
+	} else {
+		r.sr.Reset(r.dec)
+	}
+	r.streamed, r.size = true, int(total)
 	return nil
+}
+
+// readAtMost appends to buf what r yields until its end or until buf holds
+// limit bytes, growing buf only as content arrives.
+func readAtMost(r io.Reader, buf []byte, limit int) ([]byte, error) {
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(max(cap(buf), 64<<10), limit-len(buf)))
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// uvarint reads a record length of the current frame.
+func (r *Reader) uvarint() (uint64, bool) {
+	if !r.streamed {
+		v, n := binary.Uvarint(r.buf[r.pos:r.size])
+		if n <= 0 {
+			return 0, false
+		}
+		r.pos += n
+		return v, true
+	}
+	var x uint64
+	for i, s := 0, uint(0); i < binary.MaxVarintLen64 && r.pos < r.size; i, s = i+1, s+7 {
+		b, err := r.sr.ReadByte()
+		if err != nil {
+			return 0, false
+		}
+		r.pos++
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				return 0, false
+			}
+			return x | uint64(b)<<s, true
+		}
+		x |= uint64(b&0x7f) << s
+	}
+	return 0, false
+}
+
+// recordBytes returns the next n bytes of the current frame; n is at most
+// what the frame has left. The bytes are valid until the next call.
+func (r *Reader) recordBytes(n int) ([]byte, error) {
+	if !r.streamed {
+		b := r.buf[r.pos : r.pos+n]
+		r.pos += n
+		return b, nil
+	}
+	var b []byte
+	if n <= 1<<20 {
+		if cap(r.scratch) < n {
+			r.scratch = make([]byte, n, max(n, 64<<10))
+		}
+		b = r.scratch[:n]
+	} else {
+		b = make([]byte, n) // not kept: a large record is rare
+	}
+	if _, err := io.ReadFull(r.sr, b); err != nil {
+		return nil, err
+	}
+	r.pos += n
+	return b, nil
 }
 
 // record decodes the next record of the current frame.
@@ -314,19 +484,21 @@ func (r *Reader) record() (*pb.Record, error) {
 		e.Record = r.recIdx
 		return e
 	}
-	size, n := binary.Uvarint(r.frame[r.pos:])
-	if n <= 0 {
-		return nil, bad(nil, "bad record length at frame byte %d", r.pos)
+	at := r.pos
+	size, ok := r.uvarint()
+	if !ok {
+		return nil, bad(nil, "bad record length at frame byte %d", at)
 	}
-	r.pos += n
 	if size > uint64(r.maxRecord) {
 		return nil, bad(nil, "record of %d bytes (limit %d)", size, r.maxRecord)
 	}
-	if size > uint64(len(r.frame)-r.pos) {
+	if size > uint64(r.size-r.pos) {
 		return nil, bad(nil, "record of %d bytes runs past the end of the frame", size)
 	}
-	data := r.frame[r.pos : r.pos+int(size)]
-	r.pos += int(size)
+	data, err := r.recordBytes(int(size))
+	if err != nil {
+		return nil, bad(err, "decompressing")
+	}
 	rec := new(pb.Record)
 	if err := proto.Unmarshal(data, rec); err != nil {
 		return nil, bad(err, "bad record")

@@ -608,9 +608,17 @@ func TestPythonConsumer(t *testing.T) {
 		}
 	}
 	// A merged file (with MergeSource records) reads too: the run
-	// merged with itself has every launch twice, under new ids.
+	// merged with a copy of itself (zestall refuses the same file twice)
+	// has every launch twice, under new ids.
 	merged := filepath.Join(dir, "merged.zst")
-	if b, err := exec.Command(filepath.Join(tr.build, "bin", "zestall"), "merge", filepath.Join(dir, "out.zst"), filepath.Join(dir, "out.zst"), "-o", merged).CombinedOutput(); err != nil {
+	data, err := os.ReadFile(filepath.Join(dir, "out.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "copy.zst"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(filepath.Join(tr.build, "bin", "zestall"), "merge", filepath.Join(dir, "out.zst"), filepath.Join(dir, "copy.zst"), "-o", merged).CombinedOutput(); err != nil {
 		t.Fatalf("zestall merge: %v\n%s", err, b)
 	}
 	out, err = exec.Command(py, filepath.Join(tr.root, "scripts", "zestall_read.py"), merged).Output()
