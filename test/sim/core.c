@@ -513,6 +513,9 @@ static sim_device_t *device_new(sim_driver_t *drv, sim_device_t *parent, uint32_
     d->epoch_ns = epoch;
     pthread_mutex_init(&d->exec_lock, NULL);
     pthread_mutex_init(&d->run_lock, NULL);
+    atomic_init(&d->runs_incoming, NULL);
+    atomic_init(&d->runs_incoming_n, 0);
+    atomic_init(&d->runs_free, NULL);
     atomic_init(&d->sampling_active, false);
     return d;
 }

@@ -73,10 +73,18 @@ struct sim_event {
     bool timestamps;            /* pool has ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP */
     uint64_t id;                /* global, for ground truth */
     atomic_uint refs;           /* the application + pending commands + streamer */
+    /* Serialises the writers of the state below (signals, resets) and the
+     * device side's reads (engines deciding whether a wait passes). Host
+     * observers (status, timestamps, waits) never take it: they read the
+     * state lock-free through the seqlock `seq`, as an application reads
+     * an event's host-visible memory on Intel's driver. */
     pthread_mutex_t lock;
+    atomic_uint seq;            /* odd while a writer updates the state */
     /* Signalled in [sig_t, reset_t) of host time. T_NEVER = not known. */
-    uint64_t sig_t, reset_t;
-    ev_parts_t parts;
+    _Atomic uint64_t sig_t, reset_t;
+    _Atomic uint32_t nparts;
+    _Atomic uint64_t pstart[SIM_MAX_PARTS], pend[SIM_MAX_PARTS];
+    _Atomic(sim_device_t *) pdev[SIM_MAX_PARTS];
     /* Metrics notification event (streamer attached). */
     pthread_mutex_t streamer_lock;
     struct sim_streamer *streamer;
@@ -232,6 +240,7 @@ struct sim_engine {
     atomic_uint npending;
     sim_entry_t *free_entries;
     bool blocked;
+    sim_run_t *free_runs;       /* recycled runs for this engine's launches */
     cost_slot_t cost[COST_SLOTS];
     /* start times of scheduled commands that had not started yet when
      * scheduled, FIFO (monotonic): the "ring buffer" for backpressure. */
@@ -242,7 +251,6 @@ struct sim_engine {
 struct sim_devstate {
     sim_device_t *dev;
     atomic_uint_fast64_t rot;   /* first_xecore rotation, in Xe-cores allocated */
-    sim_run_t *free_runs;       /* under dev->run_lock */
     uint32_t nsubs;
     sim_devstate_t **subs;      /* COMPOSITE root: sub-device states */
     uint32_t nengines;
@@ -337,26 +345,91 @@ static void event_unref(sim_event_t *ev) {
     pool_unref(p);
 }
 
-/* Signal at host time t with the given timestamps (engine or host). */
-static void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts) {
-    pthread_mutex_lock(&ev->lock);
-    bool take = true;
-    if (ev->sig_t == T_NEVER) {
-        ev->sig_t = t;
-        ev->reset_t = T_NEVER;
-    } else if (ev->reset_t != T_NEVER) {
-        /* Reset (on the device) at reset_t: a later signal starts anew. */
-        if (t >= ev->reset_t) {
-            ev->sig_t = t;
-            ev->reset_t = T_NEVER;
-        } else {
-            take = false;
-        }
-    } else if (t < ev->sig_t) {
-        ev->sig_t = t;
+/* ---- event state: writers under ev->lock, lock-free readers ------- */
+
+#define RLX memory_order_relaxed
+
+/* A consistent copy of an event's state (see ev_read). */
+typedef struct ev_state {
+    uint64_t sig_t, reset_t;
+    ev_parts_t parts;
+} ev_state_t;
+
+/* ev->lock held. Opens a seqlock write section. */
+static void ev_write_begin(sim_event_t *ev) {
+    atomic_store_explicit(&ev->seq, atomic_load_explicit(&ev->seq, RLX) + 1, RLX);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void ev_write_end(sim_event_t *ev) {
+    atomic_store_explicit(&ev->seq, atomic_load_explicit(&ev->seq, RLX) + 1, memory_order_release);
+}
+
+static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p) {
+    uint32_t n = p->n < SIM_MAX_PARTS ? p->n : SIM_MAX_PARTS;
+    for (uint32_t i = 0; i < n; i++) {
+        atomic_store_explicit(&ev->pstart[i], p->start[i], RLX);
+        atomic_store_explicit(&ev->pend[i], p->end[i], RLX);
+        atomic_store_explicit(&ev->pdev[i], p->dev[i], RLX);
     }
+    atomic_store_explicit(&ev->nparts, n, RLX);
+}
+
+/* Lock-free snapshot of the event's state (parts only when asked). A
+ * writer's section is a few stores, so the retry loop is short; it yields
+ * if a writer was preempted inside one. */
+static void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
+    for (unsigned spins = 0;; spins++) {
+        unsigned s1 = atomic_load_explicit(&ev->seq, memory_order_acquire);
+        if ((s1 & 1) == 0) {
+            st->sig_t = atomic_load_explicit(&ev->sig_t, RLX);
+            st->reset_t = atomic_load_explicit(&ev->reset_t, RLX);
+            st->parts.n = atomic_load_explicit(&ev->nparts, RLX);
+            if (parts) {
+                for (uint32_t i = 0; i < st->parts.n && i < SIM_MAX_PARTS; i++) {
+                    st->parts.start[i] = atomic_load_explicit(&ev->pstart[i], RLX);
+                    st->parts.end[i] = atomic_load_explicit(&ev->pend[i], RLX);
+                    st->parts.dev[i] = atomic_load_explicit(&ev->pdev[i], RLX);
+                }
+            }
+            atomic_thread_fence(memory_order_acquire);
+            if (atomic_load_explicit(&ev->seq, RLX) == s1) return;
+        }
+        if (spins > 16) sched_yield();
+    }
+}
+
+/* Signalled (with timestamps) as seen at host time t. */
+static bool ev_state_signalled_at(const ev_state_t *st, uint64_t t) {
+    return st->sig_t != T_NEVER && st->sig_t <= t && (st->reset_t == T_NEVER || t < st->reset_t) && st->parts.n > 0;
+}
+
+/* ev->lock held: the signal rule. Returns whether the timestamps are taken. */
+static bool ev_apply_signal_locked(sim_event_t *ev, uint64_t t) {
+    uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX), rst = atomic_load_explicit(&ev->reset_t, RLX);
+    if (sig == T_NEVER) {
+        atomic_store_explicit(&ev->sig_t, t, RLX);
+        atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
+    } else if (rst != T_NEVER) {
+        /* Reset (on the device) at reset_t: a later signal starts anew. */
+        if (t < rst) return false;
+        atomic_store_explicit(&ev->sig_t, t, RLX);
+        atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
+    } else if (t < sig) {
+        atomic_store_explicit(&ev->sig_t, t, RLX);
+    }
+    return true;
+}
+
+/* Signal at host time t with the given timestamps (engine or host). A
+ * host signal always takes effect now, even after a device reset. */
+static void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
+    pthread_mutex_lock(&ev->lock);
+    ev_write_begin(ev);
+    if (host && atomic_load_explicit(&ev->reset_t, RLX) != T_NEVER) atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     /* Like the hardware, the last writer's timestamps are what a query reads. */
-    if (take) ev->parts = *parts;
+    if (ev_apply_signal_locked(ev, t)) ev_store_parts(ev, parts);
+    ev_write_end(ev);
     pthread_mutex_unlock(&ev->lock);
     atomic_fetch_add(&g_signal_epoch, 1);
 }
@@ -364,28 +437,46 @@ static void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts) {
 /* Device-side reset at time t. */
 static void event_reset_at(sim_event_t *ev, uint64_t t) {
     pthread_mutex_lock(&ev->lock);
-    if (ev->sig_t != T_NEVER && ev->sig_t <= t && ev->reset_t == T_NEVER) ev->reset_t = t;
+    uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX);
+    if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER) {
+        ev_write_begin(ev);
+        atomic_store_explicit(&ev->reset_t, t, RLX);
+        ev_write_end(ev);
+    }
+    pthread_mutex_unlock(&ev->lock);
+}
+
+/* Host reset: unsignalled, no timestamps. */
+static void event_host_reset(sim_event_t *ev) {
+    pthread_mutex_lock(&ev->lock);
+    ev_write_begin(ev);
+    atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
+    atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
+    atomic_store_explicit(&ev->nparts, 0, RLX);
+    ev_write_end(ev);
     pthread_mutex_unlock(&ev->lock);
 }
 
 /* Time at which a command that becomes ready at time x may pass a wait on
  * ev, or T_NEVER when that is not known yet (nobody signalled, or the
- * event was reset before x and not signalled again). */
+ * event was reset before x and not signalled again). Device side: under
+ * ev->lock, so that the blocked-engine handshake with signallers holds
+ * (see progress_after_signal). */
 static uint64_t event_wait_time(sim_event_t *ev, uint64_t x) {
     pthread_mutex_lock(&ev->lock);
-    uint64_t r = ev->sig_t;
-    if (r != T_NEVER && ev->reset_t != T_NEVER && x >= ev->reset_t) r = T_NEVER;
+    uint64_t r = atomic_load_explicit(&ev->sig_t, RLX), rst = atomic_load_explicit(&ev->reset_t, RLX);
+    if (r != T_NEVER && rst != T_NEVER && x >= rst) r = T_NEVER;
     pthread_mutex_unlock(&ev->lock);
     return r;
 }
 
-/* For host observers: the time the event is (or will be) signalled as
- * seen at `now`, or T_NEVER. */
+/* For host observers, lock-free: the time the event is (or will be)
+ * signalled as seen at `now`, or T_NEVER. */
 static uint64_t event_host_time(sim_event_t *ev, uint64_t now) {
-    pthread_mutex_lock(&ev->lock);
-    uint64_t r = ev->sig_t;
-    if (r != T_NEVER && ev->reset_t != T_NEVER && now >= ev->reset_t) r = T_NEVER;
-    pthread_mutex_unlock(&ev->lock);
+    ev_state_t st;
+    ev_read(ev, &st, false);
+    uint64_t r = st.sig_t;
+    if (r != T_NEVER && st.reset_t != T_NEVER && now >= st.reset_t) r = T_NEVER;
     return r;
 }
 
@@ -483,40 +574,80 @@ static bool sampling_active(const sim_device_t *dev) {
     return false;
 }
 
-/* run_lock held. Removes runs with end <= before; head_only stops at
- * the first run still running (cheap prune after each launch). */
-static void prune_locked(sim_device_t *dev, sim_devstate_t *ds, uint64_t before, bool head_only) {
-    sim_run_t **pp = &dev->runs_head, *prev = NULL;
+/* Publication of runs. The launching thread (engine lock held) pushes a
+ * run onto dev->runs_incoming with one CAS and takes recycled runs from
+ * its engine's cache, refilled by taking all of dev->runs_free at once
+ * (no ABA: nothing is ever popped singly from a shared list). It never
+ * waits for run_lock, which only sample generation and pruning hold: on
+ * Intel's hardware the EU stall unit samples on its own, and nothing the
+ * sampler does slows the launching thread. */
+
+#define RUNS_PRUNE_BACKLOG 256 /* launching threads try to prune beyond this */
+
+static void run_push(_Atomic(sim_run_t *) *list, sim_run_t *first, sim_run_t *last) {
+    sim_run_t *h = atomic_load_explicit(list, memory_order_relaxed);
+    do {
+        last->next = h;
+    } while (!atomic_compare_exchange_weak_explicit(list, &h, first, memory_order_release, memory_order_relaxed));
+}
+
+void sim_runs_collect_locked(sim_device_t *dev) {
+    sim_run_t *r = atomic_exchange_explicit(&dev->runs_incoming, NULL, memory_order_acquire);
+    if (r == NULL) return;
+    /* Newest first: reverse into publication order. */
+    sim_run_t *rev = NULL, *last = r;
+    uint32_t n = 0;
+    while (r) {
+        sim_run_t *next = r->next;
+        r->next = rev;
+        rev = r;
+        r = next;
+        n++;
+    }
+    atomic_fetch_sub_explicit(&dev->runs_incoming_n, n, memory_order_relaxed);
+    if (dev->runs_tail) dev->runs_tail->next = rev;
+    else dev->runs_head = rev;
+    dev->runs_tail = last;
+}
+
+/* run_lock held. Removes runs with end <= before onto dev->runs_free. */
+static void prune_locked(sim_device_t *dev, uint64_t before) {
+    sim_run_t **pp = &dev->runs_head, *prev = NULL, *ffirst = NULL, *flast = NULL;
     while (*pp) {
         sim_run_t *r = *pp;
         if (r->end_ns <= before) {
             *pp = r->next;
             sim_isa_unref(r->isa);
             r->isa = NULL;
-            if (ds) {
-                r->next = ds->free_runs;
-                ds->free_runs = r;
-            } else {
-                free(r);
-            }
+            r->next = ffirst;
+            ffirst = r;
+            if (flast == NULL) flast = r;
         } else {
-            if (head_only) break;
             prev = r;
             pp = &r->next;
         }
     }
-    if (dev->runs_head == NULL) dev->runs_tail = NULL;
-    else if (!head_only) dev->runs_tail = prev;
+    dev->runs_tail = prev;
+    if (ffirst) run_push(&dev->runs_free, ffirst, flast);
 }
 
 void sim_runs_prune(sim_device_t *dev, uint64_t before_ns) {
     if (dev == NULL) return;
-    pthread_mutex_lock(&dev->exec_lock);
-    sim_devstate_t *ds = dev->engines ? devstate_of(dev) : NULL;
-    pthread_mutex_unlock(&dev->exec_lock);
     pthread_mutex_lock(&dev->run_lock);
-    prune_locked(dev, ds, before_ns, false);
+    sim_runs_collect_locked(dev);
+    prune_locked(dev, before_ns);
     pthread_mutex_unlock(&dev->run_lock);
+}
+
+/* eng->lock held: a run for a launch of eng, recycled if possible. */
+static sim_run_t *run_alloc(sim_engine_t *eng, sim_device_t *dev) {
+    sim_run_t *r = eng->free_runs;
+    if (r == NULL) r = atomic_exchange_explicit(&dev->runs_free, NULL, memory_order_acquire);
+    if (r) {
+        eng->free_runs = r->next;
+        return r;
+    }
+    return malloc(sizeof(*r));
 }
 
 /* Everything a launch part needs for its run and ground-truth line. */
@@ -551,29 +682,25 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
     /* Rotates on every launch, kept or not, so placement depends only on
      * the launch sequence. */
     uint32_t first = (uint32_t)(atomic_fetch_add_explicit(&ds->rot, num, memory_order_relaxed) % xec);
-    if (keep) {
-        pthread_mutex_lock(&dev->run_lock);
-        {
-            sim_run_t *r = ds->free_runs;
-            if (r) ds->free_runs = r->next;
-            else r = malloc(sizeof(*r));
-            if (r) {
-                r->next = NULL;
-                r->launch_id = launch_id;
-                r->device = dev;
-                r->isa = sim_isa_ref(k->isa);
-                r->start_ns = start;
-                r->end_ns = end;
-                r->first_xecore = first;
-                r->num_xecores = num;
-                r->seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id);
-                if (dev->runs_tail) dev->runs_tail->next = r;
-                else dev->runs_head = r;
-                dev->runs_tail = r;
-            }
+    sim_run_t *r = keep ? run_alloc(lc->eng, dev) : NULL;
+    if (r) {
+        r->launch_id = launch_id;
+        r->device = dev;
+        r->isa = sim_isa_ref(k->isa);
+        r->start_ns = start;
+        r->end_ns = end;
+        r->first_xecore = first;
+        r->num_xecores = num;
+        r->seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id);
+        run_push(&dev->runs_incoming, r, r);
+        /* Without a stream nobody collects: bound the backlog, but only if
+         * run_lock is free (a reader holding it prunes anyway). */
+        if (atomic_fetch_add_explicit(&dev->runs_incoming_n, 1, memory_order_relaxed) >= RUNS_PRUNE_BACKLOG &&
+            !sampling_active(dev) && pthread_mutex_trylock(&dev->run_lock) == 0) {
+            sim_runs_collect_locked(dev);
+            prune_locked(dev, lc->now);
+            pthread_mutex_unlock(&dev->run_lock);
         }
-        if (!sampling_active(dev)) prune_locked(dev, ds, lc->now, true);
-        pthread_mutex_unlock(&dev->run_lock);
     }
     if (gt) {
         char name[512];
@@ -722,14 +849,13 @@ static uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, cons
         for (uint32_t i = 0; i < c->u.qts.n; i++) {
             sim_event_t *ev = c->u.qts.evs[i];
             ze_kernel_timestamp_result_t r;
-            pthread_mutex_lock(&ev->lock);
             /* Signalled at the query's time t: a signal scheduled later
              * (another engine, virtual future) or a reset at or before t
              * means the event is not signalled when the query runs. */
-            bool known = ev->sig_t != T_NEVER && ev->sig_t <= t && (ev->reset_t == T_NEVER || ev->reset_t > t) &&
-                         ev->parts.n > 0;
-            if (known) write_kernel_timestamp(&ev->parts, &r);
-            pthread_mutex_unlock(&ev->lock);
+            ev_state_t st;
+            ev_read(ev, &st, true);
+            bool known = ev_state_signalled_at(&st, t);
+            if (known) write_kernel_timestamp(&st.parts, &r);
             /* Values of events not signalled are undefined: leave them. */
             if (!known) continue;
             size_t off = c->u.qts.offs ? c->u.qts.offs[i] : (size_t)i * sizeof(r);
@@ -757,7 +883,7 @@ static uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, cons
             parts.end[0] = end;
             parts.dev[0] = eng->dev;
         }
-        event_signal(c->signal, end, &parts);
+        event_signal(c->signal, end, &parts, false);
     }
     return end;
 }
@@ -854,6 +980,16 @@ static void progress_all(void) {
     } while (any);
 }
 
+/* Engines progress as soon as what they wait for is known (every signal
+ * is followed by progress_after_signal), so an engine with queued commands
+ * is always blocked on an event nobody has signalled: host observers need
+ * to advance engines only when one is blocked. Returns whether it did. */
+static bool progress_if_blocked(void) {
+    if (atomic_load(&g_blocked) == 0) return false;
+    progress_all();
+    return true;
+}
+
 /* After scheduling something that may have signalled events: release
  * engines blocked on them. */
 static void progress_after_signal(uint64_t epoch_before) {
@@ -864,9 +1000,9 @@ void sim_exec_progress(sim_device_t *dev, uint64_t now_ns) {
     (void)dev;
     (void)now_ns;
     /* Commands are scheduled as soon as their dependencies are known, so
-     * "progress up to now" is progress of every engine (events may link
-     * engines of different devices). */
-    progress_all();
+     * "progress up to now" is progress of the blocked engines (events may
+     * link engines of different devices); others have nothing queued. */
+    progress_if_blocked();
 }
 
 static sim_entry_t *entry_alloc_locked(sim_engine_t *eng) {
@@ -1627,9 +1763,15 @@ static ze_result_t wait_for(probe_fn probe, void *arg, uint64_t timeout) {
     uint64_t deadline = timeout == UINT64_MAX ? T_NEVER : sat_add(start, timeout);
     uint64_t poll = POLL_MIN_NS;
     for (;;) {
-        progress_all();
+        /* Probe first: waiting on something that has completed is a read
+         * of host-visible state, without any lock (Intel's driver reads
+         * the event's memory). */
         uint64_t now = sim_now_ns();
         uint64_t t = probe(arg, now);
+        if (t == T_NEVER && progress_if_blocked()) {
+            now = sim_now_ns();
+            t = probe(arg, now);
+        }
         if (t != T_NEVER && t <= now) return ZE_RESULT_SUCCESS;
         if (timeout == 0 || now >= deadline) return ZE_RESULT_NOT_READY;
         uint64_t wake;
@@ -1933,8 +2075,10 @@ static ze_result_t ZE_APICALL sim_zeEventCreate(ze_event_pool_handle_t hEventPoo
     atomic_init(&ev->refs, 1);
     pthread_mutex_init(&ev->lock, NULL);
     pthread_mutex_init(&ev->streamer_lock, NULL);
-    ev->sig_t = T_NEVER;
-    ev->reset_t = T_NEVER;
+    atomic_init(&ev->seq, 0);
+    atomic_init(&ev->sig_t, T_NEVER);
+    atomic_init(&ev->reset_t, T_NEVER);
+    atomic_init(&ev->nparts, 0);
     atomic_init(&ev->has_streamer, false);
     *phEvent = (ze_event_handle_t)ev;
     return ZE_RESULT_SUCCESS;
@@ -1961,11 +2105,7 @@ static ze_result_t ZE_APICALL sim_zeEventHostSignal(ze_event_handle_t hEvent) {
     parts.n = 1;
     parts.start[0] = parts.end[0] = now;
     parts.dev[0] = ev->pool->dev;
-    pthread_mutex_lock(&ev->lock);
-    /* A host signal always takes effect now, even after a device reset. */
-    if (ev->reset_t != T_NEVER) ev->sig_t = T_NEVER;
-    pthread_mutex_unlock(&ev->lock);
-    event_signal(ev, now, &parts);
+    event_signal(ev, now, &parts, true);
     progress_after_signal(epoch);
     return ZE_RESULT_SUCCESS;
 }
@@ -1975,12 +2115,8 @@ static ze_result_t ZE_APICALL sim_zeEventHostReset(ze_event_handle_t hEvent) {
     if (ev == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     /* Settle the engines first, so a command that was due to signal the
      * event before this reset does not signal it afterwards. */
-    progress_all();
-    pthread_mutex_lock(&ev->lock);
-    ev->sig_t = T_NEVER;
-    ev->reset_t = T_NEVER;
-    ev->parts.n = 0;
-    pthread_mutex_unlock(&ev->lock);
+    progress_if_blocked();
+    event_host_reset(ev);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -2047,17 +2183,18 @@ static ze_result_t ZE_APICALL sim_zeEventQueryKernelTimestamp(ze_event_handle_t 
     /* Undefined by the spec for other pools (Intel returns whatever the
      * event memory holds); refuse to make the mistake visible. */
     if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    progress_all();
+    /* A read of the event's memory: no engine or event lock (see "Cost"
+     * in README.md). Engines are advanced only when one is blocked. */
+    ev_state_t st;
+    ev_read(ev, &st, true);
     uint64_t now = sim_now_ns();
-    ze_result_t r = ZE_RESULT_NOT_READY;
-    pthread_mutex_lock(&ev->lock);
-    uint64_t t = ev->sig_t;
-    if (t != T_NEVER && t <= now && (ev->reset_t == T_NEVER || now < ev->reset_t) && ev->parts.n > 0) {
-        write_kernel_timestamp(&ev->parts, dstptr);
-        r = ZE_RESULT_SUCCESS;
+    if (!ev_state_signalled_at(&st, now) && progress_if_blocked()) {
+        ev_read(ev, &st, true);
+        now = sim_now_ns();
     }
-    pthread_mutex_unlock(&ev->lock);
-    return r;
+    if (!ev_state_signalled_at(&st, now)) return ZE_RESULT_NOT_READY;
+    write_kernel_timestamp(&st.parts, dstptr);
+    return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t ZE_APICALL sim_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice,
@@ -2067,37 +2204,30 @@ static ze_result_t ZE_APICALL sim_zeEventQueryTimestampsExp(ze_event_handle_t hE
     if (ev == NULL || SIM_OBJ(sim_device_t, hDevice, SIM_K_DEVICE) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    progress_all();
+    ev_state_t st;
+    ev_read(ev, &st, true);
     uint64_t now = sim_now_ns();
-    ze_result_t r = ZE_RESULT_SUCCESS;
-    pthread_mutex_lock(&ev->lock);
+    if (!ev_state_signalled_at(&st, now) && progress_if_blocked()) {
+        ev_read(ev, &st, true);
+        now = sim_now_ns();
+    }
     /* One result per (sub)device the signalling command ran on (Intel:
      * one per timestamp packet in use, at least 1). */
-    uint32_t avail = ev->parts.n ? ev->parts.n : 1;
-    bool ready = ev->sig_t != T_NEVER && ev->sig_t <= now && (ev->reset_t == T_NEVER || now < ev->reset_t) &&
-                 ev->parts.n > 0;
+    uint32_t avail = st.parts.n ? st.parts.n : 1;
     if (*pCount == 0 || *pCount > avail) {
         *pCount = avail;
-        if (pTimestamps == NULL) goto out;
+        if (pTimestamps == NULL) return ZE_RESULT_SUCCESS;
     }
-    if (pTimestamps == NULL) {
-        r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-        goto out;
-    }
-    if (!ready) {
-        r = ZE_RESULT_NOT_READY;
-        goto out;
-    }
+    if (pTimestamps == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!ev_state_signalled_at(&st, now)) return ZE_RESULT_NOT_READY;
     uint64_t mask = mask_bits(sim_cfg.kernel_timestamp_valid_bits);
     for (uint32_t i = 0; i < *pCount; i++) {
-        sim_device_t *d = ev->parts.dev[i];
-        pTimestamps[i].global.kernelStart = d ? sim_dev_ticks(d, ev->parts.start[i]) & mask : 0;
-        pTimestamps[i].global.kernelEnd = d ? sim_dev_ticks(d, ev->parts.end[i]) & mask : 0;
+        sim_device_t *d = st.parts.dev[i];
+        pTimestamps[i].global.kernelStart = d ? sim_dev_ticks(d, st.parts.start[i]) & mask : 0;
+        pTimestamps[i].global.kernelEnd = d ? sim_dev_ticks(d, st.parts.end[i]) & mask : 0;
         pTimestamps[i].context = pTimestamps[i].global;
     }
-out:
-    pthread_mutex_unlock(&ev->lock);
-    return r;
+    return ZE_RESULT_SUCCESS;
 }
 
 /* ---- metrics integration ---------------------------------------- */

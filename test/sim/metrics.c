@@ -809,6 +809,7 @@ static void gen_streamer(sim_streamer_t *s, uint64_t now) {
         sim_device_t *fd = f == 0 ? root : root->subdevices[f - 1];
         if (fd == NULL) continue;
         pthread_mutex_lock(&fd->run_lock);
+        sim_runs_collect_locked(fd);
         for (sim_run_t *r = fd->runs_head; r != NULL; r = r->next) {
             if (r->end_ns <= from || r->start_ns >= now || !run_covers(s, r)) continue;
             uint64_t a = r->start_ns > from ? r->start_ns : from;

@@ -220,9 +220,15 @@ typedef struct sim_device {
     struct sim_engine *engines;    /* array [ordinal][index] flattened */
     uint32_t num_engines;
 
-    /* Completed and running kernel executions, oldest first, kept while
-     * a streamer may still need them (exec appends, metrics prunes).
-     * Protected by run_lock. */
+    /* Kernel executions ("runs") for sample generation. Launching threads
+     * only publish: they push onto runs_incoming (lock-free, newest first)
+     * and take recycled runs from runs_free; they never wait for run_lock.
+     * The holder of run_lock (a stream reader generating samples, or a
+     * pruner) moves runs_incoming into its list runs_head..runs_tail and
+     * frees runs no stream needs onto runs_free. */
+    _Atomic(struct sim_run *) runs_incoming;
+    atomic_uint runs_incoming_n;   /* runs on runs_incoming, approximately */
+    _Atomic(struct sim_run *) runs_free;
     pthread_mutex_t run_lock;
     struct sim_run *runs_head, *runs_tail;
     atomic_bool sampling_active;   /* a streamer is open on this device or its root/subs */
@@ -347,6 +353,9 @@ SIM_HIDDEN void sim_exec_progress(sim_device_t *dev, uint64_t now_ns);
 /* Remove runs that ended before t (metrics calls this after generating;
  * exec calls it with t = now when no streamer is open). Takes run_lock. */
 SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
+/* run_lock held: moves the runs launches published since the last call
+ * to the end of dev->runs_head..runs_tail, in publication order. */
+SIM_HIDDEN void sim_runs_collect_locked(sim_device_t *dev);
 
 /* Events: exec.c. The metrics streamer attaches its notification event,
  * whose state then comes from sim_metrics_notify_state(). */
