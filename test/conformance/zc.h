@@ -186,6 +186,7 @@ void zc_metric_order(const zc_rec_t *r, uint64_t *vals);
 /* ---- test groups ---------------------------------------------------- */
 void zc_test_device(void);
 void zc_test_kernels(void);
+void zc_test_extensions(void);
 void zc_test_metrics(void);
 /* Ground truth: the child part runs before the parent's zeInit. */
 int zc_gt_child(const char *gt_path, const char *obs_path);

@@ -386,6 +386,7 @@ int main(int argc, char **argv) {
     if (!only || strcmp(only, "device") == 0) zc_test_device();
     if (!only || strcmp(only, "kernels") == 0) zc_test_kernels();
     if (!only || strcmp(only, "metrics") == 0) zc_test_metrics();
+    if (!only || strcmp(only, "extensions") == 0) zc_test_extensions();
     zeContextDestroy(zc.context);
     printf("%u passed, %u failed\n", zc_passed, zc_failed);
     return zc_failed ? 1 : 0;

@@ -241,10 +241,6 @@ static void sim_config_load(void) {
         else cfg_warn("ZESIM_HIERARCHY", v, sim_cfg.composite ? "COMPOSITE" : "FLAT");
     }
 
-    sim_cfg.timestamp_offset_ticks = 0;
-    v = getenv("ZESIM_TIMESTAMP_OFFSET");
-    if (v != NULL && !parse_u64(v, &sim_cfg.timestamp_offset_ticks)) cfg_warn("ZESIM_TIMESTAMP_OFFSET", v, "0");
-
     sim_cfg.kmd = m->default_kmd;
     v = getenv("ZESIM_KMD");
     if (v != NULL) {
@@ -283,6 +279,18 @@ static void sim_config_load(void) {
     sim_cfg.seed = 1;
     v = getenv("ZESIM_SEED");
     if (v != NULL && !parse_u64(v, &sim_cfg.seed)) cfg_warn("ZESIM_SEED", v, "1");
+
+    /* A GPU's timestamp counter runs from boot, not from the process's
+     * zeInit: by default the ticks start at a boot time drawn from the
+     * seed, between 1 hour and 8 days (so the 32-bit kernel timestamps
+     * wrap within minutes of a run, as on hardware). */
+    uint64_t boot_s = 3600 + sim_mix64(sim_cfg.seed ^ 0x626f6f74ull) % (8ull * 24 * 3600 - 3600);
+    sim_cfg.timestamp_offset_ticks = boot_s * sim_cfg.timestamp_hz;
+    v = getenv("ZESIM_TIMESTAMP_OFFSET");
+    if (v != NULL && !parse_u64(v, &sim_cfg.timestamp_offset_ticks)) {
+        sim_cfg.timestamp_offset_ticks = boot_s * sim_cfg.timestamp_hz;
+        cfg_warn("ZESIM_TIMESTAMP_OFFSET", v, "a boot time from ZESIM_SEED");
+    }
 
     v = getenv("ZESIM_GROUND_TRUTH");
     sim_cfg.ground_truth_path = (v != NULL && *v != '\0') ? strdup(v) : NULL;
@@ -644,6 +652,8 @@ static const struct {
     {ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME, ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT},
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
     {ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME, ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT},
+    /* zeEventQueryKernelTimestampsExt: through zeDriverGetExtensionFunctionAddress */
+    {SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZET_MULTI_METRICS_EXP_NAME, ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_CURRENT},
 };
 
@@ -671,6 +681,7 @@ static ze_result_t ZE_APICALL sim_zeDriverGetExtensionFunctionAddress(ze_driver_
     if (name == NULL || ppFunctionAddress == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     void *f = sim_module_extension(name);
     if (f == NULL) f = sim_metrics_extension(name);
+    if (f == NULL) f = sim_exec_extension(name);
     *ppFunctionAddress = f;
     sim_log("zeDriverGetExtensionFunctionAddress(%s) -> %s", name, f ? "found" : "unknown");
     return f != NULL ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -749,6 +760,9 @@ static ze_result_t ZE_APICALL sim_zeDeviceGetProperties(ze_device_handle_t hDevi
     for (sim_base_desc_t *e = (sim_base_desc_t *)p->pNext; e != NULL; e = (sim_base_desc_t *)e->pNext) {
         if (e->stype == ZE_STRUCTURE_TYPE_EU_COUNT_EXT)
             ((ze_eu_count_ext_t *)e)->numTotalEUs = d->xecores * sim_cfg.eus_per_xecore;
+        else if (e->stype == SIM_STYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES)
+            ((sim_event_query_kernel_timestamps_ext_properties_t *)e)->flags =
+                SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL | SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED;
     }
     return ZE_RESULT_SUCCESS;
 }

@@ -90,7 +90,8 @@ struct sim_event {
     sim_obj_t obj;
     sim_event_pool_t *pool;
     uint32_t index;
-    bool timestamps;            /* pool has ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP */
+    bool timestamps;            /* pool has ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP or ..._KERNEL_MAPPED_TIMESTAMP */
+    bool mapped;                /* pool has ..._KERNEL_MAPPED_TIMESTAMP (spec 1.6) */
     uint64_t id;                /* global, for ground truth */
     atomic_uint refs;           /* the application + pending commands + streamer */
     /* Serialises the writers of the state below (signals, resets) and the

@@ -169,7 +169,7 @@ static ze_result_t ZE_APICALL sim_zeEventPoolCreate(ze_context_handle_t hContext
     sim_context_t *ctx = SIM_OBJ(sim_context_t, hContext, SIM_K_CONTEXT);
     if (ctx == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == NULL || phEventPool == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (desc->flags > 0x7u) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->flags > 0xFu) return ZE_RESULT_ERROR_INVALID_ENUMERATION; /* up to KERNEL_MAPPED_TIMESTAMP */
     if (desc->count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
     if (numDevices && phDevices == NULL) return ZE_RESULT_ERROR_INVALID_SIZE;
     sim_device_t *dev = NULL;
@@ -252,7 +252,8 @@ static ze_result_t ZE_APICALL sim_zeEventCreate(ze_event_pool_handle_t hEventPoo
     ev->pool = p;
     atomic_fetch_add(&p->refs, 1);
     ev->index = desc->index;
-    ev->timestamps = (p->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0;
+    ev->timestamps = (p->flags & (ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | SIM_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP)) != 0;
+    ev->mapped = (p->flags & SIM_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP) != 0;
     ev->id = atomic_fetch_add(&g_event_id, 1) + 1;
     atomic_init(&ev->refs, 1);
     pthread_mutex_init(&ev->lock, NULL);
@@ -410,6 +411,59 @@ static ze_result_t ZE_APICALL sim_zeEventQueryTimestampsExp(ze_event_handle_t hE
         pTimestamps[i].context = pTimestamps[i].global;
     }
     return ZE_RESULT_SUCCESS;
+}
+
+/* zeEventQueryKernelTimestampsExt (ZE_extension_event_query_kernel_timestamps,
+ * spec 1.6): one result per (sub)device part, as zeEventQueryTimestampsExp;
+ * pKernelTimestampsBuffer gets the device ticks; for events of a pool
+ * with KERNEL_MAPPED_TIMESTAMP, pSynchronizedTimestampsBuffer gets them
+ * in the host's time domain: host CLOCK_MONOTONIC_RAW ns, the clock of
+ * zeDeviceGetGlobalTimestamps' host value, exact (the ground truth's
+ * start_ns/end_ns). A lock-free read like the other queries. */
+static ze_result_t ZE_APICALL sim_zeEventQueryKernelTimestampsExt(
+    ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
+    sim_event_query_kernel_timestamps_results_ext_properties_t *pResults) {
+    sim_event_t *ev = SIM_OBJ(sim_event_t, hEvent, SIM_K_EVENT);
+    if (ev == NULL || SIM_OBJ(sim_device_t, hDevice, SIM_K_DEVICE) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    ev_state_t st;
+    ev_read(ev, &st, true);
+    uint64_t now = sim_now_ns();
+    if (!ev_state_signalled_at(&st, now) && progress_if_blocked()) {
+        ev_read(ev, &st, true);
+        now = sim_now_ns();
+    }
+    uint32_t avail = st.parts.n ? st.parts.n : 1;
+    if (*pCount == 0 || *pCount > avail) {
+        *pCount = avail;
+        if (pResults == NULL) return ZE_RESULT_SUCCESS;
+    }
+    if (pResults == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!ev_state_signalled_at(&st, now)) return ZE_RESULT_NOT_READY;
+    uint64_t mask = mask_bits(sim_cfg.kernel_timestamp_valid_bits);
+    for (uint32_t i = 0; i < *pCount; i++) {
+        sim_device_t *d = st.parts.dev[i];
+        if (pResults->pKernelTimestampsBuffer) {
+            ze_kernel_timestamp_result_t *k = &pResults->pKernelTimestampsBuffer[i];
+            k->global.kernelStart = d ? sim_dev_ticks(d, st.parts.start[i]) & mask : 0;
+            k->global.kernelEnd = d ? sim_dev_ticks(d, st.parts.end[i]) & mask : 0;
+            k->context = k->global;
+        }
+        if (pResults->pSynchronizedTimestampsBuffer && ev->mapped) {
+            sim_synchronized_timestamp_result_ext_t *y = &pResults->pSynchronizedTimestampsBuffer[i];
+            y->global.kernelStart = st.parts.start[i];
+            y->global.kernelEnd = st.parts.end[i];
+            y->context = y->global;
+        }
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+void *sim_event_extension(const char *name) {
+    if (name != NULL && strcmp(name, "zeEventQueryKernelTimestampsExt") == 0)
+        return (void *)sim_zeEventQueryKernelTimestampsExt;
+    return NULL;
 }
 
 /* ---- metrics integration ---------------------------------------- */

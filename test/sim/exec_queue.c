@@ -222,6 +222,38 @@ static ze_result_t ZE_APICALL sim_zeFenceReset(ze_fence_handle_t hFence) {
 }
 
 /* ================================================================== */
+/* Query extensions (zeDriverGetExtensionFunctionAddress)              */
+/* ================================================================== */
+
+/* zeCommandQueueGetOrdinal and zeCommandQueueGetIndex (core functions of
+ * later specs, which Debian's 1.8.12 loader does not know): Intel's driver
+ * returns them through zeDriverGetExtensionFunctionAddress, with the
+ * values of the queue's descriptor. */
+static ze_result_t ZE_APICALL sim_zeCommandQueueGetOrdinal(ze_command_queue_handle_t hCommandQueue,
+                                                           uint32_t *pOrdinal) {
+    sim_queue_t *q = SIM_OBJ(sim_queue_t, hCommandQueue, SIM_K_CMDQUEUE);
+    if (q == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pOrdinal == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *pOrdinal = q->ordinal;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL sim_zeCommandQueueGetIndex(ze_command_queue_handle_t hCommandQueue, uint32_t *pIndex) {
+    sim_queue_t *q = SIM_OBJ(sim_queue_t, hCommandQueue, SIM_K_CMDQUEUE);
+    if (q == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pIndex == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *pIndex = q->index;
+    return ZE_RESULT_SUCCESS;
+}
+
+void *sim_exec_extension(const char *name) {
+    if (name == NULL) return NULL;
+    if (strcmp(name, "zeCommandQueueGetOrdinal") == 0) return (void *)sim_zeCommandQueueGetOrdinal;
+    if (strcmp(name, "zeCommandQueueGetIndex") == 0) return (void *)sim_zeCommandQueueGetIndex;
+    return sim_event_extension(name);
+}
+
+/* ================================================================== */
 /* DDI getters                                                         */
 /* ================================================================== */
 

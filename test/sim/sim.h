@@ -372,6 +372,37 @@ typedef struct sim_event sim_event_t;
 struct sim_streamer;
 SIM_HIDDEN sim_event_t *sim_event_from_handle(ze_event_handle_t h);
 SIM_HIDDEN void sim_event_attach_streamer(sim_event_t *ev, struct sim_streamer *s); /* s = NULL detaches */
+/* ZE_extension_event_query_kernel_timestamps (spec 1.6; Debian's 1.4
+ * headers lack it): values from the specification. */
+#define SIM_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP (1u << 3)
+#define SIM_STYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES 0x10011u
+#define SIM_STYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES 0x10012u
+#define SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME "ZE_extension_event_query_kernel_timestamps"
+#define SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL (1u << 0)
+#define SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED (1u << 1)
+typedef struct sim_event_query_kernel_timestamps_ext_properties {
+    uint32_t stype;
+    void *pNext;
+    uint32_t flags;
+} sim_event_query_kernel_timestamps_ext_properties_t;
+typedef struct sim_synchronized_timestamp_data_ext {
+    uint64_t kernelStart, kernelEnd;
+} sim_synchronized_timestamp_data_ext_t;
+typedef struct sim_synchronized_timestamp_result_ext {
+    sim_synchronized_timestamp_data_ext_t global, context;
+} sim_synchronized_timestamp_result_ext_t;
+typedef struct sim_event_query_kernel_timestamps_results_ext_properties {
+    uint32_t stype;
+    void *pNext;
+    ze_kernel_timestamp_result_t *pKernelTimestampsBuffer;
+    sim_synchronized_timestamp_result_ext_t *pSynchronizedTimestampsBuffer;
+} sim_event_query_kernel_timestamps_results_ext_properties_t;
+
+/* Extension functions owned by exec_*.c (zeCommandQueueGetOrdinal,
+ * zeCommandQueueGetIndex: exec_queue.c; zeEventQueryKernelTimestampsExt:
+ * exec_event.c), or NULL. */
+SIM_HIDDEN void *sim_event_extension(const char *name);
+SIM_HIDDEN void *sim_exec_extension(const char *name);
 
 /* ------------------------------------------------------------------ */
 /* Metrics (metrics_*.c)                                                 */
