@@ -185,7 +185,159 @@ static void test_mapped_timestamps(void) {
     zc_work_close(&w);
 }
 
+/* Intel's metric scopes (ZET_intel_metric_scopes), written from Intel's
+ * public header: one scope per tile, "COMPUTE_TILE_<n>", on products
+ * without device-level aggregation (PVC, Xe2). */
+typedef struct {
+    uint32_t stype;
+    void *pNext;
+    uint16_t iD;
+    char name[64];
+    char description[128];
+} zc_scope_props_t;
+typedef ze_result_t (*zc_scopes_get_fn)(zet_context_handle_t, zet_device_handle_t, uint32_t *, void **);
+typedef ze_result_t (*zc_scope_props_fn)(void *, zc_scope_props_t *);
+typedef ze_result_t (*zc_metric_scopes_fn)(zet_metric_handle_t, uint32_t *, void **);
+
+static void test_metric_scopes(void) {
+    zc_scopes_get_fn get = NULL;
+    zc_scope_props_fn props = NULL;
+    zc_metric_scopes_fn supported = NULL;
+    CHECK_RES(zeDriverGetExtensionFunctionAddress(zc.driver, "zetIntelMetricScopesGetExp", (void **)&get),
+              ZE_RESULT_SUCCESS, "extension zetIntelMetricScopesGetExp");
+    CHECK_RES(zeDriverGetExtensionFunctionAddress(zc.driver, "zetIntelMetricScopeGetPropertiesExp", (void **)&props),
+              ZE_RESULT_SUCCESS, "extension zetIntelMetricScopeGetPropertiesExp");
+    CHECK_RES(zeDriverGetExtensionFunctionAddress(zc.driver, "zetIntelMetricSupportedScopesGetExp", (void **)&supported),
+              ZE_RESULT_SUCCESS, "extension zetIntelMetricSupportedScopesGetExp");
+    if (!get || !props || !supported) return;
+    ze_device_handle_t d = zc.devices[0];
+    zet_context_handle_t ctx = driver_handle(ZEL_HANDLE_CONTEXT, zc.context);
+    zet_device_handle_t dd = driver_handle(ZEL_HANDLE_DEVICE, d);
+    /* metrics may have been enabled at run time (zetIntelDeviceEnableMetricsExp
+     * in the metrics tests): what counts is whether groups are listed now */
+    uint32_t ngroups = 0;
+    zetMetricGroupGet(d, &ngroups, NULL);
+    uint32_t n = 5;
+    if (ngroups == 0) {
+        CHECK_RES(get(ctx, dd, &n, NULL), ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE,
+                  "zetIntelMetricScopesGetExp without metrics enabled -> DEPENDENCY_UNAVAILABLE");
+        CHECK_U64(n, 0, "zetIntelMetricScopesGetExp without metrics: count 0");
+        return;
+    }
+    ze_device_handle_t subs[8];
+    uint32_t nsub = zc_exp.composite ? zc_subdevices(d, subs, 8) : 0;
+    uint32_t want = nsub ? nsub : 1;
+    n = 0;
+    CHECK_RES(get(ctx, dd, &n, NULL), ZE_RESULT_SUCCESS, "zetIntelMetricScopesGetExp count");
+    CHECK_U64(n, want, "one metric scope per tile of the device");
+    void *sc[8] = {0};
+    if (n > 8) n = 8;
+    CHECK_RES(get(ctx, dd, &n, sc), ZE_RESULT_SUCCESS, "zetIntelMetricScopesGetExp");
+    for (uint32_t i = 0; i < n; i++) {
+        zc_scope_props_t p;
+        memset(&p, 0xAB, sizeof p);
+        p.stype = 0x00010006u;
+        p.pNext = NULL;
+        CHECK_RES(props(sc[i], &p), ZE_RESULT_SUCCESS, "zetIntelMetricScopeGetPropertiesExp");
+        char name[64], desc[128];
+        /* FLAT: the device is tile zc index; COMPOSITE: sub-device i */
+        unsigned tile = nsub ? i : 0;
+        snprintf(name, sizeof name, "COMPUTE_TILE_%u", tile);
+        snprintf(desc, sizeof desc, "Metrics results for tile %u", tile);
+        CHECK_U64(p.iD, i, "metric scope iD = its index");
+        CHECK_STR(p.name, name, "metric scope name COMPUTE_TILE_<tile>");
+        CHECK_STR(p.description, desc, "metric scope description");
+    }
+    /* a second FLAT device is the second tile */
+    if (!zc_exp.composite && zc.num_devices > 1) {
+        void *s1 = NULL;
+        uint32_t one = 1;
+        zc_scope_props_t p;
+        memset(&p, 0, sizeof p);
+        if (get(ctx, driver_handle(ZEL_HANDLE_DEVICE, zc.devices[1]), &one, &s1) == ZE_RESULT_SUCCESS && s1 &&
+            props(s1, &p) == ZE_RESULT_SUCCESS)
+            CHECK_STR(p.name, "COMPUTE_TILE_1", "FLAT device 1 is tile 1");
+    }
+    /* every metric of the device's groups supports the device's scopes;
+     * metric handles cannot be translated in intercept mode */
+    if (intercept()) return;
+    uint32_t ng = 0;
+    zet_metric_group_handle_t groups[8];
+    zetMetricGroupGet(d, &ng, NULL);
+    if (ng > 8) ng = 8;
+    zetMetricGroupGet(d, &ng, groups);
+    unsigned bad = 0, seen = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        zet_metric_group_properties_t gp = {ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES, NULL, "", "", 0, 0, 0};
+        zetMetricGroupGetProperties(groups[g], &gp);
+        if (strcmp(gp.name, "EuStallSampling") != 0 || nsub) continue; /* a COMPOSITE root hands out tile 0's metrics */
+        uint32_t nm = 0;
+        zet_metric_handle_t ms[16];
+        zetMetricGet(groups[g], &nm, NULL);
+        if (nm > 16) nm = 16;
+        zetMetricGet(groups[g], &nm, ms);
+        for (uint32_t m = 0; m < nm; m++) {
+            uint32_t c = 0;
+            void *ss[8] = {0};
+            if (supported(ms[m], &c, NULL) != ZE_RESULT_SUCCESS || c != n) { bad++; continue; }
+            if (supported(ms[m], &c, ss) != ZE_RESULT_SUCCESS) { bad++; continue; }
+            for (uint32_t i = 0; i < c; i++) bad += ss[i] != sc[i];
+            seen++;
+        }
+    }
+    if (zc_exp.has_group && !nsub)
+        CHECK(seen > 0 && bad == 0, "zetIntelMetricSupportedScopesGetExp = the device's scopes", "%u metrics, %u bad", seen,
+              bad);
+}
+
+/* Intel's register-file-size property (zex_kernel_register_file_size_exp_t,
+ * stype 0x00030012, in the pNext chain of zeKernelGetProperties): the
+ * kernel's GRF count, which IGC records as grf_count in .ze_info. */
+typedef struct { uint32_t stype; const void *pNext; uint32_t registerFileSize; } zc_grf_t;
+
+static void test_register_file_size(void) {
+    /* the GRF count the compiler recorded: every kernel of our zebins has
+     * the same one */
+    zc_elf_t e;
+    uint32_t want = 0;
+    bool uniform = true;
+    if (zc_elf_open(&e, zc.stream_bin, zc.stream_size)) {
+        const zc_section_t *zi = zc_elf_section(&e, ".ze_info");
+        if (zi && zi->offset + zi->size <= zc.stream_size) {
+            const char *t = (const char *)zc.stream_bin + zi->offset, *end = t + zi->size;
+            for (const char *q = t; q < end; q++) {
+                if ((size_t)(end - q) > 10 && memcmp(q, "grf_count:", 10) == 0) {
+                    uint32_t v = (uint32_t)strtoul(q + 10, NULL, 10);
+                    if (want && v != want) uniform = false;
+                    want = v;
+                }
+            }
+        }
+        zc_elf_close(&e);
+    }
+    if (want == 0 || !uniform) {
+        CHECK(false, "stream zebin records one grf_count in .ze_info", "grf_count %u, uniform %d", want, uniform);
+        return;
+    }
+    zc_work_t w;
+    if (!zc_work_open(&w, zc.devices[0], zc.stream_bin, zc.stream_size)) { zc_work_close(&w); return; }
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < w.nk; i++) {
+        zc_grf_t grf = {0x00030012u, NULL, 0};
+        ze_kernel_properties_t kp;
+        memset(&kp, 0, sizeof kp);
+        kp.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+        kp.pNext = &grf;
+        if (zeKernelGetProperties(w.k[i], &kp) != ZE_RESULT_SUCCESS || grf.registerFileSize != want) bad++;
+    }
+    CHECK(w.nk > 0 && bad == 0, "zeKernelGetProperties register file size = .ze_info grf_count", "%u kernels, %u bad (want %u)",
+          w.nk, bad, want);
+    zc_work_close(&w);
+}
+
 void zc_test_extensions(void) {
+    test_register_file_size();
     test_queue_queries();
     test_mapped_timestamps();
+    test_metric_scopes();
 }

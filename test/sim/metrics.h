@@ -160,8 +160,23 @@ typedef struct activation {
 
 struct sim_streamer;
 
+/* A metric scope (Intel's ZET_intel_metric_scopes): what calculated
+ * values refer to. On PVC and Xe2 Intel's driver has one per tile,
+ * "COMPUTE_TILE_<n>" (no device-aggregated scope on these products). */
+#define SCOPE_NAME_MAX 64u
+#define SCOPE_DESC_MAX 128u
+#define SCOPES_MAX 8u
+typedef struct sim_metric_scope {
+    sim_obj_t obj;
+    uint16_t id; /* index in the device's list */
+    char name[SCOPE_NAME_MAX];
+    char desc[SCOPE_DESC_MAX];
+} sim_metric_scope_t;
+
 typedef struct sim_metric_dev {
     sim_device_t *dev;
+    sim_metric_scope_t scopes[SCOPES_MAX];
+    uint32_t nscopes;
     bool enabled;                       /* ZET_ENABLE_METRICS or zetIntelDeviceEnableMetricsExp */
     sim_metric_group_t groups[GK_COUNT];
     activation_t *acts;
@@ -277,5 +292,8 @@ SIM_HIDDEN void set_sampling_flags(sim_device_t *root);
 SIM_HIDDEN void stream_claim(sim_streamer_t *s);
 SIM_HIDDEN ze_result_t ZE_APICALL unsup_any(void);
 SIM_HIDDEN ze_result_t close_stream(sim_streamer_t *s);
+
+/* metrics_group.c: zetIntelMetricScopes*Exp, or NULL. */
+SIM_HIDDEN void *sim_metrics_scope_extension(const char *name);
 
 #endif

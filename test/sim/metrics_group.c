@@ -130,6 +130,17 @@ static sim_metric_dev_t *mdev_create(sim_device_t *dev) {
     if (dev->num_subdevices > 0 && dev->subdevices[0] != NULL && dev->subdevices[0]->metrics != NULL)
         sub0 = &dev->subdevices[0]->metrics->groups[GK_EUSS];
     for (int k = 0; k < GK_COUNT; k++) group_init(&md->groups[k], dev, (grp_kind_t)k, k == GK_EUSS ? sub0 : NULL);
+    /* Scopes: one per tile the device covers (a COMPOSITE root: its
+     * sub-devices; a FLAT device or sub-device: its own tile). */
+    uint32_t ntiles = dev->num_subdevices ? dev->num_subdevices : 1;
+    for (uint32_t i = 0; i < ntiles && i < SCOPES_MAX; i++) {
+        sim_metric_scope_t *sc = &md->scopes[md->nscopes];
+        uint32_t tile = dev->num_subdevices ? i : dev->index;
+        sim_obj_init(&sc->obj, SIM_K_METRIC_SCOPE);
+        sc->id = (uint16_t)md->nscopes++;
+        snprintf(sc->name, sizeof(sc->name), "COMPUTE_TILE_%u", tile);
+        snprintf(sc->desc, sizeof(sc->desc), "Metrics results for tile %u", tile);
+    }
     if (is_leaf(dev) && dev->xecores > 0) {
         md->bufs = calloc(dev->xecores, sizeof(ss_buf_t));
         md->nbufs = md->bufs ? dev->xecores : 0;
@@ -400,6 +411,82 @@ ze_result_t ZE_APICALL sim_zetIntelDeviceDisableMetricsExp(zet_device_handle_t h
     }
     pthread_mutex_unlock(&g_mx);
     return busy ? ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE : ZE_RESULT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Metric scopes (Intel extension ZET_intel_metric_scopes)             */
+/* ------------------------------------------------------------------ */
+/* zet_intel_metric_scope_properties_exp_t */
+typedef struct sim_metric_scope_props {
+    uint32_t stype; /* ZET_STRUCTURE_TYPE_INTEL_METRIC_SCOPE_PROPERTIES_EXP 0x00010006 */
+    void *pNext;
+    uint16_t iD;
+    char name[SCOPE_NAME_MAX];
+    char description[SCOPE_DESC_MAX];
+} sim_metric_scope_props_t;
+
+/* Count-then-fill over md's scopes. */
+static ze_result_t scopes_out(const sim_metric_dev_t *md, uint32_t *pCount, void **out) {
+    if (*pCount == 0) {
+        *pCount = md->nscopes;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (out == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (*pCount > md->nscopes) *pCount = md->nscopes;
+    for (uint32_t i = 0; i < *pCount; i++) out[i] = (void *)&md->scopes[i];
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Like Intel's driver: without an available metric source (metrics not
+ * enabled for the device) the scopes cannot be initialised. */
+static ze_result_t ZE_APICALL sim_zetIntelMetricScopesGetExp(zet_context_handle_t hContext, zet_device_handle_t hDevice,
+                                                             uint32_t *pCount, void **phScopes) {
+    sim_device_t *dev = dev_of(hDevice);
+    if (ctx_of(hContext) == NULL || dev == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    sim_metric_dev_t *md = mdev_of(dev);
+    if (md == NULL) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    pthread_mutex_lock(&g_mx);
+    bool enabled = md->enabled;
+    pthread_mutex_unlock(&g_mx);
+    if (!enabled) {
+        *pCount = 0;
+        return ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE;
+    }
+    return scopes_out(md, pCount, phScopes);
+}
+
+/* Intel's driver copies its whole structure over the caller's, stype and
+ * pNext included (they come back 0 and NULL). */
+static ze_result_t ZE_APICALL sim_zetIntelMetricScopeGetPropertiesExp(void *hScope, sim_metric_scope_props_t *p) {
+    sim_metric_scope_t *sc = SIM_OBJ(sim_metric_scope_t, hScope, SIM_K_METRIC_SCOPE);
+    if (sc == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (p == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    memset(p, 0, sizeof(*p));
+    p->iD = sc->id;
+    snprintf(p->name, sizeof(p->name), "%s", sc->name);
+    snprintf(p->description, sizeof(p->description), "%s", sc->desc);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The scopes of the device the metric belongs to (every metric of the
+ * device supports all of them). */
+static ze_result_t ZE_APICALL sim_zetIntelMetricSupportedScopesGetExp(zet_metric_handle_t hMetric, uint32_t *pCount,
+                                                                      void **phScopes) {
+    sim_metric_t *m = SIM_OBJ(sim_metric_t, hMetric, SIM_K_METRIC);
+    if (m == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    sim_metric_dev_t *md = m->group ? mdev_of(m->group->dev) : NULL;
+    if (md == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return scopes_out(md, pCount, phScopes);
+}
+
+void *sim_metrics_scope_extension(const char *name) {
+    if (name == NULL) return NULL;
+    if (strcmp(name, "zetIntelMetricScopesGetExp") == 0) return (void *)sim_zetIntelMetricScopesGetExp;
+    if (strcmp(name, "zetIntelMetricScopeGetPropertiesExp") == 0) return (void *)sim_zetIntelMetricScopeGetPropertiesExp;
+    if (strcmp(name, "zetIntelMetricSupportedScopesGetExp") == 0) return (void *)sim_zetIntelMetricSupportedScopesGetExp;
+    return NULL;
 }
 
 void sim_metrics_context_destroy(sim_context_t *ctx) {

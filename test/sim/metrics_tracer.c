@@ -308,6 +308,8 @@ void *sim_metrics_extension(const char *name) {
         {"zetIntelCommandListAppendMarkerExp", (void *)unsup_any},
     };
     if (name == NULL) return NULL;
+    void *scope = sim_metrics_scope_extension(name);
+    if (scope != NULL) return scope;
     for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
         if (strcmp(name, tab[i].name) == 0) return tab[i].fn;
     return NULL;

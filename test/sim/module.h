@@ -78,6 +78,7 @@ typedef struct kinfo {
     uint32_t simd;
     uint32_t req_wg[3];          /* 0 = none */
     uint32_t req_sg;
+    uint32_t grf_count;          /* execution_env grf_count, 0 = not given */
     uint32_t slm_static;
     uint32_t private_size, spill_size;
     uint32_t num_args;
@@ -133,6 +134,15 @@ typedef struct growbuf {
     char *s;
     size_t n, cap;
 } growbuf_t;
+
+/* Intel's register-file-size property of zeKernelGetProperties
+ * (driver_experimental/zex_module.h; not in the 1.4 headers). */
+#define ZEX_STRUCTURE_KERNEL_REGISTER_FILE_SIZE_EXP 0x00030012u
+typedef struct zex_kernel_register_file_size_exp {
+    uint32_t stype;
+    const void *pNext;
+    uint32_t registerFileSize; /* GRF count used by the kernel */
+} zex_kernel_register_file_size_exp_t;
 
 /* ================================================================== */
 /* Functions shared by the module_*.c files                            */

@@ -243,9 +243,15 @@ static ze_result_t ZE_APICALL sim_zeKernelGetProperties(ze_kernel_handle_t hKern
     uint64_t mid[2] = {sim_mix64(mp->module_id), mp->module_id};
     memcpy(p->uuid.kid, kid, sizeof(p->uuid.kid) < sizeof(kid) ? sizeof(p->uuid.kid) : sizeof(kid));
     memcpy(p->uuid.mid, mid, sizeof(p->uuid.mid) < sizeof(mid) ? sizeof(p->uuid.mid) : sizeof(mid));
-    for (sim_base_desc_t *e = (sim_base_desc_t *)p->pNext; e != NULL; e = (sim_base_desc_t *)e->pNext)
+    for (sim_base_desc_t *e = (sim_base_desc_t *)p->pNext; e != NULL; e = (sim_base_desc_t *)e->pNext) {
         if (e->stype == ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES)
             ((ze_kernel_preferred_group_size_properties_t *)e)->preferredMultiple = kp->k.simd_size;
+        else if ((uint32_t)e->stype == ZEX_STRUCTURE_KERNEL_REGISTER_FILE_SIZE_EXP)
+            /* Intel's zex_kernel_register_file_size_exp_t: the GRF count
+             * the kernel was compiled for (.ze_info grf_count), 128 when
+             * the zebin does not say (the hardware's default mode). */
+            ((zex_kernel_register_file_size_exp_t *)e)->registerFileSize = ki->grf_count ? ki->grf_count : 128;
+    }
     return ZE_RESULT_SUCCESS;
 }
 

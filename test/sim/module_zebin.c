@@ -220,6 +220,7 @@ static void on_key(zeinfo_ctx_t *c, const char *p0, const char *p1, bool item, c
         if (strcmp(key, "simd_size") == 0) c->cur->simd = (uint32_t)scalar_u64(val);
         else if (strcmp(key, "slm_size") == 0) c->cur->slm_static = (uint32_t)scalar_u64(val);
         else if (strcmp(key, "required_sub_group_size") == 0) c->cur->req_sg = (uint32_t)scalar_u64(val);
+        else if (strcmp(key, "grf_count") == 0) c->cur->grf_count = (uint32_t)scalar_u64(val);
         else if (strcmp(key, "required_work_group_size") == 0) {
             /* flow sequence "[ x, y, z ]" */
             const char *s = strchr(val, '[');

@@ -104,6 +104,7 @@ typedef enum sim_kind {
     SIM_K_STREAMER,
     SIM_K_METRIC_TRACER,
     SIM_K_METRIC_DECODER,
+    SIM_K_METRIC_SCOPE,
 } sim_kind_t;
 
 typedef struct sim_obj {
