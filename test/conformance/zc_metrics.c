@@ -1113,6 +1113,97 @@ static void test_enable_extension(void) {
     CHECK_U64(matches, 1, "EuStallSampling present after zetIntelDeviceEnableMetricsExp");
 }
 
+/* ---- driver-internal kernels ----------------------------------------- */
+/* With ZESIM_BUILTIN_KERNELS=1, copies and fills on a compute engine run as
+ * the driver's built-in kernels on the EUs (as on Intel's driver): the
+ * stream holds samples at IPs outside every application kernel; copies on
+ * a copy engine (BCS) produce none. */
+static void zc_ip_range(uint64_t base, size_t size, uint32_t *lo, uint32_t *hi) {
+    *lo = (uint32_t)((base >> 3) & 0x1fffffffu);
+    *hi = (uint32_t)(((base + size) >> 3) & 0x1fffffffu);
+}
+
+static size_t count_foreign(const uint8_t *data, size_t n, const zc_work_t *w) {
+    size_t foreign = 0;
+    for (size_t r = 0; r < n; r++) {
+        zc_rec_t rec;
+        zc_decode(data + r * 64, &rec);
+        bool mine = false;
+        for (uint32_t k = 0; k < w->nk && !mine; k++) {
+            uint32_t lo, hi;
+            zc_ip_range(w->base[k], w->isa_size[k], &lo, &hi);
+            mine = rec.ip >= lo && rec.ip < hi;
+        }
+        foreign += !mine;
+    }
+    return foreign;
+}
+
+static void copy_and_fill(ze_command_list_handle_t l, void *dst, void *src, size_t size) {
+    uint32_t pattern = 0x5a5a5a5a;
+    REQUIRE_OK(zeCommandListAppendMemoryCopy(l, dst, src, size, NULL, 0, NULL), "zeCommandListAppendMemoryCopy");
+    REQUIRE_OK(zeCommandListAppendMemoryFill(l, dst, &pattern, sizeof pattern, size, NULL, 0, NULL),
+               "zeCommandListAppendMemoryFill");
+    REQUIRE_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL), "zeCommandListAppendBarrier");
+}
+
+static void test_builtin_kernels(ze_device_handle_t d, zet_metric_group_handle_t g) {
+    const char *v = getenv("ZESIM_BUILTIN_KERNELS");
+    if (!v || strcmp(v, "1") != 0) return;
+    zc_work_t w;
+    if (!zc_work_open(&w, d, zc.stream_bin, zc.stream_size)) { zc_work_close(&w); return; }
+    size_t size = 64u << 20; /* 64 MiB: ~0.7 ms of modelled copy time */
+    ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *a = NULL, *b = NULL;
+    REQUIRE_OK(zeMemAllocDevice(zc.context, &dd, size, 64, d, &a), "zeMemAllocDevice");
+    REQUIRE_OK(zeMemAllocDevice(zc.context, &dd, size, 64, d, &b), "zeMemAllocDevice");
+    if (!a || !b || !activate(d, g)) goto out;
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 1, 10000};
+    zet_metric_streamer_handle_t s;
+    if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (built-in kernels)")) goto deact;
+    /* compute engine: the work list of zc_work */
+    copy_and_fill(w.imm, a, b, size);
+    zc_sleep_ms(5);
+    size_t total = 0;
+    unsigned warn = 0;
+    uint8_t *data = read_all(s, &total, &warn, "built-in kernels (compute)");
+    size_t nrec = total / 64, foreign = count_foreign(data, nrec, &w);
+    CHECK(nrec > 0 && foreign == nrec, "compute-engine copies/fills: samples, all outside application kernels",
+          "%zu records, %zu outside application kernels", nrec, foreign);
+    free(data);
+    /* copy engine (a copy-only queue group), if the model has one */
+    uint32_t ng = 0;
+    zeDeviceGetCommandQueueGroupProperties(d, &ng, NULL);
+    ze_command_queue_group_properties_t gp[8];
+    if (ng > 8) ng = 8;
+    for (uint32_t i = 0; i < ng; i++) {
+        memset(&gp[i], 0, sizeof gp[i]);
+        gp[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+    }
+    zeDeviceGetCommandQueueGroupProperties(d, &ng, gp);
+    for (uint32_t i = 0; i < ng; i++) {
+        if (gp[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) continue;
+        ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, i, 0, 0,
+                                      ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+        ze_command_list_handle_t bcs = NULL;
+        if (!REQUIRE_OK(zeCommandListCreateImmediate(zc.context, d, &qd, &bcs), "copy-engine immediate list")) break;
+        REQUIRE_OK(zeCommandListAppendMemoryCopy(bcs, a, b, size, NULL, 0, NULL), "copy-engine copy");
+        zc_sleep_ms(2);
+        data = read_all(s, &total, &warn, "built-in kernels (copy engine)");
+        CHECK_U64(total / 64, 0, "copy-engine (BCS) copies produce no EU stall samples");
+        free(data);
+        zeCommandListDestroy(bcs);
+        break;
+    }
+    close_streamer(s);
+deact:
+    deactivate(d);
+out:
+    if (a) zeMemFree(zc.context, a);
+    if (b) zeMemFree(zc.context, b);
+    zc_work_close(&w);
+}
+
 void zc_test_metrics(void) {
     for (uint32_t i = 0; i < zc.num_devices; i++) {
         char what[64];
@@ -1147,6 +1238,7 @@ void zc_test_metrics(void) {
     test_writeback(d, g, 0);
     if (nsub) test_writeback(root, rg, nsub);
     test_unsupported(d, g);
+    test_builtin_kernels(d, g);
     datarun_t dr;
     test_data(d, g, &dr);
     test_concurrent(d, g, &dr);

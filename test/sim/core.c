@@ -269,6 +269,13 @@ static void sim_config_load(void) {
         else if (strcmp(v, "0") != 0) cfg_warn("ZESIM_METRIC_TRACER", v, "0");
     }
 
+    sim_cfg.builtin_kernels = false;
+    v = getenv("ZESIM_BUILTIN_KERNELS");
+    if (v != NULL) {
+        if (strcmp(v, "1") == 0) sim_cfg.builtin_kernels = true;
+        else if (strcmp(v, "0") != 0) cfg_warn("ZESIM_BUILTIN_KERNELS", v, "0");
+    }
+
     sim_cfg.euss_poll_ns = 0;
     v = getenv("ZESIM_EUSS_POLL_NS");
     if (v != NULL && (!parse_u64(v, &sim_cfg.euss_poll_ns) || sim_cfg.euss_poll_ns > 1000000000ull)) {

@@ -376,4 +376,6 @@ SIM_HIDDEN void fence_unref(sim_fence_t *f);
 /* exec_run.c */
 SIM_HIDDEN uint64_t exec_launch(const launch_ctx_t *lc, const kparams_t *k, uint64_t t, ev_parts_t *parts);
 
+SIM_HIDDEN void exec_builtin(const launch_ctx_t *lc, sim_builtin_t which, uint64_t bytes, uint64_t start, uint64_t end);
+
 #endif

@@ -196,6 +196,7 @@ uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, const sim_c
     case C_COPY:
         if (c->u.copy.size) memmove(c->u.copy.dst, c->u.copy.src, c->u.copy.size);
         end = t + mem_duration(c->u.copy.size);
+        exec_builtin(&lc, SIM_BUILTIN_COPY, c->u.copy.size, t, end);
         break;
     case C_FILL: {
         uint8_t *d = c->u.fill.dst;
@@ -209,12 +210,14 @@ uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, const sim_c
             }
         }
         end = t + mem_duration(c->u.fill.size);
+        exec_builtin(&lc, SIM_BUILTIN_FILL, c->u.fill.size, t, end);
         break;
     }
     case C_COPY_REGION: {
         copy_region(c);
         const ze_copy_region_t *r = &c->u.region.dr;
         end = t + mem_duration((size_t)r->width * r->height * (r->depth ? r->depth : 1));
+        exec_builtin(&lc, SIM_BUILTIN_COPY, (uint64_t)r->width * r->height * (r->depth ? r->depth : 1), t, end);
         break;
     }
     case C_RESET:

@@ -7,6 +7,7 @@
 #include "exec.h"
 
 atomic_uint_fast64_t g_launch_id;
+static atomic_uint_fast64_t g_builtin_launch_id = SIM_BUILTIN_LAUNCH_ID_BASE;
 
 /* ================================================================== */
 /* Runs                                                                */
@@ -104,7 +105,7 @@ static uint32_t div_up32(uint64_t a, uint64_t b) {
 
 /* One part of a launch on one (sub)device: run + ground truth. */
 static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, const kparams_t *k,
-                        uint64_t groups, uint64_t launch_id, uint64_t start, uint64_t end) {
+                        uint64_t groups, uint64_t launch_id, uint64_t start, uint64_t end, bool builtin) {
     sim_device_t *dev = ds->dev;
     uint64_t gitems = (uint64_t)k->gsize[0] * k->gsize[1] * k->gsize[2];
     uint32_t simd = k->simd ? k->simd : 16;
@@ -146,12 +147,12 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
                       "\"base\":%" PRIu64 ",\"device\":%u,\"subdevice\":%d,\"engine\":\"%u.%u\","
                       "\"cmdlist\":%" PRIu64 ",\"immediate\":%s,\"groups\":[%u,%u,%u],\"group_size\":[%u,%u,%u],"
                       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"start_ticks\":%" PRIu64
-                      ",\"end_ticks\":%" PRIu64 ",\"xecores\":[%u,%u],\"signal_event\":%" PRIu64 "}",
+                      ",\"end_ticks\":%" PRIu64 ",\"xecores\":[%u,%u],\"signal_event\":%" PRIu64 "%s}",
                       launch_id, k->isa->kernel_id, sim_json_str(k->isa->kernel_name, name, sizeof(name)),
                       k->isa->gpu_va, root->index, sub, lc->eng->ordinal, lc->eng->index, lc->list_id,
                       lc->immediate ? "true" : "false", k->groups[0], k->groups[1], k->groups[2], k->gsize[0],
                       k->gsize[1], k->gsize[2], start, end, sim_dev_ticks(dev, start), sim_dev_ticks(dev, end),
-                      first, num, lc->signal_id);
+                      first, num, lc->signal_id, builtin ? ",\"builtin\":true" : "");
     }
 }
 
@@ -170,7 +171,7 @@ uint64_t exec_launch(const launch_ctx_t *lc, const kparams_t *k, uint64_t t, ev_
         for (uint32_t i = 0; i < n; i++) {
             uint64_t g = groups / n + (i < groups % n ? 1 : 0);
             uint64_t e = t + kernel_duration(lc->eng->cost, k->isa, g * gitems);
-            launch_part(lc, ds->subs[i], (int)i, k, g, launch_id, t, e);
+            launch_part(lc, ds->subs[i], (int)i, k, g, launch_id, t, e, false);
             if (parts->n < SIM_MAX_PARTS) {
                 parts->start[parts->n] = t;
                 parts->end[parts->n] = e;
@@ -181,7 +182,7 @@ uint64_t exec_launch(const launch_ctx_t *lc, const kparams_t *k, uint64_t t, ev_
         }
     } else {
         end = t + kernel_duration(lc->eng->cost, k->isa, groups * gitems);
-        launch_part(lc, ds, ds->dev->parent ? (int)ds->dev->index : -1, k, groups, launch_id, t, end);
+        launch_part(lc, ds, ds->dev->parent ? (int)ds->dev->index : -1, k, groups, launch_id, t, end, false);
         parts->n = 1;
         parts->start[0] = t;
         parts->end[0] = end;
@@ -190,3 +191,27 @@ uint64_t exec_launch(const launch_ctx_t *lc, const kparams_t *k, uint64_t t, ev_
     return end;
 }
 
+
+/* A copy or fill on a compute engine, as Intel's driver runs it: a
+ * built-in kernel on the EUs (ZESIM_BUILTIN_KERNELS=1), taking the command's
+ * engine time [start, end) and Xe-cores by size (a work-item per 16 bytes,
+ * groups of 1024), so that EU stall sampling sees it at its driver-owned
+ * address. Copy engines run no kernel. A COMPOSITE root's copy runs on its
+ * first tile. Built-in launches have their own id range and a "builtin"
+ * field in the ground truth. */
+void exec_builtin(const launch_ctx_t *lc, sim_builtin_t which, uint64_t bytes, uint64_t start, uint64_t end) {
+    if (!sim_cfg.builtin_kernels || !group_is_compute(lc->eng->ordinal)) return;
+    sim_isa_t *isa = sim_builtin_isa(which);
+    if (isa == NULL) return;
+    uint64_t items = bytes / 16 + 1;
+    uint64_t groups = items / 1024 + (items % 1024 != 0);
+    kparams_t k = {isa, {(uint32_t)(groups > UINT32_MAX ? UINT32_MAX : groups), 1, 1}, {1024, 1, 1}, 16};
+    sim_devstate_t *ds = lc->eng->ds;
+    int sub = ds->dev->parent ? (int)ds->dev->index : -1;
+    if (ds->nsubs > 0) {
+        ds = ds->subs[0];
+        sub = 0;
+    }
+    uint64_t id = atomic_fetch_add(&g_builtin_launch_id, 1);
+    launch_part(lc, ds, sub, &k, k.groups[0], id, start, end, true);
+}

@@ -58,6 +58,9 @@ extern char **environ;
  * kernel address are unique (reference §8.1). */
 #define ISA_WINDOW_BASE 0x0000800000010000ull
 #define ISA_WINDOW_END 0x0000800100000000ull
+/* The driver's own ISA (built-in copy/fill kernels): the top 64 KiB of the
+ * window, never given to a module. */
+#define ISA_BUILTIN_BASE (ISA_WINDOW_END - 0x10000ull)
 #define ISA_MODULE_ALIGN 4096u
 #define ISA_KERNEL_ALIGN 64u
 #define ISA_TAIL_PADDING 0xE00u /* getPaddingForISAAllocation() on PVC (reference §8.5) */

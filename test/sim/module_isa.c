@@ -62,7 +62,8 @@ static bool isa_decode(sim_isa_t *isa) {
     return true;
 }
 
-sim_isa_t *isa_new(const char *name, const uint8_t *bytes, size_t size, size_t code_size) {
+/* id 0: the next application kernel id. */
+static sim_isa_t *isa_alloc(const char *name, const uint8_t *bytes, size_t size, size_t code_size, uint64_t id) {
     sim_isa_t *isa = calloc(1, sizeof(*isa));
     if (isa == NULL) return NULL;
     atomic_init(&isa->refs, 1);
@@ -73,12 +74,57 @@ sim_isa_t *isa_new(const char *name, const uint8_t *bytes, size_t size, size_t c
     isa->size = size;
     isa->code_size = code_size;
     isa->profile_once = (pthread_once_t)PTHREAD_ONCE_INIT;
-    isa->kernel_id = atomic_fetch_add(&next_kernel_id, 1);
+    isa->kernel_id = id ? id : atomic_fetch_add(&next_kernel_id, 1);
     if (isa->kernel_name == NULL || copy == NULL || !isa_decode(isa)) {
         sim_isa_unref(isa);
         return NULL;
     }
     return isa;
+}
+
+sim_isa_t *isa_new(const char *name, const uint8_t *bytes, size_t size, size_t code_size) {
+    return isa_alloc(name, bytes, size, code_size, 0);
+}
+
+/* ---- the driver's built-in kernels ------------------------------- */
+
+/* Synthetic code of a copy/fill loop, 16-byte (uncompacted) instructions
+ * identified by their opcode byte: loads and stores are sends (0x31), the
+ * loop closes with a backward branch (0x20..0x2f), the last send is the
+ * EOT. Only the opcodes matter to the simulator (instruction boundaries
+ * and the sampling profile); the bytes are not real Gen ISA. */
+static const uint8_t builtin_ops[SIM_BUILTIN_COUNT][12] = {
+    {0x01, 0x01, 0x40, 0x31, 0x31, 0x40, 0x40, 0x31, 0x70, 0x22, 0x01, 0x31}, /* copy: load, load, store */
+    {0x01, 0x01, 0x40, 0x01, 0x31, 0x40, 0x31, 0x40, 0x70, 0x22, 0x01, 0x31}, /* fill: store, store */
+};
+static const char *const builtin_names[SIM_BUILTIN_COUNT] = {"__zesim_builtin_copy", "__zesim_builtin_fill"};
+static sim_isa_t *builtins[SIM_BUILTIN_COUNT];
+static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
+
+static void builtins_create(void) {
+    for (int b = 0; b < SIM_BUILTIN_COUNT; b++) {
+        uint8_t code[256];
+        memset(code, 0, sizeof(code));
+        for (int i = 0; i < 12; i++) code[i * 16] = builtin_ops[b][i];
+        /* own id range: application kernel ids do not depend on them */
+        sim_isa_t *isa = isa_alloc(builtin_names[b], code, sizeof(code), 12 * 16, SIM_BUILTIN_KERNEL_ID_BASE + (uint64_t)b);
+        if (isa == NULL) continue;
+        isa->gpu_va = ISA_BUILTIN_BASE + (uint64_t)b * 0x1000u;
+        builtins[b] = isa;
+        char name[128];
+        sim_gt_printf("{\"type\":\"kernel\",\"event\":\"create\",\"kernel\":%llu,\"name\":\"%s\",\"base\":%llu,"
+                      "\"size\":%llu,\"code_size\":%llu,\"num_insts\":%u,\"module\":0,\"device\":-1,\"builtin\":true,"
+                      "\"time_ns\":%llu}",
+                      (unsigned long long)isa->kernel_id, sim_json_str(isa->kernel_name, name, sizeof(name)),
+                      (unsigned long long)isa->gpu_va, (unsigned long long)isa->size,
+                      (unsigned long long)isa->code_size, isa->num_insts, (unsigned long long)sim_now_ns());
+    }
+}
+
+sim_isa_t *sim_builtin_isa(sim_builtin_t which) {
+    if ((unsigned)which >= SIM_BUILTIN_COUNT) return NULL;
+    pthread_once(&builtins_once, builtins_create);
+    return builtins[which];
 }
 
 /* ================================================================== */
@@ -130,7 +176,7 @@ bool heap_alloc(sim_device_t *root, uint64_t size, uint64_t *va) {
             cur = h->used[i].start + h->used[i].size;
         }
         uint64_t start = align_up(cur, ISA_MODULE_ALIGN);
-        if (start + size <= ISA_WINDOW_END && start + size > start) {
+        if (start + size <= ISA_BUILTIN_BASE && start + size > start) {
             memmove(&h->used[i + 1], &h->used[i], (h->n - i) * sizeof(isa_range_t));
             h->used[i] = (isa_range_t){start, size};
             h->n++;

@@ -160,6 +160,7 @@ typedef struct sim_config {
     bool metrics_enabled;        /* ZET_ENABLE_METRICS=1                */
     bool metrics_permitted;      /* ZESIM_METRICS_PERMISSION=denied -> false (paranoid sysctl) */
     bool metric_tracer;          /* ZESIM_METRIC_TRACER=1: working zetMetricTracer*Exp */
+    bool builtin_kernels;        /* ZESIM_BUILTIN_KERNELS=1: compute-engine copies/fills run as built-in kernels */
     uint64_t euss_poll_ns;       /* ZESIM_EUSS_POLL_NS: KMD write-pointer poll period, 0 = reads see every sample at once */
     uint64_t seed;               /* ZESIM_SEED                          */
     const char *ground_truth_path; /* ZESIM_GROUND_TRUTH               */
@@ -302,6 +303,15 @@ SIM_HIDDEN sim_isa_t *sim_isa_ref(sim_isa_t *isa);
  * zeIntelKernelGetBinaryExp, ...); NULL if unknown. */
 SIM_HIDDEN void *sim_module_extension(const char *name);
 SIM_HIDDEN void sim_isa_unref(sim_isa_t *isa);
+/* The driver's built-in kernels (copies and fills on compute engines,
+ * ZESIM_BUILTIN_KERNELS=1): ISA in a driver-owned range at the top of every
+ * root device's instruction window, which no application module covers;
+ * kernel ids from SIM_BUILTIN_KERNEL_ID_BASE. Created on first use (their
+ * ground-truth "kernel" lines then); never freed. NULL if out of memory. */
+typedef enum { SIM_BUILTIN_COPY = 0, SIM_BUILTIN_FILL = 1, SIM_BUILTIN_COUNT } sim_builtin_t;
+#define SIM_BUILTIN_KERNEL_ID_BASE (1ull << 40)
+#define SIM_BUILTIN_LAUNCH_ID_BASE (1ull << 40)
+SIM_HIDDEN sim_isa_t *sim_builtin_isa(sim_builtin_t which);
 
 typedef struct sim_kernel_arg {
     uint32_t size;                /* bytes (8 for pointers) */
