@@ -54,7 +54,7 @@ extern unsigned zc_passed, zc_failed;
 #define REQUIRE_OK(call, name) zc_ok((call), (name), #call, __FILE__, __LINE__)
 bool zc_ok(ze_result_t r, const char *name, const char *call, const char *file, int line);
 
-/* ---- constants missing from the 1.4 headers (reference §0) -------- */
+/* ---- constants missing from the 1.4 headers (docs/eu-stall-sampling.md §0) -------- */
 #define ZC_METRIC_TYPE_IP 0x7ffffffeu
 #define ZC_STYPE_GLOBAL_TS_RES 0x9u
 #define ZC_STYPE_GROUP_TYPE 0x00010006u
@@ -77,7 +77,8 @@ typedef ze_result_t (*zc_base_fn)(ze_kernel_handle_t, uint64_t *);
 typedef ze_result_t (*zc_binary_fn)(ze_kernel_handle_t, size_t *, char *);
 /* Extension functions receive driver handles: in the loader's intercept
  * mode the application's handles must be translated first (loader
- * reference §6); a no-op in direct mode. */
+ * docs/level-zero-loader.md §6 "Intercept mode and
+ * `zelLoaderTranslateHandle`"); a no-op in direct mode. */
 ze_result_t zc_base(ze_kernel_handle_t k, uint64_t *base);
 ze_result_t zc_binary(ze_kernel_handle_t k, size_t *size, char *bytes);
 

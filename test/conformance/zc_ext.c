@@ -19,7 +19,8 @@ static bool intercept(void) {
     return ic && strcmp(ic, "1") == 0;
 }
 
-/* Extension functions take the driver's handles (loader reference §6). */
+/* Extension functions take the driver's handles (docs/level-zero-loader.md §6 "Intercept mode and
+ * `zelLoaderTranslateHandle`"). */
 static ze_command_queue_handle_t driver_queue(ze_command_queue_handle_t q) {
     void *out = NULL;
     if (zelLoaderTranslateHandle(ZEL_HANDLE_COMMAND_QUEUE, q, &out) != ZE_RESULT_SUCCESS || out == NULL) return q;

@@ -59,7 +59,7 @@ void zc_metric_order(const zc_rec_t *r, uint64_t *v) {
     }
 }
 
-/* one report per unique IP, ascending, summed (reference §7.4) */
+/* one report per unique IP, ascending, summed (docs/eu-stall-sampling.md §7.4 "Aggregation and value order") */
 typedef struct agg { uint64_t v[11]; } agg_t;
 static int cmp_agg(const void *a, const void *b) {
     uint64_t x = ((const agg_t *)a)->v[0], y = ((const agg_t *)b)->v[0];

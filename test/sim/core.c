@@ -63,7 +63,7 @@ static const sim_model_t sim_models[] = {
      38400000ull, 36, 32, 48ull << 30, "HBM", 3200, 4096, 108ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
      SIM_KMD_I915_PRELIM, 0x29, 5, 16},
     /* PVC XL (0x0BD0): same layout as the 1550, but Intel's driver offers
-     * no EuStallSampling on it (reference §2.5). */
+     * no EuStallSampling on it (docs/eu-stall-sampling.md §2.5 "Where the group exists"). */
     {"pvc-xl", SIM_PLATFORM_PVC, "Intel(R) Data Center GPU Max", 0x0BD0, 2, 1, 64, 8, 8, 16, 1600,
      38400000ull, 36, 32, 64ull << 30, "HBM", 3200, 4096, 204ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
      SIM_KMD_I915_PRELIM, 0x29, 5, 16},

@@ -55,7 +55,7 @@ extern char **environ;
 
 /* ISA heap: one 4 GiB window per root device, decanonized like real PVC
  * ISA addresses (0x0000_8000_xxxx_xxxx), so the low 32 bits of every live
- * kernel address are unique (reference §8.1). */
+ * kernel address are unique (docs/eu-stall-sampling.md §8.1 "What the driver provides"). */
 #define ISA_WINDOW_BASE 0x0000800000010000ull
 #define ISA_WINDOW_END 0x0000800100000000ull
 /* The driver's own ISA (built-in copy/fill kernels): the top 64 KiB of the
@@ -63,7 +63,7 @@ extern char **environ;
 #define ISA_BUILTIN_BASE (ISA_WINDOW_END - 0x10000ull)
 #define ISA_MODULE_ALIGN 4096u
 #define ISA_KERNEL_ALIGN 64u
-#define ISA_TAIL_PADDING 0xE00u /* getPaddingForISAAllocation() on PVC (reference §8.5) */
+#define ISA_TAIL_PADDING 0xE00u /* getPaddingForISAAllocation() on PVC (docs/eu-stall-sampling.md §8.5 "Layout of kernels in GPU memory") */
 
 static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24); }

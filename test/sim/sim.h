@@ -64,7 +64,7 @@
 
 /* ------------------------------------------------------------------ */
 /* Constants missing from Debian's 1.8.12 headers (spec 1.4).          */
-/* Values: ../shared/reference/eu-stall-sampling.md §0.                */
+/* Values: docs/eu-stall-sampling.md §0 "Conventions, sources, ...".  */
 /* ------------------------------------------------------------------ */
 #ifndef ZET_METRIC_TYPE_IP
 #define ZET_METRIC_TYPE_IP ((zet_metric_type_t)0x7ffffffe)
