@@ -188,6 +188,8 @@ void zc_metric_order(const zc_rec_t *r, uint64_t *vals);
 void zc_test_device(void);
 void zc_test_kernels(void);
 void zc_test_extensions(void);
+/* "hold-stream" mode: opens an EU stall stream on device 0, says "held", waits to be killed. */
+int zc_hold_stream(void);
 void zc_test_metrics(void);
 /* Ground truth: the child part runs before the parent's zeInit. */
 int zc_gt_child(const char *gt_path, const char *obs_path);

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "zc.h"
 
 static const char *const pvc_names[10] = {"IP", "Active", "ControlStall", "PipeStall", "SendStall",
@@ -1204,6 +1207,78 @@ out:
     zc_work_close(&w);
 }
 
+/* ---- one stream per tile across processes (ZESIM_MACHINE) ----------- */
+int zc_hold_stream(void) {
+    uint32_t idx, count, matches;
+    zet_metric_group_handle_t g = find_group(zc.devices[0], &idx, &count, &matches, NULL);
+    if (!g || !activate(zc.devices[0], g)) return 2;
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 64, 50000};
+    zet_metric_streamer_handle_t s;
+    if (open_streamer(zc.devices[0], g, &desc, NULL, &s) != ZE_RESULT_SUCCESS) return 3;
+    printf("held\n");
+    fflush(stdout);
+    for (;;) pause();
+}
+
+/* Two processes of one machine (same ZESIM_MACHINE): the second open of a
+ * tile's stream is refused as the kernel driver refuses it
+ * (ZE_RESULT_ERROR_UNKNOWN, docs/eu-stall-sampling.md §5.1 "Preconditions
+ * and results"); killing the holder frees the tile. */
+static void test_machine_streams(ze_device_handle_t d, zet_metric_group_handle_t g) {
+    /* the holder opens root device 0: a FLAT tile, or on a COMPOSITE root all
+     * tiles, so d (device 0 or its sub-device 0) conflicts either way */
+    char machine[128];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(machine, sizeof machine, "%s/zc-machine-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    const char *old = getenv("ZESIM_MACHINE");
+    setenv("ZESIM_MACHINE", machine, 1); /* read at every open */
+    int pfd[2];
+    if (pipe(pfd) != 0) return;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        close(pfd[0]);
+        execl("/proc/self/exe", "zesim-conformance", "hold-stream", (char *)NULL);
+        _exit(127);
+    }
+    close(pfd[1]);
+    char line[64] = "";
+    FILE *f = fdopen(pfd[0], "r");
+    bool held = false;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "held", 4) == 0) { held = true; break; }
+    }
+    CHECK(held, "another process holds device 0's stream", "child said \"%s\"", line);
+    if (held && activate(d, g)) {
+        zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 64, 50000};
+        zet_metric_streamer_handle_t s = NULL;
+        CHECK_RES(open_streamer(d, g, &desc, NULL, &s), ZE_RESULT_ERROR_UNKNOWN,
+                  "second process's open of a tile's stream -> UNKNOWN (the kernel driver refuses it)");
+        if (s) close_streamer(s);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        pid = -1;
+        s = NULL;
+        CHECK_RES(open_streamer(d, g, &desc, NULL, &s), ZE_RESULT_SUCCESS, "open after the holder was killed");
+        close_streamer(s);
+        deactivate(d);
+    }
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    if (f) fclose(f);
+    if (old) setenv("ZESIM_MACHINE", old, 1);
+    else unsetenv("ZESIM_MACHINE");
+    char path[256];
+    snprintf(path, sizeof path, "%s/tile-0.lock", machine);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/tile-1.lock", machine);
+    unlink(path);
+    rmdir(machine);
+}
+
 void zc_test_metrics(void) {
     for (uint32_t i = 0; i < zc.num_devices; i++) {
         char what[64];
@@ -1239,6 +1314,7 @@ void zc_test_metrics(void) {
     if (nsub) test_writeback(root, rg, nsub);
     test_unsupported(d, g);
     test_builtin_kernels(d, g);
+    test_machine_streams(d, g);
     datarun_t dr;
     test_data(d, g, &dr);
     test_concurrent(d, g, &dr);

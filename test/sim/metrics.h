@@ -202,6 +202,7 @@ typedef struct sim_streamer {
     bool closing;       /* samples generated now are never delivered */
     uint32_t ntiles;
     sim_device_t *tiles[8]; /* leaf devices whose Xe-cores this stream covers, index order */
+    int tile_lock[8];       /* ZESIM_MACHINE: flock()ed file per tile, -1 if none */
     struct sim_streamer *next; /* open list or free list */
 } sim_streamer_t;
 
@@ -292,6 +293,9 @@ SIM_HIDDEN void set_sampling_flags(sim_device_t *root);
 SIM_HIDDEN void stream_claim(sim_streamer_t *s);
 SIM_HIDDEN ze_result_t ZE_APICALL unsup_any(void);
 SIM_HIDDEN ze_result_t close_stream(sim_streamer_t *s);
+
+SIM_HIDDEN bool machine_claim(sim_streamer_t *s);
+SIM_HIDDEN void machine_release(sim_streamer_t *s);
 
 /* metrics_group.c: zetIntelMetricScopes*Exp, or NULL. */
 SIM_HIDDEN void *sim_metrics_scope_extension(const char *name);

@@ -6,6 +6,11 @@
  */
 #include "metrics.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 static const uint32_t kmd_rates[7] = {251, 502, 753, 1004, 1255, 1506, 1757}; /* §4.2 */
 
 /* ------------------------------------------------------------------ */
@@ -70,6 +75,62 @@ void set_sampling_flags(sim_device_t *root) {
     for (uint32_t i = 0; i < root->num_subdevices; i++) atomic_store(&root->subdevices[i]->sampling_active, any);
 }
 
+/* ---- one stream per tile across processes (ZESIM_MACHINE) ---------- */
+
+/* The kernel driver allows one EU stall stream per tile, whichever process
+ * asks. With ZESIM_MACHINE set, processes that give the same value share
+ * that rule: a stream holds an flock() on one file per tile in the
+ * machine's directory (ZESIM_MACHINE itself if it is an absolute path,
+ * else ${XDG_RUNTIME_DIR:-/tmp}/zesim-<uid>/<ZESIM_MACHINE>). The kernel
+ * drops the lock when the holder closes the stream or dies, so a killed
+ * process frees its tile and leaves nothing behind that matters (the empty
+ * lock files are reused). Unset: the process is a machine of its own, so
+ * that parallel tests never collide. */
+static bool machine_dir(char *out, size_t cap) {
+    const char *m = getenv("ZESIM_MACHINE");
+    if (m == NULL || *m == 0) return false;
+    if (m[0] == '/') {
+        snprintf(out, cap, "%s", m);
+    } else {
+        const char *rt = getenv("XDG_RUNTIME_DIR");
+        char base[512];
+        snprintf(base, sizeof(base), "%s/zesim-%u", rt && *rt ? rt : "/tmp", (unsigned)getuid());
+        mkdir(base, 0700);
+        snprintf(out, cap, "%s/%s", base, m);
+    }
+    mkdir(out, 0700);
+    return true;
+}
+
+/* g_mx held. False when another process holds one of s's tiles (its
+ * locks are then all released). */
+bool machine_claim(sim_streamer_t *s) {
+    for (uint32_t t = 0; t < 8; t++) s->tile_lock[t] = -1;
+    char dir[700];
+    if (!machine_dir(dir, sizeof(dir))) return true;
+    for (uint32_t t = 0; t < s->ntiles; t++) {
+        sim_device_t *tile = s->tiles[t];
+        char path[800];
+        snprintf(path, sizeof(path), "%s/tile-%u.lock", dir, tile->xecores ? tile->first_xecore / tile->xecores : t);
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            s->tile_lock[t] = fd;
+            continue;
+        }
+        if (fd >= 0) close(fd);
+        machine_release(s);
+        return false;
+    }
+    return true;
+}
+
+void machine_release(sim_streamer_t *s) {
+    for (uint32_t t = 0; t < 8; t++) {
+        if (s->tile_lock[t] >= 0) close(s->tile_lock[t]); /* drops the flock */
+        s->tile_lock[t] = -1;
+    }
+}
+
 /* g_mx held: claims dev's stream (and a root's sub-devices'), resets the
  * hardware buffers and links s into the open list. */
 void stream_claim(sim_streamer_t *s) {
@@ -88,6 +149,7 @@ void stream_claim(sim_streamer_t *s) {
 }
 
 static void stream_release(sim_streamer_t *s) {
+    machine_release(s);
     sim_device_t *dev = s->dev;
     dev->metrics->claim = NULL;
     for (uint32_t i = 0; i < dev->num_subdevices; i++) dev->subdevices[i]->metrics->claim = NULL;
@@ -147,6 +209,14 @@ static ze_result_t ZE_APICALL sim_zetMetricStreamerOpen(zet_context_handle_t hCo
         return r;
     }
     collect_tiles(s, dev);
+    /* Another process's stream on one of the tiles: the kernel driver
+     * refuses the open, which Intel's driver reports as UNKNOWN (§5.1). */
+    if (!machine_claim(s)) {
+        s->next = g_free_streamers;
+        g_free_streamers = s;
+        pthread_mutex_unlock(&g_mx);
+        return ZE_RESULT_ERROR_UNKNOWN;
+    }
     /* A root opens one stream per sub-device with the same descriptor, so
      * the write-back is the sub-device's clamp. */
     uint64_t maxn = tile_max_reports(s->tiles[0]);

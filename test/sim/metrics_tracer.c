@@ -74,6 +74,13 @@ static ze_result_t ZE_APICALL sim_zetMetricTracerCreateExp(zet_context_handle_t 
     s->notify_n = (uint32_t)nb;
     s->period_ns = TRACER_RATE_MULT * 251 * gpu_period_ns();
     s->t0_ns = s->gen_upto = sim_now_ns();
+    if (!machine_claim(s)) { /* another process's stream on a tile */
+        sim_obj_kill(&s->obj);
+        s->next = g_free_streamers;
+        g_free_streamers = s;
+        pthread_mutex_unlock(&g_mx);
+        return ZE_RESULT_ERROR_UNKNOWN;
+    }
     stream_claim(s);
     pthread_mutex_unlock(&g_mx);
     if (ev != NULL) sim_event_attach_streamer(ev, s);
