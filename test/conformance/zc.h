@@ -1,9 +1,8 @@
 /*
  * zc.h — the conformance suite of the simulated Level-Zero driver.
  *
- * Written against the Level-Zero spec and the project's documents
- * (docs/eu-stall-sampling.md, docs/level-zero-loader.md), not against the
- * simulated
+ * Written against the Level-Zero spec and the reference documents
+ * (eu-stall-sampling.md, level-zero-loader.md), not against the simulated
  * driver's code: it is the independent check that the simulated driver
  * behaves like Intel's. The expected platform comes from the environment
  * the suite is given (ZESIM_MODEL, ZE_FLAT_DEVICE_HIERARCHY, ZESIM_KMD,
@@ -55,9 +54,7 @@ extern unsigned zc_passed, zc_failed;
 #define REQUIRE_OK(call, name) zc_ok((call), (name), #call, __FILE__, __LINE__)
 bool zc_ok(ze_result_t r, const char *name, const char *call, const char *file, int line);
 
-/* ---- constants missing from the 1.4 headers ----------------------- */
-/* (docs/eu-stall-sampling.md §0 "Conventions, sources, constants missing
- * from Debian's headers") */
+/* ---- constants missing from the 1.4 headers (docs/eu-stall-sampling.md §0) -------- */
 #define ZC_METRIC_TYPE_IP 0x7ffffffeu
 #define ZC_STYPE_GLOBAL_TS_RES 0x9u
 #define ZC_STYPE_GROUP_TYPE 0x00010006u
@@ -79,9 +76,9 @@ typedef struct { uint32_t stype; const void *pNext; size_t sizeInBytes; } zc_hw_
 typedef ze_result_t (*zc_base_fn)(ze_kernel_handle_t, uint64_t *);
 typedef ze_result_t (*zc_binary_fn)(ze_kernel_handle_t, size_t *, char *);
 /* Extension functions receive driver handles: in the loader's intercept
- * mode the application's handles must be translated first (
- * docs/level-zero-loader.md §6 "Intercept mode and zelLoaderTranslateHandle");
- * a no-op in direct mode. */
+ * mode the application's handles must be translated first (loader
+ * docs/level-zero-loader.md §6 "Intercept mode and
+ * `zelLoaderTranslateHandle`"); a no-op in direct mode. */
 ze_result_t zc_base(ze_kernel_handle_t k, uint64_t *base);
 ze_result_t zc_binary(ze_kernel_handle_t k, size_t *size, char *bytes);
 
@@ -190,6 +187,9 @@ void zc_metric_order(const zc_rec_t *r, uint64_t *vals);
 /* ---- test groups ---------------------------------------------------- */
 void zc_test_device(void);
 void zc_test_kernels(void);
+void zc_test_extensions(void);
+/* "hold-stream" mode: opens an EU stall stream on device 0, says "held", waits to be killed. */
+int zc_hold_stream(void);
 void zc_test_metrics(void);
 /* Ground truth: the child part runs before the parent's zeInit. */
 int zc_gt_child(const char *gt_path, const char *obs_path);

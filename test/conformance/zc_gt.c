@@ -218,7 +218,23 @@ void zc_gt_check(const char *gt_path, const char *obs_path, int st) {
     size_t lines = 0, bad = 0;
     for (char *line = strtok(gt, "\n"); line; line = strtok(NULL, "\n")) {
         lines++;
-        if (is_type(line, "launch")) {
+        if (is_type(line, "config")) {
+            /* The device counter runs from a boot time (1 h .. 8 days,
+             * drawn from ZESIM_SEED) unless ZESIM_TIMESTAMP_OFFSET says
+             * otherwise. */
+            uint64_t off = 0, hz = 0;
+            const char *env = getenv("ZESIM_TIMESTAMP_OFFSET");
+            if (json_u64(line, "timestamp_offset_ticks", &off) && json_u64(line, "timestamp_hz", &hz) && hz > 0) {
+                if (env && *env)
+                    CHECK_U64(off, strtoull(env, NULL, 0), "ground truth: timestamp_offset_ticks = ZESIM_TIMESTAMP_OFFSET");
+                else
+                    CHECK(off >= 3600 * hz && off < 8ull * 24 * 3600 * hz && off % hz == 0,
+                          "device timestamps start at a boot time of 1 h .. 8 days by default", "offset %llu ticks at %llu Hz",
+                          (unsigned long long)off, (unsigned long long)hz);
+            } else {
+                bad++;
+            }
+        } else if (is_type(line, "launch")) {
             launch_t l = {0, 0, 0};
             if (!json_u64(line, "launch", &l.id) || !json_u64(line, "start_ticks", &l.start) ||
                 !json_u64(line, "end_ticks", &l.end)) { bad++; continue; }

@@ -349,6 +349,11 @@ int main(int argc, char **argv) {
            zc_exp.composite ? "COMPOSITE" : "FLAT", zc_exp.xe_kmd ? "xe" : "i915",
            zc_exp.metrics_env ? "enabled" : "not enabled", zc_exp.permitted ? "" : " (permission denied)");
 
+    /* helper mode of the cross-process test (zc_metrics.c) */
+    if (only && strcmp(only, "hold-stream") == 0) {
+        init_driver();
+        return zc_hold_stream();
+    }
     if (!load_kernels()) {
         printf("%u passed, %u failed\n", zc_passed, zc_failed + 1);
         return 1;
@@ -386,6 +391,7 @@ int main(int argc, char **argv) {
     if (!only || strcmp(only, "device") == 0) zc_test_device();
     if (!only || strcmp(only, "kernels") == 0) zc_test_kernels();
     if (!only || strcmp(only, "metrics") == 0) zc_test_metrics();
+    if (!only || strcmp(only, "extensions") == 0) zc_test_extensions();
     zeContextDestroy(zc.context);
     printf("%u passed, %u failed\n", zc_passed, zc_failed);
     return zc_failed ? 1 : 0;

@@ -1,10 +1,7 @@
 /*
- * zc_metrics.c — the EuStallSampling metric group
- * (docs/eu-stall-sampling.md §1 "Key facts" to §7 "Calculation", §10
- * "Tracer-based metrics (experimental API)", §13 "Checklist for a simulated
- * driver"): enumeration, properties, pNext extensions,
- * activation, streamer, ReadData, raw records decoded here with the
- * docs/eu-stall-sampling.md §3 "The raw record"
+ * zc_metrics.c — the EuStallSampling metric group (eu-stall-sampling.md
+ * docs/eu-stall-sampling.md §1 "Key facts"–docs/eu-stall-sampling.md §7 "Calculation", docs/eu-stall-sampling.md §10 "Tracer-based metrics (experimental API)", checklist docs/eu-stall-sampling.md §13 "Checklist for a simulated driver"): enumeration, properties, pNext extensions,
+ * activation, streamer, ReadData, raw records decoded here with the docs/eu-stall-sampling.md §3 "The raw record"
  * bit layout, IP <-> kernel mapping, calculation compared with this file's
  * own aggregation, COMPOSITE headers, unsupported calls, tracer API.
  */
@@ -13,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "zc.h"
 
 static const char *const pvc_names[10] = {"IP", "Active", "ControlStall", "PipeStall", "SendStall",
@@ -62,8 +62,7 @@ void zc_metric_order(const zc_rec_t *r, uint64_t *v) {
     }
 }
 
-/* one report per unique IP, ascending, summed (docs/eu-stall-sampling.md §7.4
- * "Aggregation and value order") */
+/* one report per unique IP, ascending, summed (docs/eu-stall-sampling.md §7.4 "Aggregation and value order") */
 typedef struct agg { uint64_t v[11]; } agg_t;
 static int cmp_agg(const void *a, const void *b) {
     uint64_t x = ((const agg_t *)a)->v[0], y = ((const agg_t *)b)->v[0];
@@ -245,8 +244,7 @@ static void test_group_properties(ze_device_handle_t d, zet_metric_group_handle_
         CHECK_TRUE(c.isCalculable, "metric calculable extension: isCalculable = true");
     }
 
-    /* pNext extensions (docs/eu-stall-sampling.md §2.2 "Extended group
-     * properties through pNext") */
+    /* pNext extensions (docs/eu-stall-sampling.md §2.2 "Extended group properties through pNext") */
     ze_device_properties_t dp;
     zc_device_props(d, &dp, false);
     uint64_t hz = ts_hz(d);
@@ -277,7 +275,7 @@ static void test_group_properties(ze_device_handle_t d, zet_metric_group_handle_
     CHECK_RES(zetMetricGroupGetProperties(g, &p), ZE_RESULT_SUCCESS, "group properties without chain");
 }
 
-/* ---- streamer rules (docs/eu-stall-sampling.md §5 "zetMetricStreamerOpen") */
+/* ---- streamer rules (docs/eu-stall-sampling.md §5 "zetMetricStreamerOpen") ------------------------------------------- */
 static void test_streamer_rules(ze_device_handle_t d, zet_metric_group_handle_t g) {
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 100, 100000};
     zet_metric_streamer_handle_t s = NULL, s2 = NULL;
@@ -348,7 +346,7 @@ static void test_writeback(ze_device_handle_t d, zet_metric_group_handle_t g, ui
         zet_metric_streamer_handle_t s;
         if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (period)")) continue;
         uint64_t exp = expected_period(periods[i], hz);
-        CHECK(desc.samplingPeriod == exp, "samplingPeriod write-back (docs/eu-stall-sampling.md §5.3 \"samplingPeriod (nanoseconds)\")",
+        CHECK(desc.samplingPeriod == exp, "samplingPeriod write-back (docs/eu-stall-sampling.md §5.3 "samplingPeriod (nanoseconds)" formula)",
               "request %u ns, f %llu Hz, kmd %s: expected %llu got %u", periods[i], (unsigned long long)hz,
               zc_exp.xe_kmd ? "xe" : "i915", (unsigned long long)exp, desc.samplingPeriod);
         close_streamer(s);
@@ -360,21 +358,19 @@ static void test_writeback(ze_device_handle_t d, zet_metric_group_handle_t g, ui
         zet_metric_streamer_handle_t s;
         if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (notify)")) continue;
         uint64_t exp = reqs[i] < max ? reqs[i] : max;
-        CHECK(desc.notifyEveryNReports == exp, "notifyEveryNReports clamp (docs/eu-stall-sampling.md §5.2 \"notifyEveryNReports\")",
+        CHECK(desc.notifyEveryNReports == exp, "notifyEveryNReports clamp (docs/eu-stall-sampling.md §5.2 "notifyEveryNReports (a count of 64-byte reports)")",
               "request %u, %u Xe-cores: expected %llu got %u", reqs[i], dss, (unsigned long long)exp,
               desc.notifyEveryNReports);
         close_streamer(s);
     }
-    /* HW buffer size extension (docs/eu-stall-sampling.md §5.4 "Hardware buffer
-     * size extension") */
+    /* HW buffer size extension (docs/eu-stall-sampling.md §5.4 "Hardware buffer size extension") */
     zc_hw_buffer_t hb = {ZC_STYPE_HW_BUFFER_SIZE, NULL, 0};
     zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, &hb, 64, 100000};
     zet_metric_streamer_handle_t s;
     if (REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (hw buffer ext)")) {
         uint64_t exp = max * 64 * (nsub ? nsub : 1);
         CHECK_U64(hb.sizeInBytes, exp, "HW buffer size extension = getRequiredBufferSize(UINT32_MAX) x sub-devices");
-        /* size query (docs/eu-stall-sampling.md §6.1 "FLAT device or
-         * sub-device", §6.2 "Root device with sub-devices (COMPOSITE)") */
+        /* size query (docs/eu-stall-sampling.md §6.1 "FLAT device or sub-device", docs/eu-stall-sampling.md §6.2 "Root device with sub-devices (COMPOSITE)") */
         size_t sz = 0;
         CHECK_RES(zetMetricStreamerReadData(s, UINT32_MAX, &sz, NULL), ZE_RESULT_SUCCESS, "ReadData size query");
         CHECK_U64(sz, nsub ? 64 * max * nsub + 16ull * nsub : 64 * max, "ReadData size query = maximum");
@@ -436,8 +432,7 @@ static void check_records(ze_device_handle_t d, const uint8_t *data, size_t n, d
         } else if (r[48] | r[49] | r[50] | r[51]) {
             bad_kmd++;
         }
-        /* IP -> kernel (docs/eu-stall-sampling.md §8.2 "Canonical rule and
-         * worked example") */
+        /* IP -> kernel (docs/eu-stall-sampling.md §8.2 "Canonical rule and worked example") */
         uint32_t ipbyte = (uint32_t)((rec.ip << 3) & 0xffffffffu);
         bool mapped = false;
         for (int m = 0; m < 2 && !mapped; m++) {
@@ -524,8 +519,7 @@ static void check_calc(zet_metric_group_handle_t g, const uint8_t *data, size_t 
               (unsigned long long)agg[0].v[0]);
     }
 
-    /* non-Exp (docs/eu-stall-sampling.md §7.7 "Non-Exp
-     * zetMetricGroupCalculateMetricValues") */
+    /* non-Exp (docs/eu-stall-sampling.md §7.7 "Non-Exp zetMetricGroupCalculateMetricValues") */
     uint32_t cnt = 0;
     CHECK_RES(zetMetricGroupCalculateMetricValues(g, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES, size, data, &cnt, NULL),
               ZE_RESULT_SUCCESS, "calc non-Exp count");
@@ -539,9 +533,7 @@ static void check_calc(zet_metric_group_handle_t g, const uint8_t *data, size_t 
     for (uint32_t i = 0; same && i < want; i++) same = v2[i].value.ui64 == v[i].value.ui64;
     CHECK(same, "calc non-Exp data = Exp set 0", "count %u want %u", cnt, want);
 
-    /* MAX_METRIC_VALUES: count path passes, data call rejected
-     * (docs/eu-stall-sampling.md §7.6
-     * "ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES") */
+    /* MAX_METRIC_VALUES: count path passes, data call rejected (docs/eu-stall-sampling.md §7.6 "ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES") */
     sets = 0;
     total = 0;
     CHECK_RES(zetMetricGroupCalculateMultipleMetricValuesExp(g, ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES, size,
@@ -571,8 +563,7 @@ static void check_calc(zet_metric_group_handle_t g, const uint8_t *data, size_t 
     free(agg);
 }
 
-/* the worked examples of docs/eu-stall-sampling.md §3.5 "Worked examples" and
- * synthetic buffers */
+/* the worked examples of docs/eu-stall-sampling.md §3.5 "Worked examples" and synthetic buffers */
 static void test_calc_synthetic(zet_metric_group_handle_t g, bool root, uint32_t nsub) {
     static const uint8_t pvc_rec[16] = {0x56, 0x34, 0x12, 0xa0, 0x20, 0x40, 0x60, 0x80,
                                         0xc0, 0xe0, 0x00, 0x21, 0x01, 0x00, 0x00, 0x00};
@@ -618,10 +609,9 @@ static void test_calc_synthetic(zet_metric_group_handle_t g, bool root, uint32_t
     char got[256];
     int o = 0;
     for (uint32_t m = 0; m < mc && o < 200; m++) o += snprintf(got + o, sizeof got - (size_t)o, " %llu", (unsigned long long)v[mc + m].value.ui64);
-    CHECK(ok, "synthetic calc: docs/eu-stall-sampling.md §3.5 \"Worked examples\" decoded, summed, ascending IP", "report 1:%s", got);
+    CHECK(ok, "synthetic calc: docs/eu-stall-sampling.md §3.5 "Worked examples" worked example decoded, summed, ascending IP", "report 1:%s", got);
 
-    /* drop flag at byte 50 (docs/eu-stall-sampling.md §3.3 "i915-prelim additions
-     * and the drop flag"): a warning on PVC only, values still produced */
+    /* drop flag at byte 50 (docs/eu-stall-sampling.md §3.3 "i915-prelim additions and the drop flag"): a warning on PVC only, values still produced */
     recs[50] = 0x00;
     recs[51] = 0x01;
     sets = root ? nsub : 1;
@@ -951,9 +941,7 @@ static void test_unsupported(ze_device_handle_t d, zet_metric_group_handle_t g) 
               "unknown extension name -> INVALID_ARGUMENT");
 }
 
-/* ---- COMPOSITE root -------------------------------------------------- */
-/* (docs/eu-stall-sampling.md §6.2 "Root device with sub-devices (COMPOSITE)",
- * §7.3 "Root group (COMPOSITE)") */
+/* ---- COMPOSITE root (docs/eu-stall-sampling.md §6.2 "Root device with sub-devices (COMPOSITE)", docs/eu-stall-sampling.md §7.3 "Root group (COMPOSITE)") ------------------------------------- */
 static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g) {
     ze_device_handle_t subs[8];
     uint32_t nsub = zc_subdevices(root, subs, 8);
@@ -986,9 +974,7 @@ static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g)
         if (ev.ev) CHECK_RES(zeEventQueryStatus(ev.ev), ZE_RESULT_SUCCESS, "root notification event: signalled with data");
         /* a buffer too small for every sub-device: 32 bytes are reserved
          * for headers, sub-device 0 gets one record, then < 64 bytes are
-         * left and sub-device 1 gets no header at all
-         * (docs/eu-stall-sampling.md §6.2 "Root device with sub-devices
-         * (COMPOSITE)") */
+         * left and sub-device 1 gets no header at all (docs/eu-stall-sampling.md §6.2 "Root device with sub-devices (COMPOSITE)") */
         uint8_t part[100];
         sz = sizeof part;
         CHECK_RES(zetMetricStreamerReadData(s, UINT32_MAX, &sz, part), ZE_RESULT_SUCCESS, "root ReadData 100-byte buffer");
@@ -1068,8 +1054,7 @@ static void test_composite(ze_device_handle_t root, zet_metric_group_handle_t g)
             ze_result_t r = zetMetricGroupCalculateMultipleMetricValuesExp(g, ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES,
                                                                            total, all, &sets, &tot, counts, v);
             CHECK(r == ZE_RESULT_SUCCESS || r == ZE_RESULT_WARNING_DROPPED_DATA, "root calc data", "0x%08x", (unsigned)r);
-            /* re-aggregate per set (data mode may split a set per chunk,
-             * docs/eu-stall-sampling.md §7.3 "Root group (COMPOSITE)") */
+            /* re-aggregate per set (data mode may split a set per chunk, docs/eu-stall-sampling.md §7.3 "Root group (COMPOSITE)") */
             size_t off = 0;
             bool match = true;
             for (uint32_t i = 0; i < nsub; i++) {
@@ -1131,6 +1116,169 @@ static void test_enable_extension(void) {
     CHECK_U64(matches, 1, "EuStallSampling present after zetIntelDeviceEnableMetricsExp");
 }
 
+/* ---- driver-internal kernels ----------------------------------------- */
+/* With ZESIM_BUILTIN_KERNELS=1, copies and fills on a compute engine run as
+ * the driver's built-in kernels on the EUs (as on Intel's driver): the
+ * stream holds samples at IPs outside every application kernel; copies on
+ * a copy engine (BCS) produce none. */
+static void zc_ip_range(uint64_t base, size_t size, uint32_t *lo, uint32_t *hi) {
+    *lo = (uint32_t)((base >> 3) & 0x1fffffffu);
+    *hi = (uint32_t)(((base + size) >> 3) & 0x1fffffffu);
+}
+
+static size_t count_foreign(const uint8_t *data, size_t n, const zc_work_t *w) {
+    size_t foreign = 0;
+    for (size_t r = 0; r < n; r++) {
+        zc_rec_t rec;
+        zc_decode(data + r * 64, &rec);
+        bool mine = false;
+        for (uint32_t k = 0; k < w->nk && !mine; k++) {
+            uint32_t lo, hi;
+            zc_ip_range(w->base[k], w->isa_size[k], &lo, &hi);
+            mine = rec.ip >= lo && rec.ip < hi;
+        }
+        foreign += !mine;
+    }
+    return foreign;
+}
+
+static void copy_and_fill(ze_command_list_handle_t l, void *dst, void *src, size_t size) {
+    uint32_t pattern = 0x5a5a5a5a;
+    REQUIRE_OK(zeCommandListAppendMemoryCopy(l, dst, src, size, NULL, 0, NULL), "zeCommandListAppendMemoryCopy");
+    REQUIRE_OK(zeCommandListAppendMemoryFill(l, dst, &pattern, sizeof pattern, size, NULL, 0, NULL),
+               "zeCommandListAppendMemoryFill");
+    REQUIRE_OK(zeCommandListAppendBarrier(l, NULL, 0, NULL), "zeCommandListAppendBarrier");
+}
+
+static void test_builtin_kernels(ze_device_handle_t d, zet_metric_group_handle_t g) {
+    const char *v = getenv("ZESIM_BUILTIN_KERNELS");
+    if (!v || strcmp(v, "1") != 0) return;
+    zc_work_t w;
+    if (!zc_work_open(&w, d, zc.stream_bin, zc.stream_size)) { zc_work_close(&w); return; }
+    size_t size = 64u << 20; /* 64 MiB: ~0.7 ms of modelled copy time */
+    ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
+    void *a = NULL, *b = NULL;
+    REQUIRE_OK(zeMemAllocDevice(zc.context, &dd, size, 64, d, &a), "zeMemAllocDevice");
+    REQUIRE_OK(zeMemAllocDevice(zc.context, &dd, size, 64, d, &b), "zeMemAllocDevice");
+    if (!a || !b || !activate(d, g)) goto out;
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 1, 10000};
+    zet_metric_streamer_handle_t s;
+    if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (built-in kernels)")) goto deact;
+    /* compute engine: the work list of zc_work */
+    copy_and_fill(w.imm, a, b, size);
+    zc_sleep_ms(5);
+    size_t total = 0;
+    unsigned warn = 0;
+    uint8_t *data = read_all(s, &total, &warn, "built-in kernels (compute)");
+    size_t nrec = total / 64, foreign = count_foreign(data, nrec, &w);
+    CHECK(nrec > 0 && foreign == nrec, "compute-engine copies/fills: samples, all outside application kernels",
+          "%zu records, %zu outside application kernels", nrec, foreign);
+    free(data);
+    /* copy engine (a copy-only queue group), if the model has one */
+    uint32_t ng = 0;
+    zeDeviceGetCommandQueueGroupProperties(d, &ng, NULL);
+    ze_command_queue_group_properties_t gp[8];
+    if (ng > 8) ng = 8;
+    for (uint32_t i = 0; i < ng; i++) {
+        memset(&gp[i], 0, sizeof gp[i]);
+        gp[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+    }
+    zeDeviceGetCommandQueueGroupProperties(d, &ng, gp);
+    for (uint32_t i = 0; i < ng; i++) {
+        if (gp[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) continue;
+        ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, i, 0, 0,
+                                      ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+        ze_command_list_handle_t bcs = NULL;
+        if (!REQUIRE_OK(zeCommandListCreateImmediate(zc.context, d, &qd, &bcs), "copy-engine immediate list")) break;
+        REQUIRE_OK(zeCommandListAppendMemoryCopy(bcs, a, b, size, NULL, 0, NULL), "copy-engine copy");
+        zc_sleep_ms(2);
+        data = read_all(s, &total, &warn, "built-in kernels (copy engine)");
+        CHECK_U64(total / 64, 0, "copy-engine (BCS) copies produce no EU stall samples");
+        free(data);
+        zeCommandListDestroy(bcs);
+        break;
+    }
+    close_streamer(s);
+deact:
+    deactivate(d);
+out:
+    if (a) zeMemFree(zc.context, a);
+    if (b) zeMemFree(zc.context, b);
+    zc_work_close(&w);
+}
+
+/* ---- one stream per tile across processes (ZESIM_MACHINE) ----------- */
+int zc_hold_stream(void) {
+    uint32_t idx, count, matches;
+    zet_metric_group_handle_t g = find_group(zc.devices[0], &idx, &count, &matches, NULL);
+    if (!g || !activate(zc.devices[0], g)) return 2;
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 64, 50000};
+    zet_metric_streamer_handle_t s;
+    if (open_streamer(zc.devices[0], g, &desc, NULL, &s) != ZE_RESULT_SUCCESS) return 3;
+    printf("held\n");
+    fflush(stdout);
+    for (;;) pause();
+}
+
+/* Two processes of one machine (same ZESIM_MACHINE): the second open of a
+ * tile's stream is refused as the kernel driver refuses it
+ * (ZE_RESULT_ERROR_UNKNOWN, docs/eu-stall-sampling.md §5.1 "Preconditions
+ * and results"); killing the holder frees the tile. */
+static void test_machine_streams(ze_device_handle_t d, zet_metric_group_handle_t g) {
+    /* the holder opens root device 0: a FLAT tile, or on a COMPOSITE root all
+     * tiles, so d (device 0 or its sub-device 0) conflicts either way */
+    char machine[128];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(machine, sizeof machine, "%s/zc-machine-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    const char *old = getenv("ZESIM_MACHINE");
+    setenv("ZESIM_MACHINE", machine, 1); /* read at every open */
+    int pfd[2];
+    if (pipe(pfd) != 0) return;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        close(pfd[0]);
+        execl("/proc/self/exe", "zesim-conformance", "hold-stream", (char *)NULL);
+        _exit(127);
+    }
+    close(pfd[1]);
+    char line[64] = "";
+    FILE *f = fdopen(pfd[0], "r");
+    bool held = false;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "held", 4) == 0) { held = true; break; }
+    }
+    CHECK(held, "another process holds device 0's stream", "child said \"%s\"", line);
+    if (held && activate(d, g)) {
+        zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 64, 50000};
+        zet_metric_streamer_handle_t s = NULL;
+        CHECK_RES(open_streamer(d, g, &desc, NULL, &s), ZE_RESULT_ERROR_UNKNOWN,
+                  "second process's open of a tile's stream -> UNKNOWN (the kernel driver refuses it)");
+        if (s) close_streamer(s);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        pid = -1;
+        s = NULL;
+        CHECK_RES(open_streamer(d, g, &desc, NULL, &s), ZE_RESULT_SUCCESS, "open after the holder was killed");
+        close_streamer(s);
+        deactivate(d);
+    }
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    if (f) fclose(f);
+    if (old) setenv("ZESIM_MACHINE", old, 1);
+    else unsetenv("ZESIM_MACHINE");
+    char path[256];
+    snprintf(path, sizeof path, "%s/tile-0.lock", machine);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/tile-1.lock", machine);
+    unlink(path);
+    rmdir(machine);
+}
+
 void zc_test_metrics(void) {
     for (uint32_t i = 0; i < zc.num_devices; i++) {
         char what[64];
@@ -1165,6 +1313,8 @@ void zc_test_metrics(void) {
     test_writeback(d, g, 0);
     if (nsub) test_writeback(root, rg, nsub);
     test_unsupported(d, g);
+    test_builtin_kernels(d, g);
+    test_machine_streams(d, g);
     datarun_t dr;
     test_data(d, g, &dr);
     test_concurrent(d, g, &dr);

@@ -3,8 +3,7 @@
  * driver/device/context/memory parts of the simulated Level-Zero driver.
  * Also every DDI getter whose table is intentionally empty (images,
  * samplers, virtual/physical memory, fabric, debugger, API tracing, Sysman):
- * the loader requires them (docs/level-zero-loader.md §3.1 "Mandatory DDI
- * getters (46)") and turns the NULL
+ * the loader requires them (docs/level-zero-loader.md §3.1 "Mandatory DDI getters (46)") and turns the NULL
  * entries into ZE_RESULT_ERROR_UNSUPPORTED_FEATURE.
  *
  * User documentation: test/sim/README.md.
@@ -55,9 +54,7 @@ typedef struct sim_model {
 } sim_model_t;
 
 /* Numbers follow the public specifications of the products; the PVC
- * timestamp frequency and valid bits follow docs/eu-stall-sampling.md §2.2
- * "Extended group properties through pNext" and §5.3 "samplingPeriod
- * (nanoseconds)". */
+ * timestamp frequency and valid bits follow the reference (docs/eu-stall-sampling.md §2.2 "Extended group properties through pNext", docs/eu-stall-sampling.md §5.3 "samplingPeriod (nanoseconds)"). */
 static const sim_model_t sim_models[] = {
     {"pvc", SIM_PLATFORM_PVC, "Intel(R) Data Center GPU Max 1550", 0x0BD5, 2, 1, 64, 8, 8, 16, 1600,
      38400000ull, 36, 32, 64ull << 30, "HBM", 3200, 4096, 204ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
@@ -66,8 +63,7 @@ static const sim_model_t sim_models[] = {
      38400000ull, 36, 32, 48ull << 30, "HBM", 3200, 4096, 108ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
      SIM_KMD_I915_PRELIM, 0x29, 5, 16},
     /* PVC XL (0x0BD0): same layout as the 1550, but Intel's driver offers
-     * no EuStallSampling on it (docs/eu-stall-sampling.md §2.5 "Where the group
-     * exists"). */
+     * no EuStallSampling on it (docs/eu-stall-sampling.md §2.5 "Where the group exists"). */
     {"pvc-xl", SIM_PLATFORM_PVC, "Intel(R) Data Center GPU Max", 0x0BD0, 2, 1, 64, 8, 8, 16, 1600,
      38400000ull, 36, 32, 64ull << 30, "HBM", 3200, 4096, 204ull << 20, 128 * 1024, {16, 32, 0}, 2, true,
      SIM_KMD_I915_PRELIM, 0x29, 5, 16},
@@ -245,10 +241,6 @@ static void sim_config_load(void) {
         else cfg_warn("ZESIM_HIERARCHY", v, sim_cfg.composite ? "COMPOSITE" : "FLAT");
     }
 
-    sim_cfg.timestamp_offset_ticks = 0;
-    v = getenv("ZESIM_TIMESTAMP_OFFSET");
-    if (v != NULL && !parse_u64(v, &sim_cfg.timestamp_offset_ticks)) cfg_warn("ZESIM_TIMESTAMP_OFFSET", v, "0");
-
     sim_cfg.kmd = m->default_kmd;
     v = getenv("ZESIM_KMD");
     if (v != NULL) {
@@ -277,6 +269,13 @@ static void sim_config_load(void) {
         else if (strcmp(v, "0") != 0) cfg_warn("ZESIM_METRIC_TRACER", v, "0");
     }
 
+    sim_cfg.builtin_kernels = false;
+    v = getenv("ZESIM_BUILTIN_KERNELS");
+    if (v != NULL) {
+        if (strcmp(v, "1") == 0) sim_cfg.builtin_kernels = true;
+        else if (strcmp(v, "0") != 0) cfg_warn("ZESIM_BUILTIN_KERNELS", v, "0");
+    }
+
     sim_cfg.euss_poll_ns = 0;
     v = getenv("ZESIM_EUSS_POLL_NS");
     if (v != NULL && (!parse_u64(v, &sim_cfg.euss_poll_ns) || sim_cfg.euss_poll_ns > 1000000000ull)) {
@@ -287,6 +286,18 @@ static void sim_config_load(void) {
     sim_cfg.seed = 1;
     v = getenv("ZESIM_SEED");
     if (v != NULL && !parse_u64(v, &sim_cfg.seed)) cfg_warn("ZESIM_SEED", v, "1");
+
+    /* A GPU's timestamp counter runs from boot, not from the process's
+     * zeInit: by default the ticks start at a boot time drawn from the
+     * seed, between 1 hour and 8 days (so the 32-bit kernel timestamps
+     * wrap within minutes of a run, as on hardware). */
+    uint64_t boot_s = 3600 + sim_mix64(sim_cfg.seed ^ 0x626f6f74ull) % (8ull * 24 * 3600 - 3600);
+    sim_cfg.timestamp_offset_ticks = boot_s * sim_cfg.timestamp_hz;
+    v = getenv("ZESIM_TIMESTAMP_OFFSET");
+    if (v != NULL && !parse_u64(v, &sim_cfg.timestamp_offset_ticks)) {
+        sim_cfg.timestamp_offset_ticks = boot_s * sim_cfg.timestamp_hz;
+        cfg_warn("ZESIM_TIMESTAMP_OFFSET", v, "a boot time from ZESIM_SEED");
+    }
 
     v = getenv("ZESIM_GROUND_TRUTH");
     sim_cfg.ground_truth_path = (v != NULL && *v != '\0') ? strdup(v) : NULL;
@@ -517,6 +528,9 @@ static sim_device_t *device_new(sim_driver_t *drv, sim_device_t *parent, uint32_
     d->epoch_ns = epoch;
     pthread_mutex_init(&d->exec_lock, NULL);
     pthread_mutex_init(&d->run_lock, NULL);
+    atomic_init(&d->runs_incoming, NULL);
+    atomic_init(&d->runs_incoming_n, 0);
+    atomic_init(&d->runs_free, NULL);
     atomic_init(&d->sampling_active, false);
     return d;
 }
@@ -645,6 +659,8 @@ static const struct {
     {ZE_RELAXED_ALLOCATION_LIMITS_EXP_NAME, ZE_RELAXED_ALLOCATION_LIMITS_EXP_VERSION_CURRENT},
     {ZE_GLOBAL_OFFSET_EXP_NAME, ZE_GLOBAL_OFFSET_EXP_VERSION_CURRENT},
     {ZE_EVENT_QUERY_TIMESTAMPS_EXP_NAME, ZE_EVENT_QUERY_TIMESTAMPS_EXP_VERSION_CURRENT},
+    /* zeEventQueryKernelTimestampsExt: through zeDriverGetExtensionFunctionAddress */
+    {SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME, ZE_MAKE_VERSION(1, 0)},
     {ZET_MULTI_METRICS_EXP_NAME, ZE_CALCULATE_MULTIPLE_METRICS_EXP_VERSION_CURRENT},
 };
 
@@ -672,6 +688,7 @@ static ze_result_t ZE_APICALL sim_zeDriverGetExtensionFunctionAddress(ze_driver_
     if (name == NULL || ppFunctionAddress == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     void *f = sim_module_extension(name);
     if (f == NULL) f = sim_metrics_extension(name);
+    if (f == NULL) f = sim_exec_extension(name);
     *ppFunctionAddress = f;
     sim_log("zeDriverGetExtensionFunctionAddress(%s) -> %s", name, f ? "found" : "unknown");
     return f != NULL ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -750,6 +767,9 @@ static ze_result_t ZE_APICALL sim_zeDeviceGetProperties(ze_device_handle_t hDevi
     for (sim_base_desc_t *e = (sim_base_desc_t *)p->pNext; e != NULL; e = (sim_base_desc_t *)e->pNext) {
         if (e->stype == ZE_STRUCTURE_TYPE_EU_COUNT_EXT)
             ((ze_eu_count_ext_t *)e)->numTotalEUs = d->xecores * sim_cfg.eus_per_xecore;
+        else if (e->stype == SIM_STYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES)
+            ((sim_event_query_kernel_timestamps_ext_properties_t *)e)->flags =
+                SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL | SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED;
     }
     return ZE_RESULT_SUCCESS;
 }
@@ -1244,21 +1264,14 @@ static ze_result_t ZE_APICALL sim_zeMemCloseIpcHandle(ze_context_handle_t hConte
 /* DDI getters                                                         */
 /* ================================================================== */
 
-/* The loader asks for 1.4; any 1.x is fine for these tables. */
-#define CHECK_TABLE(v, t) \
-    do { \
-        if ((t) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER; \
-        if (ZE_MAJOR_VERSION(v) != 1) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION; \
-    } while (0)
-
 SIM_EXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnInit = sim_zeInit;
     return ZE_RESULT_SUCCESS;
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnGet = sim_zeDriverGet;
     t->pfnGetApiVersion = sim_zeDriverGetApiVersion;
     t->pfnGetProperties = sim_zeDriverGetProperties;
@@ -1269,7 +1282,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t vers
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnGet = sim_zeDeviceGet;
     t->pfnGetSubDevices = sim_zeDeviceGetSubDevices;
     t->pfnGetProperties = sim_zeDeviceGetProperties;
@@ -1292,7 +1305,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t vers
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnCreate = sim_zeContextCreate;
     t->pfnDestroy = sim_zeContextDestroy;
     t->pfnGetStatus = sim_zeContextGetStatus;
@@ -1306,7 +1319,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t ver
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnAllocShared = sim_zeMemAllocShared;
     t->pfnAllocDevice = sim_zeMemAllocDevice;
     t->pfnAllocHost = sim_zeMemAllocHost;
@@ -1321,7 +1334,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zetGetDeviceProcAddrTable(ze_api_version_t version, zet_device_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnGetDebugProperties = sim_zetDeviceGetDebugProperties;
     return ZE_RESULT_SUCCESS;
 }
@@ -1330,7 +1343,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zetGetDeviceProcAddrTable(ze_api_version_t ver
  * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. */
 #define SIM_EMPTY_GETTER(fn, type) \
     SIM_EXPORT ze_result_t ZE_APICALL fn(ze_api_version_t version, type *t) { \
-        CHECK_TABLE(version, t); \
+        SIM_DDI_TABLE_CHECK(version, t); \
         memset(t, 0, sizeof(*t)); \
         return ZE_RESULT_SUCCESS; \
     }

@@ -23,8 +23,7 @@
  *
  * Every input is untrusted: all reads go through bounds-checked cursors and
  * any inconsistency returns -1 with a message that says where it was found.
- * Spec: docs/eu-stall-sampling.md §9 "Kernel code and debug info from the
- * driver".
+ * Spec: docs/eu-stall-sampling.md §9 "Kernel code and debug info from the driver".
  */
 #include "sim.h"
 

@@ -9,16 +9,16 @@
  *               handle checks, the global/driver/device/context/mem getters,
  *               every empty getter (image, sampler, zes, ...) and
  *               zeDriverGetExtensionFunctionAddress.
- *   module.c    modules (zebin parsing, ISA placement, SPIR-V through
+ *   module_*.c    modules (zebin parsing, ISA placement, SPIR-V through
  *               libocloc), kernels, build logs, zetModuleGetDebugInfo,
  *               zetKernelGetProfileInfo.
  *   debugzebin.c  merging IGC's legacy .dbg output into a zebin (offline and
  *               for SPIR-V builds) and building the "debug zebin" that
  *               zetModuleGetDebugInfo returns.
- *   exec.c      command queues, command lists (regular, immediate,
+ *   exec_*.c      command queues, command lists (regular, immediate,
  *               in-order), fences, event pools, events, the virtual-time
  *               engines, kernel timestamps, launch ground truth.
- *   metrics.c   metric groups and metrics (EuStallSampling), activation,
+ *   metrics_*.c   metric groups and metrics (EuStallSampling), activation,
  *               streamers, raw records, calculation, sample generation,
  *               the metric tracer (experimental) API, sample ground truth.
  *
@@ -53,10 +53,18 @@
 #define SIM_HIDDEN __attribute__((visibility("hidden")))
 #define SIM_EXPORT __attribute__((visibility("default")))
 
+/* The check every DDI getter (`*GetProcAddrTable`) starts with: a table to
+ * fill, and an API version the tables' layout is compatible with (the
+ * loader asks for 1.4; any 1.x is fine, every table only grew). */
+#define SIM_DDI_TABLE_CHECK(version, table) \
+    do { \
+        if ((table) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER; \
+        if (ZE_MAJOR_VERSION(version) != 1) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION; \
+    } while (0)
+
 /* ------------------------------------------------------------------ */
 /* Constants missing from Debian's 1.8.12 headers (spec 1.4).          */
-/* Values: docs/eu-stall-sampling.md §0 "Conventions, sources, constants */
-/* missing from Debian's headers".                                    */
+/* Values: docs/eu-stall-sampling.md §0 "Conventions, sources, constants missing from Debian's headers". */
 /* ------------------------------------------------------------------ */
 #ifndef ZET_METRIC_TYPE_IP
 #define ZET_METRIC_TYPE_IP ((zet_metric_type_t)0x7ffffffe)
@@ -96,6 +104,7 @@ typedef enum sim_kind {
     SIM_K_STREAMER,
     SIM_K_METRIC_TRACER,
     SIM_K_METRIC_DECODER,
+    SIM_K_METRIC_SCOPE,
 } sim_kind_t;
 
 typedef struct sim_obj {
@@ -151,6 +160,7 @@ typedef struct sim_config {
     bool metrics_enabled;        /* ZET_ENABLE_METRICS=1                */
     bool metrics_permitted;      /* ZESIM_METRICS_PERMISSION=denied -> false (paranoid sysctl) */
     bool metric_tracer;          /* ZESIM_METRIC_TRACER=1: working zetMetricTracer*Exp */
+    bool builtin_kernels;        /* ZESIM_BUILTIN_KERNELS=1: compute-engine copies/fills run as built-in kernels */
     uint64_t euss_poll_ns;       /* ZESIM_EUSS_POLL_NS: KMD write-pointer poll period, 0 = reads see every sample at once */
     uint64_t seed;               /* ZESIM_SEED                          */
     const char *ground_truth_path; /* ZESIM_GROUND_TRUTH               */
@@ -160,7 +170,7 @@ typedef struct sim_config {
     const char *kernel_cost;     /* ZESIM_KERNEL_COST="name=ps_per_item[/overhead_ns],..." */
     bool log;                    /* ZESIM_LOG=1: trace calls to stderr  */
     /* Command queue groups (zeDeviceGetCommandQueueGroupProperties order;
-     * ordinal = index here). core.c fills them per model; exec.c creates
+     * ordinal = index here). core.c fills them per model; exec_*.c creates
      * one engine per (ordinal, index). */
     uint32_t num_queue_groups;
     struct {
@@ -186,8 +196,8 @@ SIM_HIDDEN void sim_sleep_until(uint64_t t, uint64_t max_ns);
 /* Ground truth (ZESIM_GROUND_TRUTH=<file>): JSON lines.               */
 /*   {"type":"config", ...}                                            */
 /*   {"type":"kernel","event":"create"|"destroy","kernel":<id>,...}   */
-/*   {"type":"launch",...}  (exec.c)                                   */
-/*   {"type":"sample",...}  (metrics.c)                                */
+/*   {"type":"launch",...}  (exec_*.c)                                   */
+/*   {"type":"sample",...}  (metrics_*.c)                                */
 /* Schema: test/sim/README.md.                                         */
 /* ------------------------------------------------------------------ */
 SIM_HIDDEN bool sim_gt_enabled(void);
@@ -200,8 +210,8 @@ SIM_HIDDEN void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* ------------------------------------------------------------------ */
 /* Driver, devices, contexts                                           */
 /* ------------------------------------------------------------------ */
-struct sim_metric_dev;  /* metrics.c */
-struct sim_engine;      /* exec.c */
+struct sim_metric_dev;  /* metrics_*.c */
+struct sim_engine;      /* exec_*.c */
 struct sim_run;
 
 typedef struct sim_device {
@@ -216,19 +226,25 @@ typedef struct sim_device {
     uint64_t ns_per_tick_q32;      /* (1e9 << 32) / timestamp_hz */
     uint64_t epoch_ns;             /* host ns at which device ticks are offset_ticks */
 
-    /* exec.c: engines of this device, created lazily. */
+    /* exec_*.c: engines of this device, created lazily. */
     pthread_mutex_t exec_lock;
     struct sim_engine *engines;    /* array [ordinal][index] flattened */
     uint32_t num_engines;
 
-    /* Completed and running kernel executions, oldest first, kept while
-     * a streamer may still need them (exec appends, metrics prunes).
-     * Protected by run_lock. */
+    /* Kernel executions ("runs") for sample generation. Launching threads
+     * only publish: they push onto runs_incoming (lock-free, newest first)
+     * and take recycled runs from runs_free; they never wait for run_lock.
+     * The holder of run_lock (a stream reader generating samples, or a
+     * pruner) moves runs_incoming into its list runs_head..runs_tail and
+     * frees runs no stream needs onto runs_free. */
+    _Atomic(struct sim_run *) runs_incoming;
+    atomic_uint runs_incoming_n;   /* runs on runs_incoming, approximately */
+    _Atomic(struct sim_run *) runs_free;
     pthread_mutex_t run_lock;
     struct sim_run *runs_head, *runs_tail;
     atomic_bool sampling_active;   /* a streamer is open on this device or its root/subs */
 
-    struct sim_metric_dev *metrics; /* metrics.c state, created lazily */
+    struct sim_metric_dev *metrics; /* metrics_*.c state, created lazily */
 } sim_device_t;
 
 typedef struct sim_driver {
@@ -250,7 +266,7 @@ static inline sim_device_t *sim_root(sim_device_t *dev) { return dev->parent ? d
 typedef struct sim_context {
     sim_obj_t obj;
     sim_driver_t *driver;
-    /* metrics.c: activated metric groups per device live in sim_metric_dev. */
+    /* metrics_*.c: activated metric groups per device live in sim_metric_dev. */
 } sim_context_t;
 
 /* Memory allocations (host/device/shared) are real host memory. */
@@ -259,7 +275,7 @@ typedef struct sim_context {
 SIM_HIDDEN bool sim_mem_lookup(const void *ptr, size_t *size, ze_memory_type_t *type, sim_device_t **dev);
 
 /* ------------------------------------------------------------------ */
-/* Modules and kernels (module.c)                                      */
+/* Modules and kernels (module_*.c)                                      */
 /* ------------------------------------------------------------------ */
 
 /* Decoded ISA of one kernel: shared by the kernel and every run that
@@ -276,17 +292,26 @@ typedef struct sim_isa {
     uint32_t *inst_offset;        /* byte offset of each instruction */
     uint8_t *inst_opcode;         /* opcode (byte0 & 0x7f) of each instruction */
     uint8_t *inst_size;           /* 8 (compacted) or 16 */
-    /* metrics.c: sampling profile, built once on first use. */
+    /* metrics_*.c: sampling profile, built once on first use. */
     pthread_once_t profile_once;
     void *profile;
     /* Frees profile when the last reference goes (NULL: free()). */
     void (*profile_free)(void *profile);
 } sim_isa_t;
 SIM_HIDDEN sim_isa_t *sim_isa_ref(sim_isa_t *isa);
-/* Extension functions owned by module.c (zexKernelGetBaseAddress,
+/* Extension functions owned by module_*.c (zexKernelGetBaseAddress,
  * zeIntelKernelGetBinaryExp, ...); NULL if unknown. */
 SIM_HIDDEN void *sim_module_extension(const char *name);
 SIM_HIDDEN void sim_isa_unref(sim_isa_t *isa);
+/* The driver's built-in kernels (copies and fills on compute engines,
+ * ZESIM_BUILTIN_KERNELS=1): ISA in a driver-owned range at the top of every
+ * root device's instruction window, which no application module covers;
+ * kernel ids from SIM_BUILTIN_KERNEL_ID_BASE. Created on first use (their
+ * ground-truth "kernel" lines then); never freed. NULL if out of memory. */
+typedef enum { SIM_BUILTIN_COPY = 0, SIM_BUILTIN_FILL = 1, SIM_BUILTIN_COUNT } sim_builtin_t;
+#define SIM_BUILTIN_KERNEL_ID_BASE (1ull << 40)
+#define SIM_BUILTIN_LAUNCH_ID_BASE (1ull << 40)
+SIM_HIDDEN sim_isa_t *sim_builtin_isa(sim_builtin_t which);
 
 typedef struct sim_kernel_arg {
     uint32_t size;                /* bytes (8 for pointers) */
@@ -324,12 +349,12 @@ struct sim_module {
 };
 
 /* ------------------------------------------------------------------ */
-/* Execution (exec.c)                                                  */
+/* Execution (exec_*.c)                                                  */
 /* ------------------------------------------------------------------ */
 
 /* One execution of one kernel launch on one (sub)device. Created by
- * exec.c when the launch's start and end times are known; read by
- * metrics.c to generate samples; freed by sim_runs_prune. */
+ * exec_*.c when the launch's start and end times are known; read by
+ * metrics_*.c to generate samples; freed by sim_runs_prune. */
 typedef struct sim_run {
     struct sim_run *next;
     uint64_t launch_id;           /* global, 1-based, also in ground truth */
@@ -348,21 +373,55 @@ SIM_HIDDEN void sim_exec_progress(sim_device_t *dev, uint64_t now_ns);
 /* Remove runs that ended before t (metrics calls this after generating;
  * exec calls it with t = now when no streamer is open). Takes run_lock. */
 SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
+/* run_lock held: moves the runs launches published since the last call
+ * to the end of dev->runs_head..runs_tail, in publication order. */
+SIM_HIDDEN void sim_runs_collect_locked(sim_device_t *dev);
 
-/* Events: exec.c. The metrics streamer attaches its notification event,
+/* Events: exec_*.c. The metrics streamer attaches its notification event,
  * whose state then comes from sim_metrics_notify_state(). */
 typedef struct sim_event sim_event_t;
 struct sim_streamer;
 SIM_HIDDEN sim_event_t *sim_event_from_handle(ze_event_handle_t h);
 SIM_HIDDEN void sim_event_attach_streamer(sim_event_t *ev, struct sim_streamer *s); /* s = NULL detaches */
+/* ZE_extension_event_query_kernel_timestamps (spec 1.6; Debian's 1.4
+ * headers lack it): values from the specification. */
+#define SIM_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP (1u << 3)
+#define SIM_STYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_PROPERTIES 0x10011u
+#define SIM_STYPE_EVENT_QUERY_KERNEL_TIMESTAMPS_RESULTS_EXT_PROPERTIES 0x10012u
+#define SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_NAME "ZE_extension_event_query_kernel_timestamps"
+#define SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_KERNEL (1u << 0)
+#define SIM_EVENT_QUERY_KERNEL_TIMESTAMPS_EXT_FLAG_SYNCHRONIZED (1u << 1)
+typedef struct sim_event_query_kernel_timestamps_ext_properties {
+    uint32_t stype;
+    void *pNext;
+    uint32_t flags;
+} sim_event_query_kernel_timestamps_ext_properties_t;
+typedef struct sim_synchronized_timestamp_data_ext {
+    uint64_t kernelStart, kernelEnd;
+} sim_synchronized_timestamp_data_ext_t;
+typedef struct sim_synchronized_timestamp_result_ext {
+    sim_synchronized_timestamp_data_ext_t global, context;
+} sim_synchronized_timestamp_result_ext_t;
+typedef struct sim_event_query_kernel_timestamps_results_ext_properties {
+    uint32_t stype;
+    void *pNext;
+    ze_kernel_timestamp_result_t *pKernelTimestampsBuffer;
+    sim_synchronized_timestamp_result_ext_t *pSynchronizedTimestampsBuffer;
+} sim_event_query_kernel_timestamps_results_ext_properties_t;
+
+/* Extension functions owned by exec_*.c (zeCommandQueueGetOrdinal,
+ * zeCommandQueueGetIndex: exec_queue.c; zeEventQueryKernelTimestampsExt:
+ * exec_event.c), or NULL. */
+SIM_HIDDEN void *sim_event_extension(const char *name);
+SIM_HIDDEN void *sim_exec_extension(const char *name);
 
 /* ------------------------------------------------------------------ */
-/* Metrics (metrics.c)                                                 */
+/* Metrics (metrics_*.c)                                                 */
 /* ------------------------------------------------------------------ */
 /* true when at least notifyEveryNReports records are buffered (generates
  * pending samples first). */
 SIM_HIDDEN bool sim_metrics_notify_state(struct sim_streamer *s);
-/* Extension functions owned by metrics.c (zetIntelDeviceEnableMetricsExp,
+/* Extension functions owned by metrics_*.c (zetIntelDeviceEnableMetricsExp,
  * zetMetricTracer*Exp, zetMetricDecoder*Exp); NULL if unknown. */
 SIM_HIDDEN void *sim_metrics_extension(const char *name);
 /* Called by core.c at the first zeInit after devices exist. */
