@@ -311,7 +311,7 @@ func TestFailureModes(t *testing.T) {
 			}},
 		{name: "unwritable directory",
 			env:        map[string]string{"ZESTALL_OUTPUT": "/proc/zestall-cannot-write/out.zst"},
-			wantStderr: "cannot create the output file"},
+			wantStderr: "cannot create the output"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
