@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/timing"
 )
 
 // cStates pairs the C side's ZESTALL_STATE_* values with collector's
@@ -37,7 +38,7 @@ func cStates() [][2]int {
 // Level Zero.
 type Handler interface {
 	Devices(devs []collector.Device)
-	Timestamps(src collector.TimestampSource)
+	Timestamps(src timing.Source)
 	Stalls(src collector.StallSource)
 	ContextDestroying(context uint64)
 	Status(st collector.LayerState, code uint32)

@@ -6,18 +6,18 @@ package cgo
 import "C"
 
 import (
-	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/timing"
 )
 
-// source implements collector.TimestampSource over launch.c.
+// source implements timing.Source over launch.c.
 type source struct {
 	raw  []C.zl_slot_t
 	hbuf []C.uint64_t // harvest results, 4 words each
 }
 
-var _ collector.TimestampSource = (*source)(nil)
+var _ timing.Source = (*source)(nil)
 
-func (s *source) Drain(dst []collector.Slot) []collector.Slot {
+func (s *source) Drain(dst []timing.Slot) []timing.Slot {
 	if s.raw == nil {
 		s.raw = make([]C.zl_slot_t, 4096)
 	}
@@ -25,8 +25,8 @@ func (s *source) Drain(dst []collector.Slot) []collector.Slot {
 		n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw))))
 		for i := 0; i < n; i++ {
 			r := &s.raw[i]
-			dst = append(dst, collector.Slot{
-				Kind:        collector.SlotKind(r.kind),
+			dst = append(dst, timing.Slot{
+				Kind:        timing.SlotKind(r.kind),
 				HostNs:      uint64(r.host_ns),
 				List:        uint64(r.list),
 				Event:       uint64(r.event),
@@ -47,7 +47,7 @@ func (s *source) Drain(dst []collector.Slot) []collector.Slot {
 			})
 			if r.kind == C.ZL_SLOT_APP_TS {
 				d := &dst[len(dst)-1]
-				d.TS = collector.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
+				d.TS = timing.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
 					ContextStart: uint64(r.context), ContextEnd: uint64(r.queue)}
 				d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
 			}
@@ -86,20 +86,20 @@ func (s *source) Dropped() uint64 { return uint64(C.zl_dropped()) }
 
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 
-func (s *source) KernelTimestamp(event uint64) (collector.KernelTimestamp, bool, error) {
+func (s *source) KernelTimestamp(event uint64) (timing.KernelTimestamp, bool, error) {
 	var st, en, cs, ce C.uint64_t
 	r := C.zl_kernel_timestamp(C.uint64_t(event), &st, &en, &cs, &ce)
 	switch r {
 	case C.ZE_RESULT_SUCCESS:
-		return collector.KernelTimestamp{Start: uint64(st), End: uint64(en), ContextStart: uint64(cs), ContextEnd: uint64(ce)}, true, nil
+		return timing.KernelTimestamp{Start: uint64(st), End: uint64(en), ContextStart: uint64(cs), ContextEnd: uint64(ce)}, true, nil
 	case C.ZE_RESULT_NOT_READY:
-		return collector.KernelTimestamp{}, false, nil
+		return timing.KernelTimestamp{}, false, nil
 	default:
-		return collector.KernelTimestamp{}, false, Result(r)
+		return timing.KernelTimestamp{}, false, Result(r)
 	}
 }
 
-func (s *source) HarvestResults(unit uint64, dst []collector.KernelTimestamp) ([]collector.KernelTimestamp, bool, error) {
+func (s *source) HarvestResults(unit uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
 	if cap(s.hbuf) == 0 {
 		s.hbuf = make([]C.uint64_t, 4*64)
 	}
@@ -119,7 +119,7 @@ func (s *source) HarvestResults(unit uint64, dst []collector.KernelTimestamp) ([
 		}
 		for i := 0; i < int(n); i++ {
 			w := s.hbuf[4*i : 4*i+4]
-			dst = append(dst, collector.KernelTimestamp{Start: uint64(w[0]), End: uint64(w[1]),
+			dst = append(dst, timing.KernelTimestamp{Start: uint64(w[0]), End: uint64(w[1]),
 				ContextStart: uint64(w[2]), ContextEnd: uint64(w[3])})
 		}
 		return dst, true, nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
+	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -104,8 +105,8 @@ type Session struct {
 	stallSrc  StallSource
 	stall     *stallState
 	stallInfo []stallInfo
-	src       TimestampSource
-	harvest   *harvester
+	src       timing.Source
+	harvest   *timing.Harvester
 	stopPoll  chan struct{}
 	pollDone  chan struct{}
 	pollReq   chan chan struct{} // harvest now and say when done
@@ -142,7 +143,7 @@ func (s *Session) SerializedRead() {
 }
 
 // Timestamps attaches the launch path's source (before Status(StateActive)).
-func (s *Session) Timestamps(src TimestampSource) {
+func (s *Session) Timestamps(src timing.Source) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.src = src
@@ -156,7 +157,7 @@ func (s *Session) ContextDestroying(ctx uint64) {
 	h := s.harvest
 	s.mu.Unlock()
 	if h != nil {
-		h.contextDestroying(ctx)
+		h.ContextDestroying(ctx)
 	}
 }
 
@@ -200,30 +201,26 @@ func (s *Session) guard(where string) {
 }
 
 // newClock describes a device for timestamp conversion.
-func (s *Session) newClock(dev uint64) *devClock {
+func (s *Session) newClock(dev uint64) *timing.Clock {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, d := range s.devices {
-		if uint64(d.Handle) == dev && d.TimerHz > 0 && d.KernelTimestampBits > 0 && d.KernelTimestampBits <= 64 {
-			mask := ^uint64(0)
-			if d.KernelTimestampBits < 64 {
-				mask = 1<<d.KernelTimestampBits - 1
-			}
-			return &devClock{id: uint32(i + 1), hz: d.TimerHz, kernelMask: mask}
+		if uint64(d.Handle) == dev {
+			return timing.NewClock(uint32(i+1), d.TimerHz, d.KernelTimestampBits)
 		}
 	}
 	return nil
 }
 
 // pollLoop harvests launch timestamps until stopped.
-func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struct{}) {
+func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	defer s.guard("the launch harvester")
 	t := time.NewTimer(time.Millisecond)
 	defer t.Stop()
 	var acks []chan struct{}
 	for {
-		drained, pending := h.poll()
+		drained, pending := h.Poll()
 		for _, a := range acks {
 			close(a)
 		}
@@ -261,7 +258,7 @@ func NewSession(getenv func(string) string, stderr io.Writer) *Session {
 	return &Session{
 		getenv:    getenv,
 		stderr:    stderr,
-		now:       monotonicRawNs,
+		now:       timing.HostNs,
 		reported:  map[LayerState]bool{},
 		modules:   map[uintptr]uint64{},
 		contents:  map[[sha256.Size]byte]uint64{},
@@ -388,9 +385,9 @@ func (s *Session) startLocked() {
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
 	go s.writeLoop(s.out, f, w)
 	if s.src != nil {
-		s.harvest = newHarvester(s.src, s.emitBlocking, s.newClock)
+		s.harvest = timing.New(s.src, s.emitBlocking, s.newClock)
 		if st := s.stall; st != nil {
-			s.harvest.onLaunch = st.launch
+			s.harvest.OnLaunch(st.launch)
 		}
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
@@ -607,8 +604,8 @@ func (s *Session) Shutdown() {
 			if !waitDone(s.pollDone, 5*time.Second) {
 				fmt.Fprintln(s.stderr, "zestall: the launch harvester did not stop within 5 s at exit; launches still pending are not written.")
 			}
-			h.final()
-			h.counters(c)
+			h.Final()
+			h.Counters(c)
 		}
 		if st := s.stall; st != nil {
 			close(st.stop)

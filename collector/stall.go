@@ -497,7 +497,7 @@ func (st *stallState) control(c stallCtl, wait bool) {
 // times (no harvester: nothing to wait for).
 func (s *Session) harvestSettledBefore(t uint64) bool {
 	if h := s.harvest; h != nil {
-		return h.settledBefore(t)
+		return h.SettledBefore(t)
 	}
 	return true
 }
@@ -624,7 +624,7 @@ func (s *Session) readStream(st *stallState, i int, buf []byte, discard bool) {
 func (s *Session) resolveStalls(st *stallState, final bool) {
 	pendingBefore := ^uint64(0)
 	if h := s.harvest; h != nil {
-		pendingBefore = h.pendingBefore()
+		pendingBefore = h.PendingBefore()
 	}
 	var recs []*pb.Record
 	st.mu.Lock()

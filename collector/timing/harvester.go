@@ -1,4 +1,4 @@
-package collector
+package timing
 
 import (
 	"sort"
@@ -59,7 +59,7 @@ type Slot struct {
 	// SlotExec: the harvest unit that copies the previous execution's
 	// times, which had none (0: none).
 	HarvestPrev uint64
-	// SlotExec: the list's submission number (see TimestampSource.ListSubmits).
+	// SlotExec: the list's submission number (see Source.ListSubmits).
 	Seq uint64
 }
 
@@ -69,9 +69,9 @@ type KernelTimestamp struct {
 	Start, End, ContextStart, ContextEnd uint64
 }
 
-// TimestampSource is the Level-Zero access the harvester needs; package
+// Source is the Level-Zero access the harvester needs; package
 // cgo implements it, tests use a fake.
-type TimestampSource interface {
+type Source interface {
 	// Enable switches timestamp injection on the launch path on or off.
 	Enable(on bool)
 	// WakeOnSync makes the application's synchronisation calls call
@@ -108,8 +108,8 @@ type TimestampSource interface {
 	ListSubmits(list uint64) uint64
 }
 
-// devClock converts one device's ticks to host ns.
-type devClock struct {
+// Clock converts one device's ticks to host ns.
+type Clock struct {
 	id          uint32
 	hz          uint64
 	kernelMask  uint64
@@ -120,7 +120,7 @@ type devClock struct {
 // toHost converts a masked kernel tick value to host ns: the occurrence
 // of k closest after ref - 100 ms (ref: a host time known to precede the
 // kernel, e.g. its append), so counter wraps are undone.
-func (c *devClock) toHost(k, refNs uint64) (uint64, uint64) {
+func (c *Clock) toHost(k, refNs uint64) (uint64, uint64) {
 	refTicks := int64(c.tick) + int64(float64(int64(refNs-c.host0))*float64(c.hz)/1e9)
 	base := uint64(refTicks - int64(c.hz/10))
 	ticks := base + ((k - base) & c.kernelMask)
@@ -138,7 +138,7 @@ type pendingLaunch struct {
 	ls      *listState // regular list: read its events only when every submission was seen
 	until   uint64     // a later execution without a copy of this one began here (0: none)
 	ref     uint64
-	dev     *devClock
+	dev     *Clock
 	// stopped: an execution while collection was stopped. It takes its
 	// reading of the event like any other (so that no recorded execution
 	// gets its times) and is then dropped, not written.
@@ -168,15 +168,15 @@ type pendingExec struct {
 	launches []*pendingLaunch
 }
 
-// harvester turns launch slots into Launch records: it reads each
+// Harvester turns launch slots into Launch records: it reads each
 // launch's timestamps once its event signalled, converts them to host ns,
 // and recycles zestall's events. It runs on one goroutine; Flush may also
 // be called from the exit path (under the same mutex).
-type harvester struct {
+type Harvester struct {
 	mu       sync.Mutex
-	src      TimestampSource
+	src      Source
 	emit     func(*pb.Record)
-	clocks   map[uint64]*devClock // device handle
+	clocks   map[uint64]*Clock // device handle
 	lists    map[uint32]*listState
 	queues   map[uint64]uint64
 	pending  map[uint64][]*pendingLaunch // by event
@@ -190,23 +190,27 @@ type harvester struct {
 	seen     uint64
 	timed    uint64
 	noTS     map[pb.NoTimestampReason]uint64
-	newClock func(dev uint64) *devClock
+	newClock func(dev uint64) *Clock
 	now      func() uint64    // host ns; a reading cannot lie in the future
 	onLaunch func(*pb.Launch) // every finished launch record (stall attribution)
 	drainNs  uint64           // host ns at the start of the last drain
 }
 
-func newHarvester(src TimestampSource, emit func(*pb.Record), newClock func(uint64) *devClock) *harvester {
-	return &harvester{
+func New(src Source, emit func(*pb.Record), newClock func(uint64) *Clock) *Harvester {
+	return &Harvester{
 		src: src, emit: emit, newClock: newClock,
-		clocks: map[uint64]*devClock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
+		clocks: map[uint64]*Clock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
 		pending: map[uint64][]*pendingLaunch{},
 		lastTS:  map[uint64]KernelTimestamp{}, noTS: map[pb.NoTimestampReason]uint64{},
-		now: monotonicRawNs,
+		now: HostNs,
 	}
 }
 
-func (h *harvester) clock(dev uint64) *devClock {
+// OnLaunch makes f see every finished launch record (stall attribution),
+// on the harvester's goroutine, before it is written. f must not keep l.
+func (h *Harvester) OnLaunch(f func(l *pb.Launch)) { h.onLaunch = f }
+
+func (h *Harvester) clock(dev uint64) *Clock {
 	c := h.clocks[dev]
 	if c == nil {
 		c = h.newClock(dev)
@@ -222,7 +226,7 @@ func (h *harvester) clock(dev uint64) *devClock {
 
 // poll drains new slots and harvests what has completed. It returns the
 // number of slots drained and of launches still pending.
-func (h *harvester) poll() (drained, pending int) {
+func (h *Harvester) Poll() (drained, pending int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	drained = h.drainLocked()
@@ -230,7 +234,7 @@ func (h *harvester) poll() (drained, pending int) {
 	return drained, h.npending
 }
 
-func (h *harvester) drainLocked() int {
+func (h *Harvester) drainLocked() int {
 	h.drainNs = h.now()
 	h.buf = h.src.Drain(h.buf[:0])
 	// Slots of different threads: process in time order, so an execute
@@ -242,7 +246,7 @@ func (h *harvester) drainLocked() int {
 	return len(h.buf)
 }
 
-func (h *harvester) slot(s *Slot) {
+func (h *Harvester) slot(s *Slot) {
 	switch s.Kind {
 	case SlotLaunch:
 		if s.Flags&SlotFlagImmediate != 0 {
@@ -320,7 +324,7 @@ func (h *harvester) slot(s *Slot) {
 // executions still waiting for their events are either handed to the
 // harvest unit that copies the previous execution (s.HarvestPrev), or
 // marked: a reading from after s began is not theirs.
-func (h *harvester) previousExec(ls *listState, s *Slot) {
+func (h *Harvester) previousExec(ls *listState, s *Slot) {
 	var pe *pendingExec
 	if s.HarvestPrev != 0 && ls.execs > 0 {
 		pe = &pendingExec{unit: s.HarvestPrev, context: s.Context, ls: ls}
@@ -365,7 +369,7 @@ func (h *harvester) previousExec(ls *listState, s *Slot) {
 // the copy completed (reusing it earlier would let the old copy's marker
 // and values pass for the new one's). While it may read the list's
 // events, they are not given back.
-func (h *harvester) awaitUnit(unit, context uint64, ls *listState) {
+func (h *Harvester) awaitUnit(unit, context uint64, ls *listState) {
 	if unit == 0 {
 		return
 	}
@@ -375,7 +379,7 @@ func (h *harvester) awaitUnit(unit, context uint64, ls *listState) {
 	h.execs = append(h.execs, &pendingExec{unit: unit, context: context, ls: ls})
 }
 
-func (h *harvester) queueID(q uint64) uint64 {
+func (h *Harvester) queueID(q uint64) uint64 {
 	if q == 0 {
 		return 0
 	}
@@ -390,7 +394,7 @@ func (h *harvester) queueID(q uint64) uint64 {
 // addPending turns a launch slot into a pending Launch record. For a
 // regular list, s is the append and ref, exec and execSerial describe the
 // execution (its time, index, and whether it ran serialized).
-func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
+func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
 	if p := h.newLaunch(s, ref, exec, queue, execSerial); p != nil {
 		h.addPendingLaunch(p)
 	}
@@ -398,7 +402,7 @@ func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, e
 
 // newLaunch makes the Launch record of a slot; it returns nil when the
 // launch has no timestamp to wait for (the record is already written).
-func (h *harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) *pendingLaunch {
+func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) *pendingLaunch {
 	h.nextID++
 	h.seen++
 	c := h.clock(s.Device)
@@ -439,7 +443,7 @@ func (h *harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 	}
 }
 
-func (h *harvester) addPendingLaunch(p *pendingLaunch) {
+func (h *Harvester) addPendingLaunch(p *pendingLaunch) {
 	if len(h.pending[p.event]) == 0 {
 		h.evOrder = append(h.evOrder, p.event)
 	}
@@ -448,7 +452,7 @@ func (h *harvester) addPendingLaunch(p *pendingLaunch) {
 }
 
 // setPending replaces the launches pending on ev.
-func (h *harvester) setPending(ev uint64, ps []*pendingLaunch) {
+func (h *Harvester) setPending(ev uint64, ps []*pendingLaunch) {
 	h.npending += len(ps) - len(h.pending[ev])
 	if len(ps) == 0 {
 		delete(h.pending, ev)
@@ -457,7 +461,7 @@ func (h *harvester) setPending(ev uint64, ps []*pendingLaunch) {
 	h.pending[ev] = ps
 }
 
-func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
+func (h *Harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 	if rec.Id == 0 {
 		return // an execution while stopped (ids start at 1)
 	}
@@ -475,7 +479,7 @@ func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 // application event reused): a new reading belongs to the latest launch
 // that began before it; earlier ones were overwritten. With final, launches
 // whose event never signalled are written without timestamps.
-func (h *harvester) harvestLocked(final bool) {
+func (h *Harvester) harvestLocked(final bool) {
 	h.harvestExecs(final)
 	if h.npending == 0 {
 		h.evOrder = h.evOrder[:0]
@@ -522,7 +526,7 @@ func listOf(ps []*pendingLaunch) *listState {
 
 // harvestExecs reads the harvest units of completed executions. With
 // final, executions not completed are written without timestamps.
-func (h *harvester) harvestExecs(final bool) {
+func (h *Harvester) harvestExecs(final bool) {
 	if len(h.execs) == 0 {
 		return
 	}
@@ -544,7 +548,7 @@ func (h *harvester) harvestExecs(final bool) {
 
 // finishExec writes the launches of one execution: from ts when ready,
 // else without timestamps. A unit that was read goes back to its list.
-func (h *harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
+func (h *Harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
 	h.npending -= len(pe.launches)
 	limit := h.now() + 10_000_000
 	for _, p := range pe.launches {
@@ -578,7 +582,7 @@ func (h *harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool
 
 // reading applies one reading of event ev to the launches pending on it.
 // gone: the event will not signal for them any more (destroyed, or exit).
-func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool) {
+func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool) {
 	ps := h.pending[ev]
 	if len(ps) == 0 {
 		return
@@ -658,7 +662,7 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	}
 }
 
-func (h *harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
+func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
 	if p.stopped {
 		h.release(p)
 		return
@@ -680,7 +684,7 @@ func (h *harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs ui
 	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: p.rec}})
 }
 
-func (h *harvester) release(p *pendingLaunch) {
+func (h *Harvester) release(p *pendingLaunch) {
 	if p.ours {
 		delete(h.lastTS, p.event)
 		h.src.ReleaseEvent(p.context, p.event)
@@ -691,7 +695,7 @@ func (h *harvester) release(p *pendingLaunch) {
 // endList: a regular list was reset or destroyed. Its pending executions
 // must have completed (the application synchronised); read them now, then
 // recycle the list's events.
-func (h *harvester) endList(id uint32) {
+func (h *Harvester) endList(id uint32) {
 	ls := h.lists[id]
 	if ls == nil {
 		return
@@ -731,7 +735,7 @@ func (h *harvester) endList(id uint32) {
 	}
 }
 
-func (h *harvester) releaseListEvents(ls *listState) {
+func (h *Harvester) releaseListEvents(ls *listState) {
 	if ls.dead {
 		return
 	}
@@ -746,7 +750,7 @@ func (h *harvester) releaseListEvents(ls *listState) {
 
 // contextDestroying harvests everything of a context the application is
 // about to destroy, then destroys zestall's events in it.
-func (h *harvester) contextDestroying(ctx uint64) {
+func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.drainLocked()
@@ -794,7 +798,7 @@ func (h *harvester) contextDestroying(ctx uint64) {
 // earliest reference time of a pending launch, and at most the last drain
 // minus a margin for slots published after it (a launch's slot is
 // published at the end of its append call).
-func (h *harvester) pendingBefore() uint64 {
+func (h *Harvester) PendingBefore() uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := h.drainNs
@@ -821,7 +825,7 @@ func (h *harvester) pendingBefore() uint64 {
 // settledBefore says whether every launch appended before t has been
 // drained and harvested (a stop edge then needs no drain of the stall
 // streamers).
-func (h *harvester) settledBefore(t uint64) bool {
+func (h *Harvester) SettledBefore(t uint64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.drainNs < t {
@@ -843,7 +847,7 @@ func (h *harvester) settledBefore(t uint64) bool {
 }
 
 // final harvests everything at exit.
-func (h *harvester) final() {
+func (h *Harvester) Final() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.drainLocked()
@@ -852,7 +856,7 @@ func (h *harvester) final() {
 }
 
 // counters fills the launch counters of the trailer.
-func (h *harvester) counters(c *pb.Counters) {
+func (h *Harvester) Counters(c *pb.Counters) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c.LaunchesSeen = h.seen

@@ -1,4 +1,4 @@
-package collector
+package timing
 
 import (
 	"testing"
@@ -73,18 +73,18 @@ func tsAt(startNs, endNs uint64) KernelTimestamp {
 
 type harness struct {
 	f    *fakeSource
-	h    *harvester
+	h    *Harvester
 	recs []*pb.Launch
 	now  uint64 // virtual host time: the latest slot's time + 1 ms
 }
 
 func newHarness() *harness {
 	x := &harness{f: newFake()}
-	x.h = newHarvester(x.f, func(r *pb.Record) {
+	x.h = New(x.f, func(r *pb.Record) {
 		if l := r.GetLaunch(); l != nil {
 			x.recs = append(x.recs, l)
 		}
-	}, func(uint64) *devClock { return &devClock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	x.h.now = func() uint64 { return x.now }
 	return x
 }
@@ -96,7 +96,7 @@ func (x *harness) step(slots ...Slot) {
 		}
 	}
 	x.f.slots = append(x.f.slots, slots...)
-	x.h.poll()
+	x.h.Poll()
 }
 
 func launch(ns, ev uint64, flags uint8, list uint32) Slot {
@@ -132,7 +132,7 @@ func TestHarvester(t *testing.T) {
 		}, []string{"timed"}, []uint64{10*sec + 500}},
 		{"not yet signalled then final", func(x *harness) {
 			x.step(launch(sec, 100, imm, 1))
-			x.h.final()
+			x.h.Final()
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
 		{"kernel timestamps wrap (112 s at 38.4 MHz)", func(x *harness) {
 			at := uint64(500) * sec // several wraps after tick 0
@@ -214,14 +214,14 @@ func TestHarvester(t *testing.T) {
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
 		{"harvest unit: never completed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001))
-			x.h.final()
+			x.h.Final()
 			if x.f.unitReleased[1001] != 0 {
 				panic("a unit the device may still write was released")
 			}
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
 		{"harvest unit: context destroyed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001), Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
-			x.h.contextDestroying(9)
+			x.h.ContextDestroying(9)
 			if x.f.released[100] != 0 || x.f.unitReleased[1001] != 0 || len(x.h.execs) != 0 {
 				panic("an event or unit of a dead context touched, or the execution kept")
 			}
@@ -267,7 +267,7 @@ func TestHarvester(t *testing.T) {
 		}, []string{"timed", "NO_TIMESTAMP_REASON_OVERWRITTEN"}, []uint64{3*sec + 100}},
 		{"context destroyed", func(x *harness) {
 			x.step(launch(sec, 100, imm, 1))
-			x.h.contextDestroying(9)
+			x.h.ContextDestroying(9)
 			if len(x.f.pools) != 1 || x.f.released[100] != 0 {
 				panic("pools not destroyed, or an event of a dead context released")
 			}
@@ -301,7 +301,7 @@ func TestHarvester(t *testing.T) {
 				}
 			}
 			var c pb.Counters
-			x.h.counters(&c)
+			x.h.Counters(&c)
 			if c.LaunchesSeen != uint64(len(tt.want)) {
 				t.Errorf("launches seen %d, want %d", c.LaunchesSeen, len(tt.want))
 			}
