@@ -226,12 +226,29 @@ static void event_put(ze_context_handle_t ctx, ze_event_handle_t ev) {
     pthread_mutex_unlock(&p->lock);
 }
 
-static void zl_release_event_unguarded(uint64_t context, uint64_t event) {
-    ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
-    zeEventHostReset(ev);
-    event_put((ze_context_handle_t)(uintptr_t)context, ev);
+/* Resets n of zestall's events (context, event pairs) and returns them to
+ * their pools: one driver-guard section for the batch and one pool lock per
+ * run of events of the same context, so the application threads taking
+ * events (event_get) meet the harvester on that lock once per batch rather
+ * than once per launch. */
+static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[i].event);
+    for (uint32_t i = 0; i < n;) {
+        zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)refs[i].context, false);
+        uint32_t j = i;
+        if (p == NULL) {
+            while (j < n && refs[j].context == refs[i].context) j++;
+            i = j;
+            continue;
+        }
+        pthread_mutex_lock(&p->lock);
+        for (; j < n && refs[j].context == refs[i].context; j++)
+            if (refs[j].event != 0 && p->nfree < p->cap) p->free[p->nfree++] = (ze_event_handle_t)(uintptr_t)refs[j].event;
+        pthread_mutex_unlock(&p->lock);
+        i = j;
+    }
 }
-ZESTALL_GUARDED_VOID(zl_release_event, (uint64_t context, uint64_t event), (context, event))
+ZESTALL_GUARDED_VOID(zl_release_events, (const zl_event_ref_t *refs, uint32_t n), (refs, n))
 
 /* ---- per-thread rings ------------------------------------------------------- */
 
@@ -308,20 +325,23 @@ uint64_t zl_dropped(void) { return atomic_load(&ring_dropped); }
 
 /* ---- helpers for Go ----------------------------------------------------------- */
 
-static ze_result_t zl_kernel_timestamp_unguarded(uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start,
-                                uint64_t *ctx_end) {
-    ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
-    /* NOT_READY until the event signalled (spec), so one call suffices. */
-    ze_kernel_timestamp_result_t ts;
-    ze_result_t r = zeEventQueryKernelTimestamp(ev, &ts);
-    if (r != ZE_RESULT_SUCCESS) return r;
-    *start = ts.global.kernelStart;
-    *end = ts.global.kernelEnd;
-    *ctx_start = ts.context.kernelStart;
-    *ctx_end = ts.context.kernelEnd;
-    return ZE_RESULT_SUCCESS;
+/* Reads the kernel timestamps of n events into out (one driver-guard
+ * section and one call from Go for the batch). On Intel's driver a read
+ * of a host-visible timestamp event is a read of host memory. */
+static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+    for (uint32_t i = 0; i < n; i++) {
+        ze_kernel_timestamp_result_t ts;
+        /* NOT_READY until the event signalled (spec), so one call suffices. */
+        ze_result_t r = zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)events[i], &ts);
+        out[i].result = (uint32_t)r;
+        if (r != ZE_RESULT_SUCCESS) continue;
+        out[i].start = ts.global.kernelStart;
+        out[i].end = ts.global.kernelEnd;
+        out[i].ctx_start = ts.context.kernelStart;
+        out[i].ctx_end = ts.context.kernelEnd;
+    }
 }
-ZESTALL_GUARDED(ze_result_t, zl_kernel_timestamp, (uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start, uint64_t *ctx_end), (event, start, end, ctx_start, ctx_end))
+ZESTALL_GUARDED_VOID(zl_kernel_timestamps, (const uint64_t *events, uint32_t n, zl_event_reading_t *out), (events, n, out))
 
 static ze_result_t zl_global_timestamps_unguarded(uint64_t device, uint64_t *host, uint64_t *ticks) {
     return zeDeviceGetGlobalTimestamps((ze_device_handle_t)(uintptr_t)device, host, ticks);

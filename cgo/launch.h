@@ -64,9 +64,20 @@ void zl_register(zel_tracer_handle_t tracer);
 /* Called from Go (the harvester goroutine). */
 uint32_t zl_drain(zl_slot_t *dst, uint32_t cap);     /* copies pending slots */
 uint64_t zl_dropped(void);                            /* slots lost to full rings */
-ze_result_t zl_kernel_timestamp(uint64_t event, uint64_t *start, uint64_t *end,
-                                uint64_t *ctx_start, uint64_t *ctx_end);
-void zl_release_event(uint64_t context, uint64_t event); /* host reset + reuse */
+/* One event's reading (zl_kernel_timestamps): result is the ze_result_t of
+ * zeEventQueryKernelTimestamp (NOT_READY until it signalled); the times
+ * are valid on success. */
+typedef struct zl_event_reading {
+    uint64_t start, end, ctx_start, ctx_end;
+    uint32_t result;
+    uint32_t pad_;
+} zl_event_reading_t;
+void zl_kernel_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
+/* One of zestall's events and its context, for zl_release_events. */
+typedef struct zl_event_ref {
+    uint64_t context, event;
+} zl_event_ref_t;
+void zl_release_events(const zl_event_ref_t *refs, uint32_t n); /* host reset + reuse */
 ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks);
 /* Assigns the kernel id for a new kernel (called in the create epilogue). */
 uint32_t zl_kernel_created(ze_kernel_handle_t k);

@@ -6,6 +6,8 @@ package cgo
 import "C"
 
 import (
+	"unsafe"
+
 	"github.com/zestall/zestall/collector/timing"
 )
 
@@ -13,49 +15,57 @@ import (
 type source struct {
 	raw  []C.zl_slot_t
 	hbuf []C.uint64_t // harvest results, 4 words each
+	rd   []C.zl_event_reading_t
 }
 
 var _ timing.Source = (*source)(nil)
 
+// timing.EventRef is passed to C as zl_event_ref_t: same size and field
+// offsets, or this does not compile (a negative array length).
+var (
+	_ [unsafe.Sizeof(timing.EventRef{}) - C.sizeof_zl_event_ref_t]byte
+	_ [C.sizeof_zl_event_ref_t - unsafe.Sizeof(timing.EventRef{})]byte
+	_ [unsafe.Offsetof(timing.EventRef{}.Event) - unsafe.Offsetof(C.zl_event_ref_t{}.event)]byte
+	_ [unsafe.Offsetof(C.zl_event_ref_t{}.event) - unsafe.Offsetof(timing.EventRef{}.Event)]byte
+)
+
 func (s *source) Drain(dst []timing.Slot) []timing.Slot {
 	if s.raw == nil {
-		s.raw = make([]C.zl_slot_t, 4096)
+		s.raw = make([]C.zl_slot_t, timing.DrainBatch)
 	}
-	for {
-		n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw))))
-		for i := 0; i < n; i++ {
-			r := &s.raw[i]
-			dst = append(dst, timing.Slot{
-				Kind:        timing.SlotKind(r.kind),
-				HostNs:      uint64(r.host_ns),
-				List:        uint64(r.list),
-				Event:       uint64(r.event),
-				Device:      uint64(r.device),
-				Context:     uint64(r.context),
-				Queue:       uint64(r.queue),
-				KernelID:    uint32(r.kernel_id),
-				ListID:      uint32(r.list_id),
-				GroupCount:  [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
-				GroupSize:   [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
-				LaunchKind:  uint8(r.launch_kind),
-				Flags:       uint8(r.flags),
-				Reason:      uint8(r.reason),
-				EvIndex:     uint32(r.ev_index),
-				Harvest:     uint64(r.harvest),
-				HarvestPrev: uint64(r.harvest_prev),
-				Seq:         uint64(r.seq),
-			})
-			if r.kind == C.ZL_SLOT_APP_TS {
-				d := &dst[len(dst)-1]
-				d.TS = timing.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
-					ContextStart: uint64(r.context), ContextEnd: uint64(r.queue)}
-				d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
-			}
-		}
-		if n < len(s.raw) {
-			return dst
+	// One batch per call: under a sustained launch rate the rings never
+	// run empty, and the harvester must get to reading and writing.
+	n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw))))
+	for i := 0; i < n; i++ {
+		r := &s.raw[i]
+		dst = append(dst, timing.Slot{
+			Kind:        timing.SlotKind(r.kind),
+			HostNs:      uint64(r.host_ns),
+			List:        uint64(r.list),
+			Event:       uint64(r.event),
+			Device:      uint64(r.device),
+			Context:     uint64(r.context),
+			Queue:       uint64(r.queue),
+			KernelID:    uint32(r.kernel_id),
+			ListID:      uint32(r.list_id),
+			GroupCount:  [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
+			GroupSize:   [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
+			LaunchKind:  uint8(r.launch_kind),
+			Flags:       uint8(r.flags),
+			Reason:      uint8(r.reason),
+			EvIndex:     uint32(r.ev_index),
+			Harvest:     uint64(r.harvest),
+			HarvestPrev: uint64(r.harvest_prev),
+			Seq:         uint64(r.seq),
+		})
+		if r.kind == C.ZL_SLOT_APP_TS {
+			d := &dst[len(dst)-1]
+			d.TS = timing.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
+				ContextStart: uint64(r.context), ContextEnd: uint64(r.queue)}
+			d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
 		}
 	}
+	return dst
 }
 
 func (s *source) Enable(on bool) {
@@ -86,17 +96,29 @@ func (s *source) Dropped() uint64 { return uint64(C.zl_dropped()) }
 
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 
-func (s *source) KernelTimestamp(event uint64) (timing.KernelTimestamp, bool, error) {
-	var st, en, cs, ce C.uint64_t
-	r := C.zl_kernel_timestamp(C.uint64_t(event), &st, &en, &cs, &ce)
-	switch r {
-	case C.ZE_RESULT_SUCCESS:
-		return timing.KernelTimestamp{Start: uint64(st), End: uint64(en), ContextStart: uint64(cs), ContextEnd: uint64(ce)}, true, nil
-	case C.ZE_RESULT_NOT_READY:
-		return timing.KernelTimestamp{}, false, nil
-	default:
-		return timing.KernelTimestamp{}, false, Result(r)
+func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []timing.EventReading {
+	if len(events) == 0 {
+		return dst
 	}
+	if cap(s.rd) < len(events) {
+		s.rd = make([]C.zl_event_reading_t, len(events))
+	}
+	rd := s.rd[:len(events)]
+	// events holds no Go pointers: C may read it for the call's duration.
+	C.zl_kernel_timestamps((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)), &rd[0])
+	for i := range rd {
+		r := &rd[i]
+		switch r.result {
+		case C.ZE_RESULT_SUCCESS:
+			dst = append(dst, timing.EventReading{Ready: true, TS: timing.KernelTimestamp{
+				Start: uint64(r.start), End: uint64(r.end), ContextStart: uint64(r.ctx_start), ContextEnd: uint64(r.ctx_end)}})
+		case C.ZE_RESULT_NOT_READY:
+			dst = append(dst, timing.EventReading{})
+		default:
+			dst = append(dst, timing.EventReading{Err: Result(r.result)})
+		}
+	}
+	return dst
 }
 
 func (s *source) HarvestResults(unit uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
@@ -130,8 +152,12 @@ func (s *source) HarvestRelease(unit uint64) { C.zl_harvest_release(C.uint64_t(u
 
 func (s *source) ListSubmits(list uint64) uint64 { return uint64(C.zl_list_submits(C.uint64_t(list))) }
 
-func (s *source) ReleaseEvent(context, event uint64) {
-	C.zl_release_event(C.uint64_t(context), C.uint64_t(event))
+func (s *source) ReleaseEvents(refs []timing.EventRef) {
+	if len(refs) == 0 {
+		return
+	}
+	// timing.EventRef has zl_event_ref_t's layout (TestEventRefLayout).
+	C.zl_release_events((*C.zl_event_ref_t)(unsafe.Pointer(&refs[0])), C.uint32_t(len(refs)))
 }
 
 func (s *source) GlobalTimestamps(device uint64) (uint64, uint64, error) {

@@ -1,6 +1,8 @@
 package timing
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -69,6 +71,20 @@ type KernelTimestamp struct {
 	Start, End, ContextStart, ContextEnd uint64
 }
 
+// DrainBatch is the most slots one Source.Drain returns.
+const DrainBatch = 8192
+
+// EventReading is one event's state, read in bulk (Source.KernelTimestamps).
+type EventReading struct {
+	TS    KernelTimestamp
+	Ready bool  // the event signalled: TS holds its times
+	Err   error // the read failed (an event not signalled yet is no error)
+}
+
+// EventRef names one of zestall's events and its context. Its layout is
+// cgo/launch.h's zl_event_ref_t (package cgo passes slices of it to C).
+type EventRef struct{ Context, Event uint64 }
+
 // Source is the Level-Zero access the harvester needs; package
 // cgo implements it, tests use a fake.
 type Source interface {
@@ -80,18 +96,19 @@ type Source interface {
 	// Serialize makes every launch complete, and the streamers be read,
 	// before the next launch of its device proceeds.
 	Serialize(on bool)
-	// Drain appends the pending slots of every application thread.
+	// Drain appends pending slots of the application threads, at most
+	// DrainBatch per call.
 	Drain(dst []Slot) []Slot
 	// Dropped counts slots lost because a thread's ring was full.
 	Dropped() uint64
 	// SerializeTimeouts counts serialized launches whose completion was not
 	// awaited (a wait that would have blocked the application).
 	SerializeTimeouts() uint64
-	// KernelTimestamp reads an event's timestamps; ready is false while
-	// the event has not signalled.
-	KernelTimestamp(event uint64) (ts KernelTimestamp, ready bool, err error)
-	// ReleaseEvent resets one of zestall's events and makes it reusable.
-	ReleaseEvent(context, event uint64)
+	// KernelTimestamps reads the timestamps of events, in one call for the
+	// batch, and appends one reading per event to dst.
+	KernelTimestamps(events []uint64, dst []EventReading) []EventReading
+	// ReleaseEvents resets zestall's events and makes them reusable.
+	ReleaseEvents(refs []EventRef)
 	// GlobalTimestamps is zeDeviceGetGlobalTimestamps.
 	GlobalTimestamps(device uint64) (hostNs, ticks uint64, err error)
 	// DestroyContextPools destroys zestall's events in a context that the
@@ -181,6 +198,7 @@ type Harvester struct {
 	queues   map[uint64]uint64
 	pending  map[uint64][]*pendingLaunch // by event
 	evOrder  []uint64                    // events with pending launches, oldest first
+	evSpare  []uint64                    // the previous pass's evOrder, reused
 	execs    []*pendingExec              // executions with harvest units, oldest first
 	tsBuf    []KernelTimestamp
 	npending int
@@ -193,7 +211,16 @@ type Harvester struct {
 	newClock func(dev uint64) *Clock
 	now      func() uint64    // host ns; a reading cannot lie in the future
 	onLaunch func(*pb.Launch) // every finished launch record (stall attribution)
-	drainNs  uint64           // host ns at the start of the last drain
+	drainNs  uint64           // host ns at the start of the last drain that emptied the rings
+	// limit: a reading starting after it is not of anything that ran yet
+	// (host ns at the start of the pass plus a margin; one clock read per
+	// pass, not per launch).
+	limit uint64
+	// Batches of one pass: events to read, their readings, events to give
+	// back (one call to the Source each).
+	rdEv  []uint64
+	rdOut []EventReading
+	rel   []EventRef
 }
 
 func New(src Source, emit func(*pb.Record), newClock func(uint64) *Clock) *Harvester {
@@ -231,15 +258,37 @@ func (h *Harvester) Poll() (drained, pending int) {
 	defer h.mu.Unlock()
 	drained = h.drainLocked()
 	h.harvestLocked(false)
+	h.releaseNow()
 	return drained, h.npending
 }
 
+// drainAllLocked drains until the rings were empty (context teardown and
+// exit: nothing of the past may stay behind).
+func (h *Harvester) drainAllLocked() {
+	for h.drainLocked() >= DrainBatch {
+		h.harvestLocked(false)
+		h.releaseNow()
+	}
+}
+
+// drainLocked drains one batch of slots and processes them.
 func (h *Harvester) drainLocked() int {
-	h.drainNs = h.now()
+	start := h.now()
+	h.limit = start + 10_000_000
+	if h.buf == nil {
+		h.buf = make([]Slot, 0, DrainBatch)
+	}
 	h.buf = h.src.Drain(h.buf[:0])
+	if len(h.buf) < DrainBatch {
+		h.drainNs = start // every slot published before start is drained
+	}
 	// Slots of different threads: process in time order, so an execute
-	// sees the appends that preceded it.
-	sort.SliceStable(h.buf, func(i, j int) bool { return h.buf[i].HostNs < h.buf[j].HostNs })
+	// sees the appends that preceded it. (One thread's slots come in
+	// order: usually nothing to sort.)
+	byTime := func(a, b Slot) int { return cmp.Compare(a.HostNs, b.HostNs) }
+	if !slices.IsSortedFunc(h.buf, byTime) {
+		slices.SortStableFunc(h.buf, byTime)
+	}
 	for i := range h.buf {
 		h.slot(&h.buf[i])
 	}
@@ -485,24 +534,39 @@ func (h *Harvester) harvestLocked(final bool) {
 		h.evOrder = h.evOrder[:0]
 		return
 	}
+	h.limit = h.now() + 10_000_000
 	events := h.evOrder
-	h.evOrder = nil
+	h.evOrder = h.evSpare[:0]
+	// The events to read, read in one batch.
+	h.rdEv = h.rdEv[:0]
 	for _, ev := range events {
 		ps := h.pending[ev]
-		if len(ps) == 0 {
+		switch {
+		case len(ps) == 0:
 			continue
-		}
-		if ps[0].app {
+		case ps[0].app:
 			// Never query an application event from here: it may be gone.
 			if final {
 				h.reading(ev, KernelTimestamp{}, nil, true)
 			}
-		} else if ls := listOf(ps); ls != nil && !final && h.src.ListSubmits(ls.handle) != ls.seq {
+		default:
+			if ls := listOf(ps); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
+				h.rdEv = append(h.rdEv, ev)
+				continue
+			}
 			// The list was submitted again and that slot is not drained
 			// yet: the event may hold the new execution's times.
-		} else if ts, ready, err := h.src.KernelTimestamp(ev); ready || err != nil {
-			if ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
-				h.reading(ev, ts, err, false)
+		}
+		if len(h.pending[ev]) > 0 {
+			h.evOrder = append(h.evOrder, ev)
+		}
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	for i, ev := range h.rdEv {
+		r := h.rdOut[i]
+		if r.Ready || r.Err != nil {
+			if ls := listOf(h.pending[ev]); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
+				h.reading(ev, r.TS, r.Err, false)
 			}
 		} else if final {
 			h.reading(ev, KernelTimestamp{}, nil, true)
@@ -511,6 +575,7 @@ func (h *Harvester) harvestLocked(final bool) {
 			h.evOrder = append(h.evOrder, ev)
 		}
 	}
+	h.evSpare = events[:0]
 }
 
 // listOf is the regular list whose launches wait on one event (nil for
@@ -550,7 +615,7 @@ func (h *Harvester) harvestExecs(final bool) {
 // else without timestamps. A unit that was read goes back to its list.
 func (h *Harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
 	h.npending -= len(pe.launches)
-	limit := h.now() + 10_000_000
+	limit := h.limit
 	for _, p := range pe.launches {
 		switch {
 		case err != nil:
@@ -612,7 +677,7 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	// masked counter placed it one wrap later).
 	var owner *pendingLaunch
 	var startNs uint64
-	limit := h.now() + 10_000_000
+	limit := h.limit
 	later := false // the reading is of an execution after some launch's `until`
 	for _, p := range ps {
 		s, _ := p.dev.toHost(ts.Start, p.ref)
@@ -687,8 +752,16 @@ func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs ui
 func (h *Harvester) release(p *pendingLaunch) {
 	if p.ours {
 		delete(h.lastTS, p.event)
-		h.src.ReleaseEvent(p.context, p.event)
+		h.rel = append(h.rel, EventRef{Context: p.context, Event: p.event})
 		p.ours = false
+	}
+}
+
+// releaseNow gives the events released in this pass back, in one batch.
+func (h *Harvester) releaseNow() {
+	if len(h.rel) > 0 {
+		h.src.ReleaseEvents(h.rel)
+		h.rel = h.rel[:0]
 	}
 }
 
@@ -701,11 +774,16 @@ func (h *Harvester) endList(id uint32) {
 		return
 	}
 	// The list's events may still hold unread executions.
+	h.rdEv = h.rdEv[:0]
 	for _, t := range ls.templates {
 		if ps := h.pending[t.slot.Event]; len(ps) > 0 && !ps[0].app {
-			if ts, ready, err := h.src.KernelTimestamp(t.slot.Event); ready || err != nil {
-				h.reading(t.slot.Event, ts, err, false)
-			}
+			h.rdEv = append(h.rdEv, t.slot.Event)
+		}
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	for i, ev := range h.rdEv {
+		if r := h.rdOut[i]; r.Ready || r.Err != nil {
+			h.reading(ev, r.TS, r.Err, false)
 		}
 	}
 	for _, t := range ls.templates {
@@ -743,7 +821,7 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 	for _, t := range ls.templates {
 		if t.slot.Flags&SlotFlagOurs != 0 {
 			delete(h.lastTS, t.slot.Event)
-			h.src.ReleaseEvent(t.slot.Context, t.slot.Event)
+			h.rel = append(h.rel, EventRef{Context: t.slot.Context, Event: t.slot.Event})
 		}
 	}
 }
@@ -753,7 +831,7 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.drainLocked()
+	h.drainAllLocked()
 	h.harvestLocked(false)
 	// Executions of the context not read yet: their units die with it.
 	for _, pe := range h.execs {
@@ -791,6 +869,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	for ev := range h.lastTS {
 		delete(h.lastTS, ev) // event handles of the context become invalid
 	}
+	h.releaseNow() // before its pools are destroyed
 	h.src.DestroyContextPools(ctx)
 }
 
@@ -850,9 +929,10 @@ func (h *Harvester) SettledBefore(t uint64) bool {
 func (h *Harvester) Final() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.drainLocked()
+	h.drainAllLocked()
 	h.harvestLocked(false)
 	h.harvestLocked(true)
+	h.releaseNow()
 }
 
 // counters fills the launch counters of the trailer.

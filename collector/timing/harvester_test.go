@@ -29,22 +29,29 @@ func (f *fakeSource) Enable(bool)     {}
 func (f *fakeSource) Serialize(bool)  {}
 func (f *fakeSource) WakeOnSync(bool) {}
 func (f *fakeSource) Drain(dst []Slot) []Slot {
-	dst = append(dst, f.slots...)
-	f.slots = nil
+	n := min(len(f.slots), DrainBatch)
+	dst = append(dst, f.slots[:n]...)
+	f.slots = f.slots[:copy(f.slots, f.slots[n:])]
 	return dst
 }
 func (f *fakeSource) Dropped() uint64           { return 0 }
 func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
-func (f *fakeSource) KernelTimestamp(ev uint64) (KernelTimestamp, bool, error) {
-	if f.failing[ev] {
-		return KernelTimestamp{}, false, Result(0x78000005)
+func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
+	for _, ev := range evs {
+		if f.failing[ev] {
+			dst = append(dst, EventReading{Err: Result(0x78000005)})
+			continue
+		}
+		ts, ok := f.signaled[ev]
+		dst = append(dst, EventReading{TS: ts, Ready: ok})
 	}
-	ts, ok := f.signaled[ev]
-	return ts, ok, nil
+	return dst
 }
-func (f *fakeSource) ReleaseEvent(ctx, ev uint64) {
-	f.released[ev]++
-	delete(f.signaled, ev)
+func (f *fakeSource) ReleaseEvents(refs []EventRef) {
+	for _, r := range refs {
+		f.released[r.Event]++
+		delete(f.signaled, r.Event)
+	}
 }
 func (f *fakeSource) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
 func (f *fakeSource) DestroyContextPools(ctx uint64)                  { f.pools = append(f.pools, ctx) }
