@@ -263,7 +263,7 @@ typedef struct zl_ring {
 
 static ZL_TLS zl_ring_t *tl_ring;
 static _Atomic(zl_ring_t *) rings;
-static atomic_uint_fast64_t ring_dropped;
+static atomic_uint_fast64_t ring_dropped, launches_dropped;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static zl_ring_t *my_ring(void) {
@@ -322,6 +322,7 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap) {
 }
 
 uint64_t zl_dropped(void) { return atomic_load(&ring_dropped); }
+uint64_t zl_launches_dropped(void) { return atomic_load(&launches_dropped); }
 
 /* ---- helpers for Go ----------------------------------------------------------- */
 
@@ -410,7 +411,7 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     if (!ring_has_room()) {
         /* The harvester is behind: this launch is counted as lost and
          * passes untouched. */
-        atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&launches_dropped, 1, memory_order_relaxed);
         p->flags = 0x80;
         return;
     }

@@ -63,7 +63,8 @@ void zl_register(zel_tracer_handle_t tracer);
 
 /* Called from Go (the harvester goroutine). */
 uint32_t zl_drain(zl_slot_t *dst, uint32_t cap);     /* copies pending slots */
-uint64_t zl_dropped(void);                            /* slots lost to full rings */
+uint64_t zl_dropped(void);          /* slots other than launches lost to full rings */
+uint64_t zl_launches_dropped(void); /* launches passed untouched: their ring was full */
 /* One event's reading (zl_kernel_timestamps): result is the ze_result_t of
  * zeEventQueryKernelTimestamp (NOT_READY until it signalled); the times
  * are valid on success. */

@@ -92,7 +92,9 @@ func (s *source) WakeOnSync(on bool) {
 	C.zl_set_sync_wake(v)
 }
 
-func (s *source) Dropped() uint64 { return uint64(C.zl_dropped()) }
+func (s *source) Dropped() (launches, slots uint64) {
+	return uint64(C.zl_launches_dropped()), uint64(C.zl_dropped())
+}
 
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 

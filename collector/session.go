@@ -88,7 +88,8 @@ type Session struct {
 	deviceIDs map[uintptr]uint32 // device handle -> id in the file
 	started   bool
 	reported  map[LayerState]bool
-	out       chan *pb.Record
+	out       chan *pb.Record // from application threads (never blocks them)
+	bulk      chan *pb.Record // from zestall's goroutines (launches, stall rows; may wait)
 	done      chan struct{}
 	path      string
 	nextMod   uint64
@@ -167,7 +168,10 @@ func (s *Session) ContextDestroying(ctx uint64) {
 // is counted as lost instead.
 func (s *Session) emitBlocking(r *pb.Record) {
 	s.mu.Lock()
-	out := s.out
+	out := s.bulk
+	if s.out == nil {
+		out = nil // closed at exit
+	}
 	s.mu.Unlock()
 	if out == nil {
 		return
@@ -381,9 +385,10 @@ func (s *Session) startLocked() {
 		hdr.MpiRank = &r
 	}
 	s.out = make(chan *pb.Record, 4096)
+	s.bulk = make(chan *pb.Record, 4096)
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
-	go s.writeLoop(s.out, f, w)
+	go s.writeLoop(s.out, s.bulk, f, w)
 	if s.src != nil {
 		s.harvest = timing.New(s.src, s.emitBlocking, s.newClock)
 		if st := s.stall; st != nil {
@@ -419,9 +424,36 @@ func (s *Session) emitLocked(r *pb.Record) {
 	}
 }
 
+// runningCounters are the totals so far, written with every flush so that
+// a killed run's file has them up to its last flush. Never waits for the
+// harvester or the stall reader (they may be waiting for the writer).
+func (s *Session) runningCounters() *pb.Counters {
+	s.mu.Lock()
+	h, st, lost := s.harvest, s.stall, s.lost
+	s.mu.Unlock()
+	c := &pb.Counters{HostNs: s.now()}
+	if cs := s.ctlSrc; cs != nil {
+		c.LaunchesWhileStopped = cs.LaunchesWhileStopped()
+	}
+	if h != nil {
+		h.Counters(c)
+	}
+	if st != nil {
+		st.counters(c)
+	}
+	if lost > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: "record queue full", Count: lost})
+	}
+	return c
+}
+
 // writeLoop owns the writer: it appends queued records and flushes at
-// least every FlushInterval, so a killed run stays readable.
-func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) {
+// least every FlushInterval, each flush with the running Counters, so a
+// killed run stays readable and has its totals. Records from application
+// threads (in: modules, kernels) go before those of zestall's goroutines
+// (bulk: launches, stall rows) that were queued after them, and a flood of
+// launches never fills their queue. The loop ends when both are closed.
+func (s *Session) writeLoop(in, bulk <-chan *pb.Record, f *os.File, w *stream.Writer) {
 	defer close(s.done)
 	defer s.guard("the output writer")
 	tick := time.NewTicker(s.cfg.FlushInterval)
@@ -445,32 +477,60 @@ func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) 
 			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
 		}
 	}
-	for {
-		select {
-		case r, ok := <-in:
-			if !ok {
-				flush()
-				if err := w.Close(); err != nil && !failed {
-					fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
-				}
-				f.Close()
+	// fromApp handles a record of in; false once in is closed.
+	fromApp := func(r *pb.Record, ok bool) bool {
+		if !ok {
+			in = nil
+			return false
+		}
+		if r == flushMarker {
+			flush()
+			return true
+		}
+		write(r)
+		if first {
+			// The header reaches the file at once: a run killed
+			// before the first tick still leaves a readable file.
+			first = false
+			flush()
+		}
+		return true
+	}
+	// appFirst writes what application threads queued so far.
+	appFirst := func() {
+		for in != nil {
+			select {
+			case r, ok := <-in:
+				fromApp(r, ok)
+			default:
 				return
 			}
-			if r == flushMarker {
-				flush()
+		}
+	}
+	for in != nil || bulk != nil {
+		select {
+		case r, ok := <-in:
+			fromApp(r, ok)
+		case r, ok := <-bulk:
+			if !ok {
+				bulk = nil
 				continue
 			}
+			appFirst()
 			write(r)
-			if first {
-				// The header reaches the file at once: a run killed
-				// before the first tick still leaves a readable file.
-				first = false
-				flush()
-			}
 		case <-tick.C:
+			appFirst()
+			if !failed {
+				write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
+			}
 			flush()
 		}
 	}
+	flush()
+	if err := w.Close(); err != nil && !failed {
+		fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
+	}
+	f.Close()
 }
 
 // ModuleCreated registers a module and queues its record; the binaries
@@ -624,11 +684,13 @@ func (s *Session) Shutdown() {
 			c.Lost = append(c.Lost, &pb.Loss{What: "record queue full", Count: s.lost})
 		}
 		// The trailer must not be dropped: block on the queue here (exit).
-		out := s.out
+		// It goes last, after the records of zestall's goroutines.
+		out, bulk := s.out, s.bulk
 		s.out = nil
 		s.mu.Unlock()
-		out <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
 		close(out)
+		bulk <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
+		close(bulk)
 		select {
 		case <-s.done:
 		case <-time.After(10 * time.Second):
@@ -641,7 +703,13 @@ func (s *Session) Shutdown() {
 			return
 		}
 		s.stopProfile()
-		if !s.cfg.Quiet {
+		loss := timing.LossSummary(c)
+		switch {
+		case loss != "":
+			// Not hidden by ZESTALL_QUIET: the results miss part of the run.
+			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times); WARNING: LOST %s: zestall could not keep up with this application's launch rate (see `zestall report`)\n",
+				s.path, c.LaunchesSeen, c.LaunchesTimed, loss)
+		case !s.cfg.Quiet:
 			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times)\n", s.path, c.LaunchesSeen, c.LaunchesTimed)
 		}
 	})

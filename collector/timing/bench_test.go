@@ -30,7 +30,7 @@ func BenchmarkHarvestImmediate(b *testing.B) {
 		h.Poll()
 	}
 	b.StopTimer()
-	if h.timed < uint64(b.N) {
-		b.Fatalf("timed %d of %d", h.timed, b.N)
+	if h.timed.Load() < uint64(b.N) {
+		b.Fatalf("timed %d of %d", h.timed.Load(), b.N)
 	}
 }

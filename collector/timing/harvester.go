@@ -2,9 +2,11 @@ package timing
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -99,8 +101,9 @@ type Source interface {
 	// Drain appends pending slots of the application threads, at most
 	// DrainBatch per call.
 	Drain(dst []Slot) []Slot
-	// Dropped counts slots lost because a thread's ring was full.
-	Dropped() uint64
+	// Dropped counts what was lost because a thread's ring was full:
+	// launches (passed untouched) and other slots.
+	Dropped() (launches, slots uint64)
 	// SerializeTimeouts counts serialized launches whose completion was not
 	// awaited (a wait that would have blocked the application).
 	SerializeTimeouts() uint64
@@ -205,13 +208,14 @@ type Harvester struct {
 	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
 	nextID   uint64
 	buf      []Slot
-	seen     uint64
-	timed    uint64
-	noTS     map[pb.NoTimestampReason]uint64
-	newClock func(dev uint64) *Clock
-	now      func() uint64    // host ns; a reading cannot lie in the future
-	onLaunch func(*pb.Launch) // every finished launch record (stall attribution)
-	drainNs  uint64           // host ns at the start of the last drain that emptied the rings
+	// Totals, atomic: the writer reads them with every flush while the
+	// harvester may hold mu and wait for the writer.
+	seen, timed atomic.Uint64
+	noTS        [32]atomic.Uint64 // by pb.NoTimestampReason (values < 32)
+	newClock    func(dev uint64) *Clock
+	now         func() uint64    // host ns; a reading cannot lie in the future
+	onLaunch    func(*pb.Launch) // every finished launch record (stall attribution)
+	drainNs     uint64           // host ns at the start of the last drain that emptied the rings
 	// limit: a reading starting after it is not of anything that ran yet
 	// (host ns at the start of the pass plus a margin; one clock read per
 	// pass, not per launch).
@@ -228,8 +232,8 @@ func New(src Source, emit func(*pb.Record), newClock func(uint64) *Clock) *Harve
 		src: src, emit: emit, newClock: newClock,
 		clocks: map[uint64]*Clock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
 		pending: map[uint64][]*pendingLaunch{},
-		lastTS:  map[uint64]KernelTimestamp{}, noTS: map[pb.NoTimestampReason]uint64{},
-		now: HostNs,
+		lastTS:  map[uint64]KernelTimestamp{},
+		now:     HostNs,
 	}
 }
 
@@ -453,7 +457,7 @@ func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, e
 // launch has no timestamp to wait for (the record is already written).
 func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) *pendingLaunch {
 	h.nextID++
-	h.seen++
+	h.seen.Add(1)
 	c := h.clock(s.Device)
 	rec := &pb.Launch{
 		Id: h.nextID, KernelId: uint64(s.KernelID), CommandListId: uint64(s.ListID),
@@ -516,7 +520,7 @@ func (h *Harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 	}
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
-	h.noTS[reason]++
+	h.noTS[int(reason)%len(h.noTS)].Add(1)
 	if h.onLaunch != nil {
 		h.onLaunch(rec)
 	}
@@ -741,7 +745,7 @@ func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs ui
 	endTicks := startTicks + dur
 	p.rec.DeviceStartNs = startNs
 	p.rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
-	h.timed++
+	h.timed.Add(1)
 	h.release(p)
 	if h.onLaunch != nil {
 		h.onLaunch(p.rec)
@@ -935,24 +939,65 @@ func (h *Harvester) Final() {
 	h.releaseNow()
 }
 
-// counters fills the launch counters of the trailer.
+// Loss names of the launch path (Counters.lost), stable: tools group by
+// them. Every launch the application made while collecting is in exactly
+// one of launches_seen (then timed, or without timestamp by reason) or
+// LossLaunchesRingFull.
+const (
+	// Launches that passed untouched because their thread's ring was full
+	// (the harvester was behind): not recorded at all.
+	LossLaunchesRingFull = "kernel launches (per-thread ring full)"
+	// Other launch-path events dropped on a full ring: executions of
+	// regular lists (their launches are then not recorded), resets,
+	// readings of application events.
+	LossSlotsRingFull = "launch-path events (per-thread ring full)"
+	// ZESTALL_SERIALIZE waits that timed out.
+	LossSerializeTimeouts = "serialized launches not awaited (2 s timeout)"
+)
+
+// Counters fills the launch counters. Safe at any time from any goroutine
+// (the writer takes them with every flush); it never waits for a pass.
 func (h *Harvester) Counters(c *pb.Counters) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c.LaunchesSeen = h.seen
-	c.LaunchesTimed = h.timed
-	var reasons []pb.NoTimestampReason
+	c.LaunchesSeen = h.seen.Load()
+	c.LaunchesTimed = h.timed.Load()
 	for r := range h.noTS {
-		reasons = append(reasons, r)
-	}
-	sort.Slice(reasons, func(i, j int) bool { return reasons[i] < reasons[j] })
-	for _, r := range reasons {
-		c.LaunchesWithoutTimestamp = append(c.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: r, Count: h.noTS[r]})
+		if n := h.noTS[r].Load(); n > 0 {
+			c.LaunchesWithoutTimestamp = append(c.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: pb.NoTimestampReason(r), Count: n})
+		}
 	}
 	if n := h.src.SerializeTimeouts(); n > 0 {
-		c.Lost = append(c.Lost, &pb.Loss{What: "serialized launches not awaited (2 s timeout)", Count: n})
+		c.Lost = append(c.Lost, &pb.Loss{What: LossSerializeTimeouts, Count: n})
 	}
-	if d := h.src.Dropped(); d > 0 {
-		c.Lost = append(c.Lost, &pb.Loss{What: "launch slots (per-thread ring full)", Count: d})
+	launches, slots := h.src.Dropped()
+	if launches > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossLaunchesRingFull, Count: launches})
 	}
+	if slots > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossSlotsRingFull, Count: slots})
+	}
+}
+
+// LossSummary says what of the launch path's work c records as lost or
+// untimed for want of capacity (the machine could not keep up, or an event
+// failed), for the exit line and the warning ZESTALL_QUIET does not hide;
+// "" when nothing was. Reasons that are the application's doing
+// (OVERWRITTEN, APPENDED_WHILE_STOPPED, UNSUPPORTED, NOT_COMPLETED at exit)
+// are reported by `zestall report`, not here.
+func LossSummary(c *pb.Counters) string {
+	var parts []string
+	for _, l := range c.Lost {
+		switch l.What {
+		case LossLaunchesRingFull, LossSlotsRingFull, LossSerializeTimeouts:
+			parts = append(parts, fmt.Sprintf("%d %s", l.Count, l.What))
+		}
+	}
+	for _, r := range c.LaunchesWithoutTimestamp {
+		switch r.Reason {
+		case pb.NoTimestampReason_NO_TIMESTAMP_REASON_POOL_EXHAUSTED, pb.NoTimestampReason_NO_TIMESTAMP_REASON_EVENT_ERROR,
+			pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED:
+			parts = append(parts, fmt.Sprintf("%d kernel launches without device times (%s)", r.Count,
+				strings.TrimPrefix(r.Reason.String(), "NO_TIMESTAMP_REASON_")))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

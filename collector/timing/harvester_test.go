@@ -34,7 +34,7 @@ func (f *fakeSource) Drain(dst []Slot) []Slot {
 	f.slots = f.slots[:copy(f.slots, f.slots[n:])]
 	return dst
 }
-func (f *fakeSource) Dropped() uint64           { return 0 }
+func (f *fakeSource) Dropped() (uint64, uint64) { return 0, 0 }
 func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
 func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
 	for _, ev := range evs {

@@ -73,8 +73,8 @@ func TestHarvesterStopped(t *testing.T) {
 					t.Errorf("record %d starts at %d, want %d", i, s, tt.starts[i])
 				}
 			}
-			if n := uint64(len(tt.want)); x.h.seen != n {
-				t.Errorf("launches seen %d, want %d (stopped executions are not launches)", x.h.seen, n)
+			if n := uint64(len(tt.want)); x.h.seen.Load() != n {
+				t.Errorf("launches seen %d, want %d (stopped executions are not launches)", x.h.seen.Load(), n)
 			}
 		})
 	}
