@@ -172,6 +172,18 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
+	if len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
+		// The profiler's launches: encoded without reflection.
+		var delay int64
+		var dur uint64
+		if timed {
+			delay, dur = int64(start-w.launches.startRef(l, app)), end-start
+		}
+		w.buf = appendCompactLaunch(w.buf, l, int64(app-w.launches.prevAppend), int64(id-w.launches.prevID-1), delay, dur)
+		w.records++
+		w.launches.update(l, timed)
+		return nil
+	}
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
 	w.delta = int64(app - w.launches.prevAppend)
 	l.HostAppendDeltaNs = &w.delta
