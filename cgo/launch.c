@@ -180,9 +180,15 @@ static bool grow_pool(zl_ctxpool_t *p) {
         p->failed = true;
         return false;
     }
-    if (p->cap < p->nfree + ZL_POOL_EVENTS) {
+    /* The free list holds every event of the context's pools at once
+     * when all are back: sized by the events created, not by those free
+     * now (a list sized by nfree dropped returned events once the pools
+     * had grown while events were out: they leaked, and the pools ran dry
+     * with POOL_EXHAUSTED under a sustained launch rate). */
+    uint32_t total = (p->npools + 1) * ZL_POOL_EVENTS;
+    if (p->cap < total) {
         uint32_t cap = p->cap ? p->cap * 2 : ZL_POOL_EVENTS;
-        while (cap < p->nfree + ZL_POOL_EVENTS) cap *= 2;
+        while (cap < total) cap *= 2;
         ze_event_handle_t *f = realloc(p->free, cap * sizeof *f);
         if (f == NULL) {
             zeEventPoolDestroy(pool);

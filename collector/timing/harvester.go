@@ -225,6 +225,10 @@ type Harvester struct {
 	rdEv  []uint64
 	rdOut []EventReading
 	rel   []EventRef
+	// imm: launches on immediate lists with zestall's events, oldest
+	// first (see immLaunch); slab: Launch records not handed out yet.
+	imm  []immLaunch
+	slab []pb.Launch
 }
 
 func New(src Source, emit func(*pb.Record), newClock func(uint64) *Clock) *Harvester {
@@ -459,7 +463,8 @@ func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 	h.nextID++
 	h.seen.Add(1)
 	c := h.clock(s.Device)
-	rec := &pb.Launch{
+	rec := h.newRecord()
+	*rec = pb.Launch{
 		Id: h.nextID, KernelId: uint64(s.KernelID), CommandListId: uint64(s.ListID),
 		QueueId: h.queueID(queue), Kind: pb.LaunchKind(s.LaunchKind),
 		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
@@ -489,11 +494,90 @@ func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 		h.finishNoTS(rec, reason)
 		return nil
 	}
+	if s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent) == SlotFlagOurs|SlotFlagImmediate {
+		// zestall's event on an immediate list: it carries this launch's
+		// times only, so the launch waits in the FIFO (no map, no object).
+		h.imm = append(h.imm, immLaunch{rec: rec, event: s.Event, context: s.Context, ref: ref, dev: c})
+		h.npending++
+		return nil
+	}
 	return &pendingLaunch{
 		rec: rec, event: s.Event, context: s.Context, dev: c, ref: ref,
 		ours: s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0,
 		app:  s.Flags&SlotFlagAppEvent != 0,
 	}
+}
+
+// recordSlab is how many Launch records newRecord allocates at once.
+const recordSlab = 512
+
+// newRecord returns a zeroed Launch record from a slab: one allocation per
+// recordSlab launches. Nothing keeps a record after it was written (the
+// writer encodes it, attribution copies its fields), so a slab is
+// collected once its last record was written.
+func (h *Harvester) newRecord() *pb.Launch {
+	if len(h.slab) == 0 {
+		h.slab = make([]pb.Launch, recordSlab)
+	}
+	r := &h.slab[0]
+	h.slab = h.slab[1:]
+	return r
+}
+
+// immLaunch is a launch on an immediate list whose event is zestall's,
+// waiting for its times (Harvester.imm).
+type immLaunch struct {
+	rec                 *pb.Launch
+	event, context, ref uint64
+	dev                 *Clock
+}
+
+// harvestImmediate reads the events of the launches in the FIFO in one
+// batch and finishes those that signalled; with final, the others too
+// (without times). The FIFO's storage is reused.
+func (h *Harvester) harvestImmediate(final bool) {
+	if len(h.imm) == 0 {
+		return
+	}
+	h.rdEv = h.rdEv[:0]
+	for i := range h.imm {
+		h.rdEv = append(h.rdEv, h.imm[i].event)
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	keep := h.imm[:0]
+	for i, l := range h.imm {
+		r := h.rdOut[i]
+		switch {
+		case r.Err != nil:
+			h.immDone(l)
+			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+			continue
+		case r.Ready:
+			// The event was reset before this launch took it: a reading
+			// is this launch's, unless the clock places it in the future
+			// (not run yet) or before the append (as the shared path,
+			// which waits for a plausible reading).
+			if startNs, _ := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
+				h.immDone(l)
+				h.finishTimedRec(l.rec, l.dev, l.ref, r.TS, startNs)
+				continue
+			}
+		}
+		if final {
+			h.immDone(l)
+			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			continue
+		}
+		keep = append(keep, l)
+	}
+	clear(h.imm[len(keep):]) // drop the records' pointers
+	h.imm = keep
+}
+
+// immDone: the launch leaves the FIFO; its event goes back.
+func (h *Harvester) immDone(l immLaunch) {
+	h.npending--
+	h.rel = append(h.rel, EventRef{Context: l.context, Event: l.event})
 }
 
 func (h *Harvester) addPendingLaunch(p *pendingLaunch) {
@@ -533,12 +617,13 @@ func (h *Harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 // that began before it; earlier ones were overwritten. With final, launches
 // whose event never signalled are written without timestamps.
 func (h *Harvester) harvestLocked(final bool) {
+	h.limit = h.now() + 10_000_000
 	h.harvestExecs(final)
+	h.harvestImmediate(final)
 	if h.npending == 0 {
 		h.evOrder = h.evOrder[:0]
 		return
 	}
-	h.limit = h.now() + 10_000_000
 	events := h.evOrder
 	h.evOrder = h.evSpare[:0]
 	// The events to read, read in one batch.
@@ -732,25 +817,29 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 }
 
 func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
+	h.release(p)
 	if p.stopped {
-		h.release(p)
 		return
 	}
-	c := p.dev
-	_, startTicks := c.toHost(ts.Start, p.ref)
+	h.finishTimedRec(p.rec, p.dev, p.ref, ts, startNs)
+}
+
+// finishTimedRec writes rec with the times ts (startNs: its start in host
+// ns, converted with c from a reference ref before the kernel).
+func (h *Harvester) finishTimedRec(rec *pb.Launch, c *Clock, ref uint64, ts KernelTimestamp, startNs uint64) {
+	_, startTicks := c.toHost(ts.Start, ref)
 	dur := (ts.End - ts.Start) & c.kernelMask
 	if ts.End < ts.Start {
-		p.rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_WRAPPED)
+		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_WRAPPED)
 	}
 	endTicks := startTicks + dur
-	p.rec.DeviceStartNs = startNs
-	p.rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
+	rec.DeviceStartNs = startNs
+	rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
 	h.timed.Add(1)
-	h.release(p)
 	if h.onLaunch != nil {
-		h.onLaunch(p.rec)
+		h.onLaunch(rec)
 	}
-	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: p.rec}})
+	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: rec}})
 }
 
 func (h *Harvester) release(p *pendingLaunch) {
@@ -864,6 +953,17 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 		}
 		h.setPending(ev, keep)
 	}
+	keepImm := h.imm[:0]
+	for _, l := range h.imm {
+		if l.context == ctx {
+			h.npending-- // its event goes away with the pools
+			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+		} else {
+			keepImm = append(keepImm, l)
+		}
+	}
+	clear(h.imm[len(keepImm):])
+	h.imm = keepImm
 	for id, ls := range h.lists {
 		if len(ls.templates) > 0 && ls.templates[0].slot.Context == ctx {
 			ls.dead = true
@@ -902,6 +1002,9 @@ func (h *Harvester) PendingBefore() uint64 {
 			t = pe.launches[0].ref
 		}
 	}
+	for i := range h.imm {
+		t = min(t, h.imm[i].ref)
+	}
 	return t
 }
 
@@ -923,6 +1026,11 @@ func (h *Harvester) SettledBefore(t uint64) bool {
 	}
 	for _, pe := range h.execs {
 		if len(pe.launches) > 0 && pe.launches[0].ref < t {
+			return false
+		}
+	}
+	for i := range h.imm {
+		if h.imm[i].ref < t {
 			return false
 		}
 	}

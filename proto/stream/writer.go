@@ -119,6 +119,13 @@ func (w *Writer) Write(rec *pb.Record) error {
 	if w.closed {
 		return ErrClosed
 	}
+	if k, ok := rec.GetKind().(*pb.Record_Launch); ok && k.Launch != nil {
+		// The common record, checked without reflection.
+		if len(w.buf) >= w.frameSize {
+			w.seal()
+		}
+		return w.writeLaunch(rec, k.Launch)
+	}
 	if !hasKind(rec) {
 		return errors.New("zestall stream: record has no kind")
 	}
