@@ -289,7 +289,8 @@ func (st *stallState) launch(l *pb.Launch) {
 		}
 		for _, a := range as {
 			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
-				a.LaunchUntimed(l.Id, l.KernelId, l.HostAppendNs)
+				// The harvester's untimed launches are never bounded.
+				a.LaunchNeverTimed(l.Id, l.KernelId, l.HostAppendNs)
 			} else {
 				a.LaunchTimed(l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
 			}
