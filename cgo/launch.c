@@ -130,7 +130,11 @@ uint64_t zl_now_ns(void) {
 /* ---- zestall's event pools, per context ------------------------------------ */
 
 #define ZL_POOL_EVENTS 1024
-#define ZL_MAX_POOLS 256 /* 256k events in flight per context at most */
+/* 256k of zestall's events in flight per context at most: each is a
+ * driver object (host memory). Bounded, so memory stays flat however long
+ * the run; beyond it, launches are recorded without times (POOL_EXHAUSTED).
+ * Regular lists hold one event per launch until executed and read. */
+#define ZL_MAX_POOLS 256
 
 struct zl_harvest;
 
@@ -259,6 +263,11 @@ ZESTALL_GUARDED_VOID(zl_release_events, (const zl_event_ref_t *refs, uint32_t n)
 /* ---- per-thread rings ------------------------------------------------------- */
 
 #define ZL_RING 32768
+/* Slots kept for everything but launches: a launch is admitted only while
+ * this many remain free, so executions, resets and destroys of regular
+ * lists (one per thousands of launches) are not lost when launches are:
+ * a lost one would leave the harvester's view of the list wrong. */
+#define ZL_RING_RESERVE 1024
 
 typedef struct zl_ring {
     _Atomic uint64_t head; /* written by the owning thread */
@@ -295,35 +304,42 @@ static bool ring_has_room(void) {
     if (r == NULL) return false;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
-    return h - t < ZL_RING;
+    return h - t < ZL_RING - ZL_RING_RESERVE;
 }
 
-static void push(const zl_slot_t *s) {
+/* Publishes s; false (counted in ring_dropped) when the ring is full. */
+static bool push(const zl_slot_t *s) {
     zl_ring_t *r = my_ring();
     if (r == NULL) {
         atomic_fetch_add(&ring_dropped, 1);
-        return;
+        return false;
     }
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
     if (h - t >= ZL_RING) {
         atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
-        return;
+        return false;
     }
     r->slots[h % ZL_RING] = *s;
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    return true;
 }
 
-uint32_t zl_drain(zl_slot_t *dst, uint32_t cap) {
+uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
+    uint64_t oldest = UINT64_MAX;
     pthread_mutex_lock(&drain_lock);
-    for (zl_ring_t *r = atomic_load(&rings); r != NULL && n < cap; r = r->next) {
+    for (zl_ring_t *r = atomic_load(&rings); r != NULL; r = r->next) {
         uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
         while (t < h && n < cap) dst[n++] = r->slots[t++ % ZL_RING];
         atomic_store_explicit(&r->tail, t, memory_order_release);
+        /* A ring's slots are in its thread's order: the first one left
+         * is its oldest (host_ns taken before the append). */
+        if (t < h && r->slots[t % ZL_RING].host_ns < oldest) oldest = r->slots[t % ZL_RING].host_ns;
     }
     pthread_mutex_unlock(&drain_lock);
+    *oldest_left = oldest;
     return n;
 }
 
@@ -494,6 +510,7 @@ typedef struct zl_listev {
     ze_command_queue_handle_t last_queue; /* of the previous execution */
     _Atomic uint64_t submits;             /* submissions ever (never reset; see exec_add_harvests) */
     uint32_t nunits, ucap, rr;
+    uint32_t appended;         /* launch slots published since the last reset */
     struct zl_harvest **units; /* grows; never shrinks (the record is kept) */
     ze_event_handle_t *ev;
 } zl_listev_t;
@@ -513,8 +530,7 @@ static zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
 }
 
 /* Returns 1 + the event's index in the list (0: not recorded). */
-static uint32_t listev_add(ze_command_list_handle_t l, ze_event_handle_t ev) {
-    zl_listev_t *x = listev_of(l, true);
+static uint32_t listev_add(zl_listev_t *x, ze_event_handle_t ev) {
     if (x == NULL) return 0;
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 16;
@@ -533,6 +549,7 @@ static void listev_clear(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
     if (x != NULL) {
         x->n = 0;
+        x->appended = 0;
         x->executed = false;
         x->last_unit = false;
         x->no_units = false;
@@ -848,14 +865,17 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         s.group_count[1] = groups->groupCountY;
         s.group_count[2] = groups->groupCountZ;
     }
-    if ((p->flags & ZL_FLAG_OURS) && !(p->flags & ZL_FLAG_IMMEDIATE)) s.ev_index = listev_add(list, p->ours);
+    /* A regular list: its launches are counted per execution (a lost
+     * execution slot counts them as lost, see epi_execute). */
+    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) ? NULL : listev_of(list, true);
+    if (x != NULL && (p->flags & ZL_FLAG_OURS)) s.ev_index = listev_add(x, p->ours);
     if (p->ser != NULL) {
         /* Wait before the slot is published: once the harvester sees it,
          * it may read and recycle the event. */
         s.flags |= ZL_FLAG_SERIALIZED;
         serialize_wait((ze_event_handle_t)(uintptr_t)s.event);
     }
-    push(&s);
+    if (push(&s) && x != NULL) x->appended++;
     serialize_end(p);
 }
 
@@ -1156,7 +1176,12 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
         }
         if (tl_exec_ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
         if (stopped) s.flags |= ZL_FLAG_STOPPED;
-        push(&s);
+        if (!push(&s) && !stopped && r == ZE_RESULT_SUCCESS) {
+            /* The execution's launches will never be seen: they are lost,
+             * and counted as such (every launch in one counter). */
+            zl_listev_t *x = listev_of(l, false);
+            if (x != NULL) atomic_fetch_add_explicit(&launches_dropped, x->appended, memory_order_relaxed);
+        }
     }
     exec_serialize_end(*p->phCommandQueue, r == ZE_RESULT_SUCCESS);
 }

@@ -62,7 +62,9 @@ typedef struct zl_slot {
 void zl_register(zel_tracer_handle_t tracer);
 
 /* Called from Go (the harvester goroutine). */
-uint32_t zl_drain(zl_slot_t *dst, uint32_t cap);     /* copies pending slots */
+/* Copies up to cap pending slots; *oldest_left is the host_ns of the
+ * oldest slot left in the rings (UINT64_MAX: none). */
+uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left);
 uint64_t zl_dropped(void);          /* slots other than launches lost to full rings */
 uint64_t zl_launches_dropped(void); /* launches passed untouched: their ring was full */
 /* One event's reading (zl_kernel_timestamps): result is the ze_result_t of

@@ -29,13 +29,14 @@ var (
 	_ [unsafe.Offsetof(C.zl_event_ref_t{}.event) - unsafe.Offsetof(timing.EventRef{}.Event)]byte
 )
 
-func (s *source) Drain(dst []timing.Slot) []timing.Slot {
+func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 	if s.raw == nil {
 		s.raw = make([]C.zl_slot_t, timing.DrainBatch)
 	}
 	// One batch per call: under a sustained launch rate the rings never
 	// run empty, and the harvester must get to reading and writing.
-	n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw))))
+	var oldest C.uint64_t
+	n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw)), &oldest))
 	for i := 0; i < n; i++ {
 		r := &s.raw[i]
 		dst = append(dst, timing.Slot{
@@ -65,7 +66,7 @@ func (s *source) Drain(dst []timing.Slot) []timing.Slot {
 			d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
 		}
 	}
-	return dst
+	return dst, uint64(oldest)
 }
 
 func (s *source) Enable(on bool) {

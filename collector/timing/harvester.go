@@ -99,8 +99,9 @@ type Source interface {
 	// before the next launch of its device proceeds.
 	Serialize(on bool)
 	// Drain appends pending slots of the application threads, at most
-	// DrainBatch per call.
-	Drain(dst []Slot) []Slot
+	// DrainBatch per call, and says the HostNs of the oldest slot left
+	// (math.MaxUint64: none).
+	Drain(dst []Slot) (slots []Slot, oldestLeft uint64)
 	// Dropped counts what was lost because a thread's ring was full:
 	// launches (passed untouched) and other slots.
 	Dropped() (launches, slots uint64)
@@ -286,10 +287,11 @@ func (h *Harvester) drainLocked() int {
 	if h.buf == nil {
 		h.buf = make([]Slot, 0, DrainBatch)
 	}
-	h.buf = h.src.Drain(h.buf[:0])
-	if len(h.buf) < DrainBatch {
-		h.drainNs = start // every slot published before start is drained
-	}
+	var oldest uint64
+	h.buf, oldest = h.src.Drain(h.buf[:0])
+	// Every slot published before start is drained, except those left
+	// in the rings (a full batch), which are all from oldest on.
+	h.drainNs = min(start, oldest)
 	// Slots of different threads: process in time order, so an execute
 	// sees the appends that preceded it. (One thread's slots come in
 	// order: usually nothing to sort.)

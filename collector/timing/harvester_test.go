@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"math"
 	"testing"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -28,11 +29,15 @@ func newFake() *fakeSource {
 func (f *fakeSource) Enable(bool)     {}
 func (f *fakeSource) Serialize(bool)  {}
 func (f *fakeSource) WakeOnSync(bool) {}
-func (f *fakeSource) Drain(dst []Slot) []Slot {
+func (f *fakeSource) Drain(dst []Slot) ([]Slot, uint64) {
 	n := min(len(f.slots), DrainBatch)
 	dst = append(dst, f.slots[:n]...)
 	f.slots = f.slots[:copy(f.slots, f.slots[n:])]
-	return dst
+	oldest := uint64(math.MaxUint64)
+	for _, s := range f.slots {
+		oldest = min(oldest, s.HostNs)
+	}
+	return dst, oldest
 }
 func (f *fakeSource) Dropped() (uint64, uint64) { return 0, 0 }
 func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
