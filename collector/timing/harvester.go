@@ -217,9 +217,11 @@ type Harvester struct {
 	now         func() uint64    // host ns; a reading cannot lie in the future
 	onLaunch    func(*pb.Launch) // every finished launch record (stall attribution)
 	drainNs     uint64           // host ns at the start of the last drain that emptied the rings
-	// limit: a reading starting after it is not of anything that ran yet
-	// (host ns at the start of the pass plus a margin; one clock read per
-	// pass, not per launch).
+	// limit: a reading starting after it is not of anything that ran yet:
+	// host ns taken just after the readings it judges (a goroutine may be
+	// descheduled for tens of ms between a clock read and a driver read on
+	// a loaded machine), plus a margin. One clock read per batch, not per
+	// launch (see readNow).
 	limit uint64
 	// Batches of one pass: events to read, their readings, events to give
 	// back (one call to the Source each).
@@ -283,12 +285,12 @@ func (h *Harvester) drainAllLocked() {
 // drainLocked drains one batch of slots and processes them.
 func (h *Harvester) drainLocked() int {
 	start := h.now()
-	h.limit = start + 10_000_000
 	if h.buf == nil {
 		h.buf = make([]Slot, 0, DrainBatch)
 	}
 	var oldest uint64
 	h.buf, oldest = h.src.Drain(h.buf[:0])
+	h.readNow() // endList reads events while the slots are processed
 	// Every slot published before start is drained, except those left
 	// in the rings (a full batch), which are all from oldest on.
 	h.drainNs = min(start, oldest)
@@ -546,6 +548,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 		h.rdEv = append(h.rdEv, h.imm[i].event)
 	}
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
 	keep := h.imm[:0]
 	for i, l := range h.imm {
 		r := h.rdOut[i]
@@ -618,8 +621,11 @@ func (h *Harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 // application event reused): a new reading belongs to the latest launch
 // that began before it; earlier ones were overwritten. With final, launches
 // whose event never signalled are written without timestamps.
+// readNow sets limit after readings: every kernel they show started
+// before now.
+func (h *Harvester) readNow() { h.limit = h.now() + 10_000_000 }
+
 func (h *Harvester) harvestLocked(final bool) {
-	h.limit = h.now() + 10_000_000
 	h.harvestExecs(final)
 	h.harvestImmediate(final)
 	if h.npending == 0 {
@@ -653,6 +659,7 @@ func (h *Harvester) harvestLocked(final bool) {
 		}
 	}
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
 	for i, ev := range h.rdEv {
 		r := h.rdOut[i]
 		if r.Ready || r.Err != nil {
@@ -690,6 +697,9 @@ func (h *Harvester) harvestExecs(final bool) {
 	for _, pe := range h.execs {
 		ts, ready, err := h.src.HarvestResults(pe.unit, h.tsBuf[:0])
 		h.tsBuf = ts
+		if ready {
+			h.readNow()
+		}
 		if !ready && err == nil && !final {
 			keep = append(keep, pe)
 			continue
@@ -876,6 +886,7 @@ func (h *Harvester) endList(id uint32) {
 		}
 	}
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
 	for i, ev := range h.rdEv {
 		if r := h.rdOut[i]; r.Ready || r.Err != nil {
 			h.reading(ev, r.TS, r.Err, false)
