@@ -513,6 +513,9 @@ static sim_device_t *device_new(sim_driver_t *drv, sim_device_t *parent, uint32_
     d->epoch_ns = epoch;
     pthread_mutex_init(&d->exec_lock, NULL);
     pthread_mutex_init(&d->run_lock, NULL);
+    atomic_init(&d->runs_incoming, NULL);
+    atomic_init(&d->runs_incoming_n, 0);
+    atomic_init(&d->runs_free, NULL);
     atomic_init(&d->sampling_active, false);
     return d;
 }
@@ -1240,21 +1243,14 @@ static ze_result_t ZE_APICALL sim_zeMemCloseIpcHandle(ze_context_handle_t hConte
 /* DDI getters                                                         */
 /* ================================================================== */
 
-/* The loader asks for 1.4; any 1.x is fine for these tables. */
-#define CHECK_TABLE(v, t) \
-    do { \
-        if ((t) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER; \
-        if (ZE_MAJOR_VERSION(v) != 1) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION; \
-    } while (0)
-
 SIM_EXPORT ze_result_t ZE_APICALL zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnInit = sim_zeInit;
     return ZE_RESULT_SUCCESS;
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnGet = sim_zeDriverGet;
     t->pfnGetApiVersion = sim_zeDriverGetApiVersion;
     t->pfnGetProperties = sim_zeDriverGetProperties;
@@ -1265,7 +1261,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t vers
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t version, ze_device_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnGet = sim_zeDeviceGet;
     t->pfnGetSubDevices = sim_zeDeviceGetSubDevices;
     t->pfnGetProperties = sim_zeDeviceGetProperties;
@@ -1288,7 +1284,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t vers
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnCreate = sim_zeContextCreate;
     t->pfnDestroy = sim_zeContextDestroy;
     t->pfnGetStatus = sim_zeContextGetStatus;
@@ -1302,7 +1298,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t ver
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version, ze_mem_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnAllocShared = sim_zeMemAllocShared;
     t->pfnAllocDevice = sim_zeMemAllocDevice;
     t->pfnAllocHost = sim_zeMemAllocHost;
@@ -1317,7 +1313,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t version
 }
 
 SIM_EXPORT ze_result_t ZE_APICALL zetGetDeviceProcAddrTable(ze_api_version_t version, zet_device_dditable_t *t) {
-    CHECK_TABLE(version, t);
+    SIM_DDI_TABLE_CHECK(version, t);
     t->pfnGetDebugProperties = sim_zetDeviceGetDebugProperties;
     return ZE_RESULT_SUCCESS;
 }
@@ -1326,7 +1322,7 @@ SIM_EXPORT ze_result_t ZE_APICALL zetGetDeviceProcAddrTable(ze_api_version_t ver
  * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. */
 #define SIM_EMPTY_GETTER(fn, type) \
     SIM_EXPORT ze_result_t ZE_APICALL fn(ze_api_version_t version, type *t) { \
-        CHECK_TABLE(version, t); \
+        SIM_DDI_TABLE_CHECK(version, t); \
         memset(t, 0, sizeof(*t)); \
         return ZE_RESULT_SUCCESS; \
     }

@@ -9,16 +9,16 @@
  *               handle checks, the global/driver/device/context/mem getters,
  *               every empty getter (image, sampler, zes, ...) and
  *               zeDriverGetExtensionFunctionAddress.
- *   module.c    modules (zebin parsing, ISA placement, SPIR-V through
+ *   module_*.c    modules (zebin parsing, ISA placement, SPIR-V through
  *               libocloc), kernels, build logs, zetModuleGetDebugInfo,
  *               zetKernelGetProfileInfo.
  *   debugzebin.c  merging IGC's legacy .dbg output into a zebin (offline and
  *               for SPIR-V builds) and building the "debug zebin" that
  *               zetModuleGetDebugInfo returns.
- *   exec.c      command queues, command lists (regular, immediate,
+ *   exec_*.c      command queues, command lists (regular, immediate,
  *               in-order), fences, event pools, events, the virtual-time
  *               engines, kernel timestamps, launch ground truth.
- *   metrics.c   metric groups and metrics (EuStallSampling), activation,
+ *   metrics_*.c   metric groups and metrics (EuStallSampling), activation,
  *               streamers, raw records, calculation, sample generation,
  *               the metric tracer (experimental) API, sample ground truth.
  *
@@ -52,6 +52,15 @@
 
 #define SIM_HIDDEN __attribute__((visibility("hidden")))
 #define SIM_EXPORT __attribute__((visibility("default")))
+
+/* The check every DDI getter (`*GetProcAddrTable`) starts with: a table to
+ * fill, and an API version the tables' layout is compatible with (the
+ * loader asks for 1.4; any 1.x is fine, every table only grew). */
+#define SIM_DDI_TABLE_CHECK(version, table) \
+    do { \
+        if ((table) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER; \
+        if (ZE_MAJOR_VERSION(version) != 1) return ZE_RESULT_ERROR_UNSUPPORTED_VERSION; \
+    } while (0)
 
 /* ------------------------------------------------------------------ */
 /* Constants missing from Debian's 1.8.12 headers (spec 1.4).          */
@@ -159,7 +168,7 @@ typedef struct sim_config {
     const char *kernel_cost;     /* ZESIM_KERNEL_COST="name=ps_per_item[/overhead_ns],..." */
     bool log;                    /* ZESIM_LOG=1: trace calls to stderr  */
     /* Command queue groups (zeDeviceGetCommandQueueGroupProperties order;
-     * ordinal = index here). core.c fills them per model; exec.c creates
+     * ordinal = index here). core.c fills them per model; exec_*.c creates
      * one engine per (ordinal, index). */
     uint32_t num_queue_groups;
     struct {
@@ -185,8 +194,8 @@ SIM_HIDDEN void sim_sleep_until(uint64_t t, uint64_t max_ns);
 /* Ground truth (ZESIM_GROUND_TRUTH=<file>): JSON lines.               */
 /*   {"type":"config", ...}                                            */
 /*   {"type":"kernel","event":"create"|"destroy","kernel":<id>,...}   */
-/*   {"type":"launch",...}  (exec.c)                                   */
-/*   {"type":"sample",...}  (metrics.c)                                */
+/*   {"type":"launch",...}  (exec_*.c)                                   */
+/*   {"type":"sample",...}  (metrics_*.c)                                */
 /* Schema: test/sim/README.md.                                         */
 /* ------------------------------------------------------------------ */
 SIM_HIDDEN bool sim_gt_enabled(void);
@@ -199,8 +208,8 @@ SIM_HIDDEN void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* ------------------------------------------------------------------ */
 /* Driver, devices, contexts                                           */
 /* ------------------------------------------------------------------ */
-struct sim_metric_dev;  /* metrics.c */
-struct sim_engine;      /* exec.c */
+struct sim_metric_dev;  /* metrics_*.c */
+struct sim_engine;      /* exec_*.c */
 struct sim_run;
 
 typedef struct sim_device {
@@ -215,19 +224,25 @@ typedef struct sim_device {
     uint64_t ns_per_tick_q32;      /* (1e9 << 32) / timestamp_hz */
     uint64_t epoch_ns;             /* host ns at which device ticks are offset_ticks */
 
-    /* exec.c: engines of this device, created lazily. */
+    /* exec_*.c: engines of this device, created lazily. */
     pthread_mutex_t exec_lock;
     struct sim_engine *engines;    /* array [ordinal][index] flattened */
     uint32_t num_engines;
 
-    /* Completed and running kernel executions, oldest first, kept while
-     * a streamer may still need them (exec appends, metrics prunes).
-     * Protected by run_lock. */
+    /* Kernel executions ("runs") for sample generation. Launching threads
+     * only publish: they push onto runs_incoming (lock-free, newest first)
+     * and take recycled runs from runs_free; they never wait for run_lock.
+     * The holder of run_lock (a stream reader generating samples, or a
+     * pruner) moves runs_incoming into its list runs_head..runs_tail and
+     * frees runs no stream needs onto runs_free. */
+    _Atomic(struct sim_run *) runs_incoming;
+    atomic_uint runs_incoming_n;   /* runs on runs_incoming, approximately */
+    _Atomic(struct sim_run *) runs_free;
     pthread_mutex_t run_lock;
     struct sim_run *runs_head, *runs_tail;
     atomic_bool sampling_active;   /* a streamer is open on this device or its root/subs */
 
-    struct sim_metric_dev *metrics; /* metrics.c state, created lazily */
+    struct sim_metric_dev *metrics; /* metrics_*.c state, created lazily */
 } sim_device_t;
 
 typedef struct sim_driver {
@@ -249,7 +264,7 @@ static inline sim_device_t *sim_root(sim_device_t *dev) { return dev->parent ? d
 typedef struct sim_context {
     sim_obj_t obj;
     sim_driver_t *driver;
-    /* metrics.c: activated metric groups per device live in sim_metric_dev. */
+    /* metrics_*.c: activated metric groups per device live in sim_metric_dev. */
 } sim_context_t;
 
 /* Memory allocations (host/device/shared) are real host memory. */
@@ -258,7 +273,7 @@ typedef struct sim_context {
 SIM_HIDDEN bool sim_mem_lookup(const void *ptr, size_t *size, ze_memory_type_t *type, sim_device_t **dev);
 
 /* ------------------------------------------------------------------ */
-/* Modules and kernels (module.c)                                      */
+/* Modules and kernels (module_*.c)                                      */
 /* ------------------------------------------------------------------ */
 
 /* Decoded ISA of one kernel: shared by the kernel and every run that
@@ -275,14 +290,14 @@ typedef struct sim_isa {
     uint32_t *inst_offset;        /* byte offset of each instruction */
     uint8_t *inst_opcode;         /* opcode (byte0 & 0x7f) of each instruction */
     uint8_t *inst_size;           /* 8 (compacted) or 16 */
-    /* metrics.c: sampling profile, built once on first use. */
+    /* metrics_*.c: sampling profile, built once on first use. */
     pthread_once_t profile_once;
     void *profile;
     /* Frees profile when the last reference goes (NULL: free()). */
     void (*profile_free)(void *profile);
 } sim_isa_t;
 SIM_HIDDEN sim_isa_t *sim_isa_ref(sim_isa_t *isa);
-/* Extension functions owned by module.c (zexKernelGetBaseAddress,
+/* Extension functions owned by module_*.c (zexKernelGetBaseAddress,
  * zeIntelKernelGetBinaryExp, ...); NULL if unknown. */
 SIM_HIDDEN void *sim_module_extension(const char *name);
 SIM_HIDDEN void sim_isa_unref(sim_isa_t *isa);
@@ -323,12 +338,12 @@ struct sim_module {
 };
 
 /* ------------------------------------------------------------------ */
-/* Execution (exec.c)                                                  */
+/* Execution (exec_*.c)                                                  */
 /* ------------------------------------------------------------------ */
 
 /* One execution of one kernel launch on one (sub)device. Created by
- * exec.c when the launch's start and end times are known; read by
- * metrics.c to generate samples; freed by sim_runs_prune. */
+ * exec_*.c when the launch's start and end times are known; read by
+ * metrics_*.c to generate samples; freed by sim_runs_prune. */
 typedef struct sim_run {
     struct sim_run *next;
     uint64_t launch_id;           /* global, 1-based, also in ground truth */
@@ -347,8 +362,11 @@ SIM_HIDDEN void sim_exec_progress(sim_device_t *dev, uint64_t now_ns);
 /* Remove runs that ended before t (metrics calls this after generating;
  * exec calls it with t = now when no streamer is open). Takes run_lock. */
 SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
+/* run_lock held: moves the runs launches published since the last call
+ * to the end of dev->runs_head..runs_tail, in publication order. */
+SIM_HIDDEN void sim_runs_collect_locked(sim_device_t *dev);
 
-/* Events: exec.c. The metrics streamer attaches its notification event,
+/* Events: exec_*.c. The metrics streamer attaches its notification event,
  * whose state then comes from sim_metrics_notify_state(). */
 typedef struct sim_event sim_event_t;
 struct sim_streamer;
@@ -356,12 +374,12 @@ SIM_HIDDEN sim_event_t *sim_event_from_handle(ze_event_handle_t h);
 SIM_HIDDEN void sim_event_attach_streamer(sim_event_t *ev, struct sim_streamer *s); /* s = NULL detaches */
 
 /* ------------------------------------------------------------------ */
-/* Metrics (metrics.c)                                                 */
+/* Metrics (metrics_*.c)                                                 */
 /* ------------------------------------------------------------------ */
 /* true when at least notifyEveryNReports records are buffered (generates
  * pending samples first). */
 SIM_HIDDEN bool sim_metrics_notify_state(struct sim_streamer *s);
-/* Extension functions owned by metrics.c (zetIntelDeviceEnableMetricsExp,
+/* Extension functions owned by metrics_*.c (zetIntelDeviceEnableMetricsExp,
  * zetMetricTracer*Exp, zetMetricDecoder*Exp); NULL if unknown. */
 SIM_HIDDEN void *sim_metrics_extension(const char *name);
 /* Called by core.c at the first zeInit after devices exist. */

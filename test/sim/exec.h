@@ -1,0 +1,378 @@
+/*
+ * exec.h — internal interface of the execution files of the simulated
+ * device (exec_*.c): command queues, command lists, fences, event pools,
+ * events, the virtual-time engines, kernel timestamps and the launch
+ * ground truth. Nothing outside exec_*.c includes it; what other areas
+ * use is in sim.h.
+ *
+ * Execution model (see also sim.h and README.md "Execution"):
+ *
+ *  - Every (device, ordinal, index) is an engine that executes its
+ *    commands in FIFO order; different engines run concurrently.
+ *  - A command's virtual start = max(engine free-at time, submit time,
+ *    signal times of its wait events); its end = start + modelled
+ *    duration. Times are host CLOCK_MONOTONIC_RAW nanoseconds.
+ *  - Engines advance lazily: a command whose dependencies are known gets
+ *    its start/end computed at once (possibly in the future). A command
+ *    waiting for an event nobody has signalled yet stays queued and
+ *    blocks its engine (head of line) until the event gets a known signal
+ *    time; every signal is followed by progress of the blocked engines
+ *    (progress_after_signal), so host observers advance engines only when
+ *    one is blocked (progress_if_blocked).
+ *  - Observable state (event status, fences, queue completion) derives
+ *    from these times compared with sim_now_ns(), so the host sees a
+ *    kernel complete only once its virtual end has passed. Host observers
+ *    read event state lock-free (a seqlock), like an application reading
+ *    an event's host-visible memory on Intel's driver.
+ *
+ * Files, one concern each:
+ *   exec_engine.c   durations, devices and engines, command execution,
+ *                   progress, backpressure, host waits
+ *   exec_run.c      kernel runs: placement on Xe-cores, lock-free
+ *                   publication for sample generation, launch ground truth
+ *   exec_event.c    event state, event pools and events
+ *   exec_cmdlist.c  command construction, command lists and appends
+ *   exec_queue.c    command queues and fences
+ *
+ * Locking: engine locks are never nested; the order is
+ *   engine lock -> event lock -> ground-truth lock.
+ * An event's lock only serialises its writers and the engines' reads.
+ * run_lock is taken by sample generation and pruning, never waited for
+ * by a launch. Queue and fence state use their own leaf locks or atomics.
+ * An event's streamer_lock is held only while calling
+ * sim_metrics_notify_state.
+ */
+#ifndef ZESIM_EXEC_H
+#define ZESIM_EXEC_H
+
+#include "sim.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T_NEVER UINT64_MAX
+#define SIM_MAX_PARTS 8          /* per-sub-device timestamp results per event */
+#define ENGINE_MAX_UNSTARTED 4096 /* backpressure: ring-buffer depth per engine */
+#define INLINE_WAITS 4
+#define FILL_PATTERN_MAX 128
+#define POLL_MIN_NS 10000ull      /* polling for events nobody has signalled */
+#define POLL_MAX_NS 1000000ull
+#define SLEEP_CAP_NS 50000000ull  /* re-check at least every 50 ms */
+#define SPIN_NS 100000ull         /* host waits spin (yield) for the last 100 us */
+
+/* ================================================================== */
+/* Objects                                                             */
+/* ================================================================== */
+
+typedef struct sim_event_pool {
+    sim_obj_t obj;
+    sim_context_t *ctx;
+    ze_event_pool_flags_t flags;
+    uint32_t count;
+    sim_device_t *dev;          /* first device given (host-signal timestamps) */
+    atomic_uint refs;           /* the application + one per live event */
+    pthread_mutex_t lock;       /* protects used[] */
+    uint8_t *used;
+} sim_event_pool_t;
+
+/* Timestamps of the command that signalled an event: one part per
+ * (sub)device it ran on. Host ns; converted to ticks at query time. */
+typedef struct ev_parts {
+    uint32_t n;
+    uint64_t start[SIM_MAX_PARTS], end[SIM_MAX_PARTS];
+    sim_device_t *dev[SIM_MAX_PARTS];
+} ev_parts_t;
+
+struct sim_event {
+    sim_obj_t obj;
+    sim_event_pool_t *pool;
+    uint32_t index;
+    bool timestamps;            /* pool has ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP */
+    uint64_t id;                /* global, for ground truth */
+    atomic_uint refs;           /* the application + pending commands + streamer */
+    /* Serialises the writers of the state below (signals, resets) and the
+     * device side's reads (engines deciding whether a wait passes). Host
+     * observers (status, timestamps, waits) never take it: they read the
+     * state lock-free through the seqlock `seq`, as an application reads
+     * an event's host-visible memory on Intel's driver. */
+    pthread_mutex_t lock;
+    atomic_uint seq;            /* odd while a writer updates the state */
+    /* Signalled in [sig_t, reset_t) of host time. T_NEVER = not known. */
+    _Atomic uint64_t sig_t, reset_t;
+    _Atomic uint32_t nparts;
+    _Atomic uint64_t pstart[SIM_MAX_PARTS], pend[SIM_MAX_PARTS];
+    _Atomic(sim_device_t *) pdev[SIM_MAX_PARTS];
+    /* Metrics notification event (streamer attached). */
+    pthread_mutex_t streamer_lock;
+    struct sim_streamer *streamer;
+    atomic_bool has_streamer;
+};
+
+/* ------------------------------------------------------------------ */
+/* Commands                                                            */
+/* ------------------------------------------------------------------ */
+typedef enum cmd_type {
+    C_NOP = 0,        /* barrier, wait-on-events, signal-event, ranges barrier */
+    C_KERNEL,
+    C_KERNEL_INDIRECT,
+    C_KERNELS_MULTI,  /* AppendLaunchMultipleKernelsIndirect */
+    C_COPY,
+    C_FILL,
+    C_COPY_REGION,
+    C_RESET,
+    C_QUERY_TS,
+    C_WRITE_TS,
+    C_BATCH_END,      /* end of an ExecuteCommandLists batch */
+} cmd_type_t;
+
+typedef struct kparams {
+    sim_isa_t *isa;
+    uint32_t groups[3];
+    uint32_t gsize[3];
+    uint32_t simd;
+} kparams_t;
+
+typedef struct sim_cmd {
+    uint8_t type;
+    bool owns;                  /* holds references / heap arrays (persisted) */
+    uint32_t nwait;
+    sim_event_t *signal;
+    union {
+        sim_event_t *inl[INLINE_WAITS];
+        sim_event_t **heap;
+    } w;
+    const sim_event_t *const *waits_tmp; /* non-persisted: points at the caller's array */
+    union {
+        struct {
+            kparams_t k;
+            const ze_group_count_t *indirect;
+        } kern;
+        struct {
+            uint32_t max;
+            kparams_t *ks;
+            const uint32_t *count;
+            const ze_group_count_t *args;
+        } multi;
+        struct {
+            void *dst;
+            const void *src;
+            size_t size;
+        } copy;
+        struct {
+            void *dst;
+            size_t size, psize;
+            uint8_t pat[FILL_PATTERN_MAX];
+        } fill;
+        struct {
+            uint8_t *dst;
+            const uint8_t *src;
+            ze_copy_region_t dr, sr;
+            uint32_t dpitch, dslice, spitch, sslice;
+        } region;
+        struct {
+            sim_event_t *ev;
+        } reset;
+        struct {
+            uint32_t n;
+            sim_event_t **evs;
+            uint8_t *dst;
+            size_t *offs;
+        } qts;
+        struct {
+            uint64_t *dst;
+        } wts;
+        struct {
+            struct sim_batch *batch;
+        } bend;
+    } u;
+} sim_cmd_t;
+
+static inline sim_event_t *cmd_wait(const sim_cmd_t *c, uint32_t i) {
+    if (!c->owns) return (sim_event_t *)c->waits_tmp[i];
+    return c->nwait <= INLINE_WAITS ? c->w.inl[i] : c->w.heap[i];
+}
+
+/* Recorded commands of a regular list; shared with executing batches. */
+typedef struct sim_cmdbuf {
+    atomic_uint refs;
+    uint32_t n, cap;
+    sim_cmd_t *cmds;
+} sim_cmdbuf_t;
+
+typedef struct sim_fence sim_fence_t;
+
+typedef struct sim_batch {
+    atomic_uint refs;
+    sim_fence_t *fence;         /* reference held, or NULL */
+    _Atomic uint64_t end_t;     /* completion time once known */
+    uint32_t nbufs;
+    sim_cmdbuf_t *bufs[];
+} sim_batch_t;
+
+typedef struct sim_engine sim_engine_t;
+
+typedef struct sim_cmdlist {
+    sim_obj_t obj;
+    sim_context_t *ctx;
+    sim_device_t *dev;
+    uint32_t ordinal;
+    bool immediate;
+    bool compute;
+    bool synchronous;
+    bool closed;
+    uint64_t id;
+    sim_engine_t *eng;          /* immediate lists */
+    sim_cmdbuf_t *buf;          /* regular lists */
+    atomic_uint refs;           /* the application + queued entries (immediate) */
+    _Atomic uint64_t seq_submitted, seq_done, last_end;
+} sim_cmdlist_t;
+
+/* A queued, not yet scheduled command on an engine. */
+typedef struct sim_entry {
+    struct sim_entry *next;
+    const sim_cmd_t *cmd;       /* recorded command, or &own */
+    sim_cmdlist_t *list;        /* reference held */
+    uint64_t submit_ns;
+    uint64_t seq;               /* immediate lists: sequence number */
+    sim_cmd_t own;
+} sim_entry_t;
+
+typedef struct sim_devstate sim_devstate_t;
+
+/* sim_kernel_cost() result cache entry (see kernel_duration). */
+#define COST_SLOTS 16
+typedef struct cost_slot {
+    uint64_t kernel_id;
+    uint64_t ps, ovh;
+} cost_slot_t;
+
+struct sim_engine {
+    pthread_mutex_t lock;
+    sim_engine_t *all_next;     /* global registry (immutable once pushed) */
+    sim_device_t *dev;
+    sim_devstate_t *ds;
+    uint32_t ordinal, index;
+    uint64_t free_at;           /* end of the last scheduled command */
+    sim_entry_t *head, *tail;
+    atomic_uint npending;
+    sim_entry_t *free_entries;
+    bool blocked;
+    sim_run_t *free_runs;       /* recycled runs for this engine's launches */
+    cost_slot_t cost[COST_SLOTS];
+    /* start times of scheduled commands that had not started yet when
+     * scheduled, FIFO (monotonic): the "ring buffer" for backpressure. */
+    uint32_t ring_head, ring_count;
+    uint64_t ring[ENGINE_MAX_UNSTARTED];
+};
+
+struct sim_devstate {
+    sim_device_t *dev;
+    atomic_uint_fast64_t rot;   /* first_xecore rotation, in Xe-cores allocated */
+    uint32_t nsubs;
+    sim_devstate_t **subs;      /* COMPOSITE root: sub-device states */
+    uint32_t nengines;
+    sim_engine_t engines[];
+};
+
+typedef struct sim_queue {
+    sim_obj_t obj;
+    sim_context_t *ctx;
+    sim_device_t *dev;
+    uint32_t ordinal, index;
+    bool synchronous;
+    sim_engine_t *eng;
+    pthread_mutex_t lock;       /* protects last */
+    sim_batch_t *last;
+} sim_queue_t;
+
+struct sim_fence {
+    sim_obj_t obj;
+    sim_queue_t *queue;
+    atomic_uint refs;
+    _Atomic uint64_t done_t;    /* T_NEVER = not signalled (yet) */
+};
+
+/* ================================================================== */
+/* Globals                                                             */
+/* ================================================================== */
+SIM_HIDDEN extern _Atomic(sim_engine_t *) g_engines;   /* registry of every engine */
+SIM_HIDDEN extern atomic_uint g_blocked;               /* engines blocked (or checking) on events */
+SIM_HIDDEN extern atomic_uint_fast64_t g_signal_epoch; /* bumped on every event signal */
+SIM_HIDDEN extern atomic_uint_fast64_t g_launch_id;
+SIM_HIDDEN extern atomic_uint_fast64_t g_event_id;
+SIM_HIDDEN extern atomic_uint_fast64_t g_cmdlist_id;
+
+static inline uint64_t umax64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t umin64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static inline uint64_t mask_bits(uint32_t bits) { return bits >= 64 ? UINT64_MAX : ((1ull << bits) - 1); }
+
+#define RLX memory_order_relaxed
+
+/* A consistent copy of an event's state (see ev_read). */
+typedef struct ev_state {
+    uint64_t sig_t, reset_t;
+    ev_parts_t parts;
+} ev_state_t;
+
+/* Everything a launch part needs for its run and ground-truth line. */
+typedef struct launch_ctx {
+    sim_engine_t *eng;
+    const sim_cmdlist_t *list;
+    bool immediate;
+    uint64_t list_id;
+    uint64_t signal_id;
+    uint64_t now;               /* host time when scheduled */
+} launch_ctx_t;
+
+/* Waits (progressing the engines) until the completion time reported by
+ * probe is known and has passed, or the timeout expires. */
+typedef uint64_t (*probe_fn)(void *arg, uint64_t now);
+
+/* ================================================================== */
+/* Functions shared by the exec_*.c files                              */
+/* ================================================================== */
+/* exec_cmdlist.c */
+SIM_HIDDEN void cmd_release(sim_cmd_t *c);
+SIM_HIDDEN void cmdbuf_unref(sim_cmdbuf_t *b);
+SIM_HIDDEN void cmdlist_unref(sim_cmdlist_t *l);
+SIM_HIDDEN ze_result_t check_queue_desc(const ze_command_queue_desc_t *d);
+
+/* exec_engine.c */
+SIM_HIDDEN bool engine_progress_locked(sim_engine_t *eng, uint64_t now);
+SIM_HIDDEN bool group_is_compute(uint32_t ordinal);
+SIM_HIDDEN bool progress_if_blocked(void);
+SIM_HIDDEN sim_engine_t *engine_get(sim_device_t *dev, uint32_t ordinal, uint32_t index);
+SIM_HIDDEN sim_entry_t *entry_alloc_locked(sim_engine_t *eng);
+SIM_HIDDEN uint64_t backpressure_locked(sim_engine_t *eng);
+SIM_HIDDEN uint64_t cmd_ready_time(const sim_cmd_t *c, uint64_t x);
+SIM_HIDDEN uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, const sim_cmdlist_t *list, bool immediate, uint64_t now);
+SIM_HIDDEN uint64_t kernel_duration(cost_slot_t *cache, const sim_isa_t *isa, uint64_t items);
+SIM_HIDDEN uint64_t schedule_locked(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, const sim_cmdlist_t *list, bool immediate, uint64_t now);
+SIM_HIDDEN void batch_unref(sim_batch_t *b);
+SIM_HIDDEN void enqueue_locked(sim_engine_t *eng, sim_entry_t *e);
+SIM_HIDDEN void progress_after_signal(uint64_t epoch_before);
+SIM_HIDDEN void progress_all(void);
+SIM_HIDDEN ze_result_t check_ordinal_index(uint32_t ordinal, uint32_t index);
+SIM_HIDDEN ze_result_t wait_for(probe_fn probe, void *arg, uint64_t timeout);
+
+/* exec_event.c */
+SIM_HIDDEN bool ev_state_signalled_at(const ev_state_t *st, uint64_t t);
+SIM_HIDDEN uint64_t event_wait_time(sim_event_t *ev, uint64_t x);
+SIM_HIDDEN void ev_read(sim_event_t *ev, ev_state_t *st, bool parts);
+SIM_HIDDEN void event_ref(sim_event_t *ev);
+SIM_HIDDEN void event_reset_at(sim_event_t *ev, uint64_t t);
+SIM_HIDDEN void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host);
+SIM_HIDDEN void event_unref(sim_event_t *ev);
+SIM_HIDDEN void write_kernel_timestamp(const ev_parts_t *p, ze_kernel_timestamp_result_t *out);
+
+/* exec_queue.c */
+SIM_HIDDEN void fence_unref(sim_fence_t *f);
+
+/* exec_run.c */
+SIM_HIDDEN uint64_t exec_launch(const launch_ctx_t *lc, const kparams_t *k, uint64_t t, ev_parts_t *parts);
+
+#endif

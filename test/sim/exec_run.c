@@ -1,0 +1,192 @@
+/*
+ * exec_run.c — kernel runs: where a launch runs (Xe-cores of each
+ * (sub)device), the run records that sample generation (metrics) reads,
+ * published lock-free by the launching thread, and the "launch" lines of
+ * the ground truth.
+ */
+#include "exec.h"
+
+atomic_uint_fast64_t g_launch_id;
+
+/* ================================================================== */
+/* Runs                                                                */
+/* ================================================================== */
+
+static bool sampling_active(const sim_device_t *dev) {
+    if (atomic_load_explicit(&dev->sampling_active, memory_order_relaxed)) return true;
+    if (dev->parent && atomic_load_explicit(&dev->parent->sampling_active, memory_order_relaxed)) return true;
+    for (uint32_t i = 0; i < dev->num_subdevices && dev->subdevices; i++)
+        if (atomic_load_explicit(&dev->subdevices[i]->sampling_active, memory_order_relaxed)) return true;
+    return false;
+}
+
+/* Publication of runs. The launching thread (engine lock held) pushes a
+ * run onto dev->runs_incoming with one CAS and takes recycled runs from
+ * its engine's cache, refilled by taking all of dev->runs_free at once
+ * (no ABA: nothing is ever popped singly from a shared list). It never
+ * waits for run_lock, which only sample generation and pruning hold: on
+ * Intel's hardware the EU stall unit samples on its own, and nothing the
+ * sampler does slows the launching thread. */
+
+#define RUNS_PRUNE_BACKLOG 256 /* launching threads try to prune beyond this */
+
+static void run_push(_Atomic(sim_run_t *) *list, sim_run_t *first, sim_run_t *last) {
+    sim_run_t *h = atomic_load_explicit(list, memory_order_relaxed);
+    do {
+        last->next = h;
+    } while (!atomic_compare_exchange_weak_explicit(list, &h, first, memory_order_release, memory_order_relaxed));
+}
+
+void sim_runs_collect_locked(sim_device_t *dev) {
+    sim_run_t *r = atomic_exchange_explicit(&dev->runs_incoming, NULL, memory_order_acquire);
+    if (r == NULL) return;
+    /* Newest first: reverse into publication order. */
+    sim_run_t *rev = NULL, *last = r;
+    uint32_t n = 0;
+    while (r) {
+        sim_run_t *next = r->next;
+        r->next = rev;
+        rev = r;
+        r = next;
+        n++;
+    }
+    atomic_fetch_sub_explicit(&dev->runs_incoming_n, n, memory_order_relaxed);
+    if (dev->runs_tail) dev->runs_tail->next = rev;
+    else dev->runs_head = rev;
+    dev->runs_tail = last;
+}
+
+/* run_lock held. Removes runs with end <= before onto dev->runs_free. */
+static void prune_locked(sim_device_t *dev, uint64_t before) {
+    sim_run_t **pp = &dev->runs_head, *prev = NULL, *ffirst = NULL, *flast = NULL;
+    while (*pp) {
+        sim_run_t *r = *pp;
+        if (r->end_ns <= before) {
+            *pp = r->next;
+            sim_isa_unref(r->isa);
+            r->isa = NULL;
+            r->next = ffirst;
+            ffirst = r;
+            if (flast == NULL) flast = r;
+        } else {
+            prev = r;
+            pp = &r->next;
+        }
+    }
+    dev->runs_tail = prev;
+    if (ffirst) run_push(&dev->runs_free, ffirst, flast);
+}
+
+void sim_runs_prune(sim_device_t *dev, uint64_t before_ns) {
+    if (dev == NULL) return;
+    pthread_mutex_lock(&dev->run_lock);
+    sim_runs_collect_locked(dev);
+    prune_locked(dev, before_ns);
+    pthread_mutex_unlock(&dev->run_lock);
+}
+
+/* eng->lock held: a run for a launch of eng, recycled if possible. */
+static sim_run_t *run_alloc(sim_engine_t *eng, sim_device_t *dev) {
+    sim_run_t *r = eng->free_runs;
+    if (r == NULL) r = atomic_exchange_explicit(&dev->runs_free, NULL, memory_order_acquire);
+    if (r) {
+        eng->free_runs = r->next;
+        return r;
+    }
+    return malloc(sizeof(*r));
+}
+
+
+static uint32_t div_up32(uint64_t a, uint64_t b) {
+    uint64_t r = b ? (a + b - 1) / b : a;
+    return r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+}
+
+/* One part of a launch on one (sub)device: run + ground truth. */
+static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, const kparams_t *k,
+                        uint64_t groups, uint64_t launch_id, uint64_t start, uint64_t end) {
+    sim_device_t *dev = ds->dev;
+    uint64_t gitems = (uint64_t)k->gsize[0] * k->gsize[1] * k->gsize[2];
+    uint32_t simd = k->simd ? k->simd : 16;
+    uint64_t threads = groups * (uint64_t)div_up32(gitems, simd);
+    uint64_t cap = (uint64_t)sim_cfg.eus_per_xecore * sim_cfg.threads_per_eu;
+    uint32_t num = div_up32(threads, cap ? cap : 1);
+    uint32_t xec = dev->xecores ? dev->xecores : 1;
+    if (num < 1) num = 1;
+    if (num > xec) num = xec;
+    bool keep = end > lc->now || sampling_active(dev);
+    bool gt = sim_gt_enabled();
+    /* Rotates on every launch, kept or not, so placement depends only on
+     * the launch sequence. */
+    uint32_t first = (uint32_t)(atomic_fetch_add_explicit(&ds->rot, num, memory_order_relaxed) % xec);
+    sim_run_t *r = keep ? run_alloc(lc->eng, dev) : NULL;
+    if (r) {
+        r->launch_id = launch_id;
+        r->device = dev;
+        r->isa = sim_isa_ref(k->isa);
+        r->start_ns = start;
+        r->end_ns = end;
+        r->first_xecore = first;
+        r->num_xecores = num;
+        r->seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id);
+        run_push(&dev->runs_incoming, r, r);
+        /* Without a stream nobody collects: bound the backlog, but only if
+         * run_lock is free (a reader holding it prunes anyway). */
+        if (atomic_fetch_add_explicit(&dev->runs_incoming_n, 1, memory_order_relaxed) >= RUNS_PRUNE_BACKLOG &&
+            !sampling_active(dev) && pthread_mutex_trylock(&dev->run_lock) == 0) {
+            sim_runs_collect_locked(dev);
+            prune_locked(dev, lc->now);
+            pthread_mutex_unlock(&dev->run_lock);
+        }
+    }
+    if (gt) {
+        char name[512];
+        sim_device_t *root = sim_root(dev);
+        sim_gt_printf("{\"type\":\"launch\",\"launch\":%" PRIu64 ",\"kernel\":%" PRIu64 ",\"name\":\"%s\","
+                      "\"base\":%" PRIu64 ",\"device\":%u,\"subdevice\":%d,\"engine\":\"%u.%u\","
+                      "\"cmdlist\":%" PRIu64 ",\"immediate\":%s,\"groups\":[%u,%u,%u],\"group_size\":[%u,%u,%u],"
+                      "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"start_ticks\":%" PRIu64
+                      ",\"end_ticks\":%" PRIu64 ",\"xecores\":[%u,%u],\"signal_event\":%" PRIu64 "}",
+                      launch_id, k->isa->kernel_id, sim_json_str(k->isa->kernel_name, name, sizeof(name)),
+                      k->isa->gpu_va, root->index, sub, lc->eng->ordinal, lc->eng->index, lc->list_id,
+                      lc->immediate ? "true" : "false", k->groups[0], k->groups[1], k->groups[2], k->gsize[0],
+                      k->gsize[1], k->gsize[2], start, end, sim_dev_ticks(dev, start), sim_dev_ticks(dev, end),
+                      first, num, lc->signal_id);
+    }
+}
+
+/* Executes one kernel launch starting at t; returns its end and fills
+ * the per-(sub)device timestamp parts. */
+uint64_t exec_launch(const launch_ctx_t *lc, const kparams_t *k, uint64_t t, ev_parts_t *parts) {
+    sim_devstate_t *ds = lc->eng->ds;
+    uint64_t groups = (uint64_t)k->groups[0] * k->groups[1] * k->groups[2];
+    uint64_t gitems = (uint64_t)k->gsize[0] * k->gsize[1] * k->gsize[2];
+    uint64_t launch_id = atomic_fetch_add(&g_launch_id, 1) + 1;
+    uint64_t end = t;
+    parts->n = 0;
+    if (ds->nsubs > 0) {
+        /* Implicit scaling: the groups are split evenly over the tiles. */
+        uint32_t n = ds->nsubs;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t g = groups / n + (i < groups % n ? 1 : 0);
+            uint64_t e = t + kernel_duration(lc->eng->cost, k->isa, g * gitems);
+            launch_part(lc, ds->subs[i], (int)i, k, g, launch_id, t, e);
+            if (parts->n < SIM_MAX_PARTS) {
+                parts->start[parts->n] = t;
+                parts->end[parts->n] = e;
+                parts->dev[parts->n] = ds->subs[i]->dev;
+                parts->n++;
+            }
+            end = umax64(end, e);
+        }
+    } else {
+        end = t + kernel_duration(lc->eng->cost, k->isa, groups * gitems);
+        launch_part(lc, ds, ds->dev->parent ? (int)ds->dev->index : -1, k, groups, launch_id, t, end);
+        parts->n = 1;
+        parts->start[0] = t;
+        parts->end[0] = end;
+        parts->dev[0] = ds->dev;
+    }
+    return end;
+}
+
