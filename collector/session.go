@@ -88,8 +88,9 @@ type Session struct {
 	deviceIDs map[uintptr]uint32 // device handle -> id in the file
 	started   bool
 	reported  map[LayerState]bool
-	out       chan *pb.Record // from application threads (never blocks them)
-	bulk      chan *pb.Record // from zestall's goroutines (launches, stall rows; may wait)
+	out       chan *pb.Record   // from application threads (never blocks them)
+	bulk      chan *pb.Record   // from zestall's goroutines (stall rows; may wait)
+	launches  chan []*pb.Launch // from the harvester, a pass's records at a time (may wait)
 	done      chan struct{}
 	path      string
 	nextMod   uint64
@@ -184,6 +185,29 @@ func (s *Session) emitBlocking(r *pb.Record) {
 		}
 	}()
 	out <- r
+}
+
+// emitLaunches queues one pass of the harvester's Launch records; it may
+// wait for the writer (the harvester's goroutine, never an application
+// thread). After the exit path closed the queue they count as lost.
+func (s *Session) emitLaunches(ls []*pb.Launch) {
+	s.mu.Lock()
+	out := s.launches
+	if s.out == nil {
+		out = nil // closed at exit
+	}
+	s.mu.Unlock()
+	if out == nil {
+		return
+	}
+	defer func() {
+		if recover() != nil {
+			s.mu.Lock()
+			s.lost += uint64(len(ls))
+			s.mu.Unlock()
+		}
+	}()
+	out <- ls
 }
 
 // waitDone waits for done to close, at most d.
@@ -386,11 +410,12 @@ func (s *Session) startLocked() {
 	}
 	s.out = make(chan *pb.Record, 4096)
 	s.bulk = make(chan *pb.Record, 4096)
+	s.launches = make(chan []*pb.Launch, 64)
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
-	go s.writeLoop(s.out, s.bulk, f, w)
+	go s.writeLoop(s.out, s.bulk, s.launches, f, w)
 	if s.src != nil {
-		s.harvest = timing.New(s.src, s.emitBlocking, s.newClock)
+		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
 		if st := s.stall; st != nil {
 			s.harvest.OnLaunch(st.launch)
 		}
@@ -451,9 +476,11 @@ func (s *Session) runningCounters() *pb.Counters {
 // least every FlushInterval, each flush with the running Counters, so a
 // killed run stays readable and has its totals. Records from application
 // threads (in: modules, kernels) go before those of zestall's goroutines
-// (bulk: launches, stall rows) that were queued after them, and a flood of
-// launches never fills their queue. The loop ends when both are closed.
-func (s *Session) writeLoop(in, bulk <-chan *pb.Record, f *os.File, w *stream.Writer) {
+// (launches, bulk: stall rows) that were queued after them, and a flood of
+// launches never fills their queue. Launches queued before a bulk record
+// go before it (the trailer comes last). The loop ends when all three are
+// closed.
+func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.Launch, f *os.File, w *stream.Writer) {
 	defer close(s.done)
 	defer s.guard("the output writer")
 	tick := time.NewTicker(s.cfg.FlushInterval)
@@ -507,16 +534,51 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, f *os.File, w *stream.Wr
 			}
 		}
 	}
-	for in != nil || bulk != nil {
+	writeLaunches := func(ls []*pb.Launch) {
+		for _, l := range ls {
+			if failed {
+				return
+			}
+			if err := w.WriteLaunch(l); err != nil {
+				failed = true
+				fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
+			}
+		}
+	}
+	// launchesFirst writes the launch batches queued so far.
+	launchesFirst := func() {
+		for launches != nil {
+			select {
+			case ls, ok := <-launches:
+				if !ok {
+					launches = nil
+					return
+				}
+				appFirst()
+				writeLaunches(ls)
+			default:
+				return
+			}
+		}
+	}
+	for in != nil || bulk != nil || launches != nil {
 		select {
 		case r, ok := <-in:
 			fromApp(r, ok)
+		case ls, ok := <-launches:
+			if !ok {
+				launches = nil
+				continue
+			}
+			appFirst()
+			writeLaunches(ls)
 		case r, ok := <-bulk:
 			if !ok {
 				bulk = nil
 				continue
 			}
 			appFirst()
+			launchesFirst()
 			write(r)
 		case <-tick.C:
 			appFirst()
@@ -685,10 +747,11 @@ func (s *Session) Shutdown() {
 		}
 		// The trailer must not be dropped: block on the queue here (exit).
 		// It goes last, after the records of zestall's goroutines.
-		out, bulk := s.out, s.bulk
+		out, bulk, launches := s.out, s.bulk, s.launches
 		s.out = nil
 		s.mu.Unlock()
 		close(out)
+		close(launches) // the harvester is done: its last records are queued
 		bulk <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
 		close(bulk)
 		select {

@@ -14,7 +14,7 @@ import (
 func BenchmarkHarvestImmediate(b *testing.B) {
 	const batch = 4096
 	f := newFake()
-	h := New(f, func(*pb.Record) {}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func([]*pb.Launch) {}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)

@@ -196,8 +196,8 @@ type pendingExec struct {
 type Harvester struct {
 	mu       sync.Mutex
 	src      Source
-	emit     func(*pb.Record)
-	clocks   map[uint64]*Clock // device handle
+	emit     func([]*pb.Launch) // a pass's finished records, in order; the callee keeps the slice
+	clocks   map[uint64]*Clock  // device handle
 	lists    map[uint32]*listState
 	queues   map[uint64]uint64
 	pending  map[uint64][]*pendingLaunch // by event
@@ -232,9 +232,10 @@ type Harvester struct {
 	// first (see immLaunch); slab: Launch records not handed out yet.
 	imm  []immLaunch
 	slab []pb.Launch
+	out  []*pb.Launch // finished records of this pass, for emit
 }
 
-func New(src Source, emit func(*pb.Record), newClock func(uint64) *Clock) *Harvester {
+func New(src Source, emit func([]*pb.Launch), newClock func(uint64) *Clock) *Harvester {
 	return &Harvester{
 		src: src, emit: emit, newClock: newClock,
 		clocks: map[uint64]*Clock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
@@ -613,7 +614,7 @@ func (h *Harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 	if h.onLaunch != nil {
 		h.onLaunch(rec)
 	}
-	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: rec}})
+	h.out = append(h.out, rec)
 }
 
 // harvestLocked reads the events of pending launches. Several pending
@@ -851,7 +852,7 @@ func (h *Harvester) finishTimedRec(rec *pb.Launch, c *Clock, ref uint64, ts Kern
 	if h.onLaunch != nil {
 		h.onLaunch(rec)
 	}
-	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: rec}})
+	h.out = append(h.out, rec)
 }
 
 func (h *Harvester) release(p *pendingLaunch) {
@@ -862,11 +863,18 @@ func (h *Harvester) release(p *pendingLaunch) {
 	}
 }
 
-// releaseNow gives the events released in this pass back, in one batch.
+// releaseNow gives the events released in this pass back, in one batch,
+// and hands the pass's records to the writer, in one batch too (one
+// channel operation per pass, not per launch).
 func (h *Harvester) releaseNow() {
 	if len(h.rel) > 0 {
 		h.src.ReleaseEvents(h.rel)
 		h.rel = h.rel[:0]
+	}
+	if len(h.out) > 0 {
+		out := h.out
+		h.out = make([]*pb.Launch, 0, cap(out))
+		h.emit(out)
 	}
 }
 

@@ -92,10 +92,8 @@ type harness struct {
 
 func newHarness() *harness {
 	x := &harness{f: newFake()}
-	x.h = New(x.f, func(r *pb.Record) {
-		if l := r.GetLaunch(); l != nil {
-			x.recs = append(x.recs, l)
-		}
+	x.h = New(x.f, func(ls []*pb.Launch) {
+		x.recs = append(x.recs, ls...)
 	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	x.h.now = func() uint64 { return x.now }
 	return x

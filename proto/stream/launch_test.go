@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -54,5 +55,27 @@ func TestCompactLaunchEncoding(t *testing.T) {
 		if s := proto.Size(&pb.Record{Kind: &pb.Record_Launch{Launch: want}}); s != len(b)-k {
 			t.Errorf("case %d: %d bytes, proto.Size says %d", i, len(b)-k, s)
 		}
+	}
+}
+
+// TestWriteLaunch: WriteLaunch writes what Write writes for the same
+// Launch record.
+func TestWriteLaunch(t *testing.T) {
+	recs := synthLaunchRecords()[:2000]
+	var a, b bytes.Buffer
+	wa, _ := NewWriter(&a, nil)
+	wb, _ := NewWriter(&b, nil)
+	for _, r := range recs {
+		if err := wa.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := wb.WriteLaunch(r.GetLaunch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wa.Close()
+	wb.Close()
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Errorf("WriteLaunch wrote %d bytes, Write %d, not the same", b.Len(), a.Len())
 	}
 }

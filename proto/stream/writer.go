@@ -155,6 +155,25 @@ func (w *Writer) Write(rec *pb.Record) error {
 	return w.append(rec)
 }
 
+// WriteLaunch writes one Launch record (in absolute form, like Write) as a
+// Record of kind launch, without a Record to wrap it: the profiler's
+// launches take this path. It does not keep l.
+func (w *Writer) WriteLaunch(l *pb.Launch) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	if l == nil {
+		return errors.New("zestall stream: nil Launch")
+	}
+	if len(w.buf) >= w.frameSize {
+		w.seal()
+	}
+	return w.writeLaunch(nil, l)
+}
+
 var kindOneof = (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
 
 // hasKind reports whether rec has a kind with a non-nil message.
@@ -172,7 +191,11 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		return errors.New("zestall stream: Launch given in compact form; give absolute times")
 	}
 	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
-	if w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0)) {
+	absolute := w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0))
+	if rec == nil && (absolute || len(l.ProtoReflect().GetUnknown()) != 0) {
+		rec = &pb.Record{Kind: &pb.Record_Launch{Launch: l}} // only the reflective paths need it
+	}
+	if absolute {
 		// Absolute form, for tests, or because the compact form
 		// cannot carry device times of a launch flagged as having none.
 		if err := w.append(rec); err != nil {
@@ -182,7 +205,7 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
-	if len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
+	if rec == nil || len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
 		// The profiler's launches: encoded without reflection.
 		var delay int64
 		var dur uint64
