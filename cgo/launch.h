@@ -10,32 +10,7 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/layers/zel_tracing_api.h>
 
-enum {
-    ZL_SLOT_LAUNCH = 1,   /* a kernel appended to a command list */
-    ZL_SLOT_EXEC = 2,     /* a regular command list executed on a queue */
-    ZL_SLOT_RESET = 3,    /* zeCommandListReset */
-    ZL_SLOT_DESTROY = 4,  /* zeCommandListDestroy */
-    ZL_SLOT_APP_TS = 5,   /* an app timestamp event read on the app thread */
-    ZL_SLOT_APP_GONE = 6, /* an app timestamp event is being destroyed */
-};
-
-enum {
-    ZL_FLAG_OURS = 1,       /* the event is zestall's (swapped in) */
-    ZL_FLAG_APP_EVENT = 2,  /* the event is the app's own timestamp event */
-    ZL_FLAG_IMMEDIATE = 4,  /* immediate command list */
-    ZL_FLAG_NO_EVENT = 8,   /* no timestamp event; see reason */
-    ZL_FLAG_SERIALIZED = 16, /* ran alone (ZESTALL_SERIALIZE=1) */
-    ZL_FLAG_STOPPED = 32,   /* EXEC while collection is stopped: tracked, not recorded */
-    ZL_FLAG_FAILED = 64,    /* EXEC: the submission failed (only its number counts) */
-};
-
-/* Reasons mirror proto NoTimestampReason. */
-enum {
-    ZL_REASON_POOL_EXHAUSTED = 1,
-    ZL_REASON_EVENT_ERROR = 2,
-    ZL_REASON_UNSUPPORTED = 6,
-    ZL_REASON_APPENDED_WHILE_STOPPED = 16,
-};
+#include "abi_timing.h" /* slot kinds, flags, reasons: shared with Go */
 
 typedef struct zl_slot {
     uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */
@@ -76,10 +51,6 @@ typedef struct zl_event_reading {
     uint32_t pad_;
 } zl_event_reading_t;
 void zl_kernel_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
-/* One of zestall's events and its context, for zl_release_events. */
-typedef struct zl_event_ref {
-    uint64_t context, event;
-} zl_event_ref_t;
 void zl_release_events(const zl_event_ref_t *refs, uint32_t n); /* host reset + reuse */
 ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks);
 /* Assigns the kernel id for a new kernel (called in the create epilogue). */

@@ -15,3 +15,6 @@
 // (by reason), or lost before it reached the harvester (by reason).
 // The package builds with CGO_ENABLED=0; tests drive it with a fake Source.
 package timing
+
+// abi_timing.go mirrors cgo/abi_timing.h (see abi_timing_defs.go).
+//go:generate sh genabi.sh

@@ -12,29 +12,8 @@ import (
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
-// SlotKind is the kind of a launch-path slot (mirrors ZL_SLOT_* in
-// cgo/launch.h).
-type SlotKind uint8
-
-const (
-	SlotLaunch  SlotKind = 1 // a kernel appended to a command list
-	SlotExec    SlotKind = 2 // a regular command list executed on a queue
-	SlotReset   SlotKind = 3 // zeCommandListReset
-	SlotDestroy SlotKind = 4 // zeCommandListDestroy
-	SlotAppTS   SlotKind = 5 // an application timestamp event, read on its thread
-	SlotAppGone SlotKind = 6 // an application timestamp event is being destroyed
-)
-
-// Slot flags (mirror ZL_FLAG_*).
-const (
-	SlotFlagOurs      = 1  // the event is zestall's, swapped in
-	SlotFlagAppEvent  = 2  // the event is the application's timestamp event
-	SlotFlagImmediate = 4  // immediate command list
-	SlotFlagNoEvent   = 8  // no timestamp event; Reason says why
-	SlotFlagSerial    = 16 // ran alone (ZESTALL_SERIALIZE=1)
-	SlotFlagStopped   = 32 // an execution while collection is stopped
-	SlotFlagFailed    = 64 // SlotExec: the submission failed (only Seq counts)
-)
+// SlotKind, the Slot* kinds and flags and EventRef are generated from
+// cgo/abi_timing.h (abi_timing.go).
 
 // Slot is one event of the launch path, recorded in C on an application
 // thread and drained by the harvester.
@@ -82,10 +61,6 @@ type EventReading struct {
 	Ready bool  // the event signalled: TS holds its times
 	Err   error // the read failed (an event not signalled yet is no error)
 }
-
-// EventRef names one of zestall's events and its context. Its layout is
-// cgo/launch.h's zl_event_ref_t (package cgo passes slices of it to C).
-type EventRef struct{ Context, Event uint64 }
 
 // Source is the Level-Zero access the harvester needs; package
 // cgo implements it, tests use a fake.
