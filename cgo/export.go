@@ -17,6 +17,7 @@ import (
 
 	"github.com/zestall/zestall/collector"
 	"github.com/zestall/zestall/collector/sampling"
+	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/ze"
 )
 
@@ -26,7 +27,7 @@ import (
 // Level Zero.
 type Handler interface {
 	Devices(devs []collector.Device)
-	Timestamps(src collector.TimestampSource)
+	Timestamps(src timing.Source)
 	Stalls(src sampling.Source)
 	ContextDestroying(context uint64)
 	Status(st collector.LayerState, result ze.Result)

@@ -132,7 +132,11 @@ uint64_t zl_now_ns(void) {
 /* ---- zestall's event pools, per context ------------------------------------ */
 
 #define ZL_POOL_EVENTS 1024
-#define ZL_MAX_POOLS 256 /* 256k events in flight per context at most */
+/* 256k of zestall's events in flight per context at most: each is a
+ * driver object (host memory). Bounded, so memory stays flat however long
+ * the run; beyond it, launches are recorded without times (POOL_EXHAUSTED).
+ * Regular lists hold one event per launch until executed and read. */
+#define ZL_MAX_POOLS 256
 
 struct zl_harvest;
 
@@ -182,9 +186,15 @@ static bool grow_pool(zl_ctxpool_t *p) {
         p->failed = true;
         return false;
     }
-    if (p->cap < p->nfree + ZL_POOL_EVENTS) {
+    /* The free list holds every event of the context's pools at once
+     * when all are back: sized by the events created, not by those free
+     * now (a list sized by nfree dropped returned events once the pools
+     * had grown while events were out: they leaked, and the pools ran dry
+     * with POOL_EXHAUSTED under a sustained launch rate). */
+    uint32_t total = (p->npools + 1) * ZL_POOL_EVENTS;
+    if (p->cap < total) {
         uint32_t cap = p->cap ? p->cap * 2 : ZL_POOL_EVENTS;
-        while (cap < p->nfree + ZL_POOL_EVENTS) cap *= 2;
+        while (cap < total) cap *= 2;
         ze_event_handle_t *f = realloc(p->free, cap * sizeof *f);
         if (f == NULL) {
             zeEventPoolDestroy(pool);
@@ -228,16 +238,38 @@ static void event_put(ze_context_handle_t ctx, ze_event_handle_t ev) {
     pthread_mutex_unlock(&p->lock);
 }
 
-static void zl_release_event_unguarded(uint64_t context, uint64_t event) {
-    ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
-    zeEventHostReset(ev);
-    event_put((ze_context_handle_t)(uintptr_t)context, ev);
+/* Resets n of zestall's events (context, event pairs) and returns them to
+ * their pools: one driver-guard section for the batch and one pool lock per
+ * run of events of the same context, so the application threads taking
+ * events (event_get) meet the harvester on that lock once per batch rather
+ * than once per launch. */
+static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[i].event);
+    for (uint32_t i = 0; i < n;) {
+        zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)refs[i].context, false);
+        uint32_t j = i;
+        if (p == NULL) {
+            while (j < n && refs[j].context == refs[i].context) j++;
+            i = j;
+            continue;
+        }
+        pthread_mutex_lock(&p->lock);
+        for (; j < n && refs[j].context == refs[i].context; j++)
+            if (refs[j].event != 0 && p->nfree < p->cap) p->free[p->nfree++] = (ze_event_handle_t)(uintptr_t)refs[j].event;
+        pthread_mutex_unlock(&p->lock);
+        i = j;
+    }
 }
-ZESTALL_GUARDED_VOID(zl_release_event, (uint64_t context, uint64_t event), (context, event))
+ZESTALL_GUARDED_VOID(zl_release_events, (const zl_event_ref_t *refs, uint32_t n), (refs, n))
 
 /* ---- per-thread rings ------------------------------------------------------- */
 
 #define ZL_RING 32768
+/* Slots kept for everything but launches: a launch is admitted only while
+ * this many remain free, so executions, resets and destroys of regular
+ * lists (one per thousands of launches) are not lost when launches are:
+ * a lost one would leave the harvester's view of the list wrong. */
+#define ZL_RING_RESERVE 1024
 
 typedef struct zl_ring {
     _Atomic uint64_t head; /* written by the owning thread */
@@ -248,7 +280,7 @@ typedef struct zl_ring {
 
 static ZL_TLS zl_ring_t *tl_ring;
 static _Atomic(zl_ring_t *) rings;
-static atomic_uint_fast64_t ring_dropped;
+static atomic_uint_fast64_t ring_dropped, launches_dropped;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static zl_ring_t *my_ring(void) {
@@ -274,56 +306,67 @@ static bool ring_has_room(void) {
     if (r == NULL) return false;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
-    return h - t < ZL_RING;
+    return h - t < ZL_RING - ZL_RING_RESERVE;
 }
 
-static void push(const zl_slot_t *s) {
+/* Publishes s; false (counted in ring_dropped) when the ring is full. */
+static bool push(const zl_slot_t *s) {
     zl_ring_t *r = my_ring();
     if (r == NULL) {
         atomic_fetch_add(&ring_dropped, 1);
-        return;
+        return false;
     }
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
     if (h - t >= ZL_RING) {
         atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
-        return;
+        return false;
     }
     r->slots[h % ZL_RING] = *s;
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    return true;
 }
 
-uint32_t zl_drain(zl_slot_t *dst, uint32_t cap) {
+uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
+    uint64_t oldest = UINT64_MAX;
     pthread_mutex_lock(&drain_lock);
-    for (zl_ring_t *r = atomic_load(&rings); r != NULL && n < cap; r = r->next) {
+    for (zl_ring_t *r = atomic_load(&rings); r != NULL; r = r->next) {
         uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
         while (t < h && n < cap) dst[n++] = r->slots[t++ % ZL_RING];
         atomic_store_explicit(&r->tail, t, memory_order_release);
+        /* A ring's slots are in its thread's order: the first one left
+         * is its oldest (host_ns taken before the append). */
+        if (t < h && r->slots[t % ZL_RING].host_ns < oldest) oldest = r->slots[t % ZL_RING].host_ns;
     }
     pthread_mutex_unlock(&drain_lock);
+    *oldest_left = oldest;
     return n;
 }
 
 uint64_t zl_dropped(void) { return atomic_load(&ring_dropped); }
+uint64_t zl_launches_dropped(void) { return atomic_load(&launches_dropped); }
 
 /* ---- helpers for Go ----------------------------------------------------------- */
 
-static ze_result_t zl_kernel_timestamp_unguarded(uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start,
-                                uint64_t *ctx_end) {
-    ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)event;
-    /* NOT_READY until the event signalled (spec), so one call suffices. */
-    ze_kernel_timestamp_result_t ts;
-    ze_result_t r = zeEventQueryKernelTimestamp(ev, &ts);
-    if (r != ZE_RESULT_SUCCESS) return r;
-    *start = ts.global.kernelStart;
-    *end = ts.global.kernelEnd;
-    *ctx_start = ts.context.kernelStart;
-    *ctx_end = ts.context.kernelEnd;
-    return ZE_RESULT_SUCCESS;
+/* Reads the kernel timestamps of n events into out (one driver-guard
+ * section and one call from Go for the batch). On Intel's driver a read
+ * of a host-visible timestamp event is a read of host memory. */
+static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+    for (uint32_t i = 0; i < n; i++) {
+        ze_kernel_timestamp_result_t ts;
+        /* NOT_READY until the event signalled (spec), so one call suffices. */
+        ze_result_t r = zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)events[i], &ts);
+        out[i].result = (uint32_t)r;
+        if (r != ZE_RESULT_SUCCESS) continue;
+        out[i].start = ts.global.kernelStart;
+        out[i].end = ts.global.kernelEnd;
+        out[i].ctx_start = ts.context.kernelStart;
+        out[i].ctx_end = ts.context.kernelEnd;
+    }
 }
-ZESTALL_GUARDED(ze_result_t, zl_kernel_timestamp, (uint64_t event, uint64_t *start, uint64_t *end, uint64_t *ctx_start, uint64_t *ctx_end), (event, start, end, ctx_start, ctx_end))
+ZESTALL_GUARDED_VOID(zl_kernel_timestamps, (const uint64_t *events, uint32_t n, zl_event_reading_t *out), (events, n, out))
 
 static ze_result_t zl_global_timestamps_unguarded(uint64_t device, uint64_t *host, uint64_t *ticks) {
     return zeDeviceGetGlobalTimestamps((ze_device_handle_t)(uintptr_t)device, host, ticks);
@@ -392,7 +435,7 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     if (!ring_has_room()) {
         /* The harvester is behind: this launch is counted as lost and
          * passes untouched. */
-        atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&launches_dropped, 1, memory_order_relaxed);
         p->flags = 0x80;
         return;
     }
@@ -469,6 +512,7 @@ typedef struct zl_listev {
     ze_command_queue_handle_t last_queue; /* of the previous execution */
     _Atomic uint64_t submits;             /* submissions ever (never reset; see exec_add_harvests) */
     uint32_t nunits, ucap, rr;
+    uint32_t appended;         /* launch slots published since the last reset */
     struct zl_harvest **units; /* grows; never shrinks (the record is kept) */
     ze_event_handle_t *ev;
 } zl_listev_t;
@@ -488,8 +532,7 @@ static zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
 }
 
 /* Returns 1 + the event's index in the list (0: not recorded). */
-static uint32_t listev_add(ze_command_list_handle_t l, ze_event_handle_t ev) {
-    zl_listev_t *x = listev_of(l, true);
+static uint32_t listev_add(zl_listev_t *x, ze_event_handle_t ev) {
     if (x == NULL) return 0;
     if (x->n == x->cap) {
         uint32_t cap = x->cap ? x->cap * 2 : 16;
@@ -508,6 +551,7 @@ static void listev_clear(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
     if (x != NULL) {
         x->n = 0;
+        x->appended = 0;
         x->executed = false;
         x->last_unit = false;
         x->no_units = false;
@@ -824,14 +868,17 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
         s.group_count[1] = groups->groupCountY;
         s.group_count[2] = groups->groupCountZ;
     }
-    if ((p->flags & ZL_FLAG_OURS) && !(p->flags & ZL_FLAG_IMMEDIATE)) s.ev_index = listev_add(list, p->ours);
+    /* A regular list: its launches are counted per execution (a lost
+     * execution slot counts them as lost, see epi_execute). */
+    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) ? NULL : listev_of(list, true);
+    if (x != NULL && (p->flags & ZL_FLAG_OURS)) s.ev_index = listev_add(x, p->ours);
     if (p->ser != NULL) {
         /* Wait before the slot is published: once the harvester sees it,
          * it may read and recycle the event. */
         s.flags |= ZL_FLAG_SERIALIZED;
         serialize_wait((ze_event_handle_t)(uintptr_t)s.event);
     }
-    push(&s);
+    if (push(&s) && x != NULL) x->appended++;
     serialize_end(p);
 }
 
@@ -1132,7 +1179,12 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
         }
         if (tl_exec_ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
         if (stopped) s.flags |= ZL_FLAG_STOPPED;
-        push(&s);
+        if (!push(&s) && !stopped && r == ZE_RESULT_SUCCESS) {
+            /* The execution's launches will never be seen: they are lost,
+             * and counted as such (every launch in one counter). */
+            zl_listev_t *x = listev_of(l, false);
+            if (x != NULL) atomic_fetch_add_explicit(&launches_dropped, x->appended, memory_order_relaxed);
+        }
     }
     exec_serialize_end(*p->phCommandQueue, r == ZE_RESULT_SUCCESS);
 }

@@ -10,28 +10,8 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/layers/zel_tracing_api.h>
 
-#include "abi.h"
-
-enum {
-    ZL_SLOT_LAUNCH = 1,   /* a kernel appended to a command list */
-    ZL_SLOT_EXEC = 2,     /* a regular command list executed on a queue */
-    ZL_SLOT_RESET = 3,    /* zeCommandListReset */
-    ZL_SLOT_DESTROY = 4,  /* zeCommandListDestroy */
-    ZL_SLOT_APP_TS = 5,   /* an app timestamp event read on the app thread */
-    ZL_SLOT_APP_GONE = 6, /* an app timestamp event is being destroyed */
-};
-
-enum {
-    ZL_FLAG_OURS = 1,       /* the event is zestall's (swapped in) */
-    ZL_FLAG_APP_EVENT = 2,  /* the event is the app's own timestamp event */
-    ZL_FLAG_IMMEDIATE = 4,  /* immediate command list */
-    ZL_FLAG_NO_EVENT = 8,   /* no timestamp event; see reason */
-    ZL_FLAG_SERIALIZED = 16, /* ran alone (ZESTALL_SERIALIZE=1) */
-    ZL_FLAG_STOPPED = 32,   /* EXEC while collection is stopped: tracked, not recorded */
-    ZL_FLAG_FAILED = 64,    /* EXEC: the submission failed (only its number counts) */
-};
-
-/* The reasons (ZL_REASON_*) are in abi.h. */
+#include "abi.h"        /* layer states, control ops, stall-off codes, reasons: shared with Go */
+#include "abi_timing.h" /* slot kinds and flags, event references: shared with Go */
 
 typedef struct zl_slot {
     uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */
@@ -58,11 +38,21 @@ typedef struct zl_slot {
 void zl_register(zel_tracer_handle_t tracer);
 
 /* Called from Go (the harvester goroutine). */
-uint32_t zl_drain(zl_slot_t *dst, uint32_t cap);     /* copies pending slots */
-uint64_t zl_dropped(void);                            /* slots lost to full rings */
-ze_result_t zl_kernel_timestamp(uint64_t event, uint64_t *start, uint64_t *end,
-                                uint64_t *ctx_start, uint64_t *ctx_end);
-void zl_release_event(uint64_t context, uint64_t event); /* host reset + reuse */
+/* Copies up to cap pending slots; *oldest_left is the host_ns of the
+ * oldest slot left in the rings (UINT64_MAX: none). */
+uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left);
+uint64_t zl_dropped(void);          /* slots other than launches lost to full rings */
+uint64_t zl_launches_dropped(void); /* launches passed untouched: their ring was full */
+/* One event's reading (zl_kernel_timestamps): result is the ze_result_t of
+ * zeEventQueryKernelTimestamp (NOT_READY until it signalled); the times
+ * are valid on success. */
+typedef struct zl_event_reading {
+    uint64_t start, end, ctx_start, ctx_end;
+    uint32_t result;
+    uint32_t pad_;
+} zl_event_reading_t;
+void zl_kernel_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
+void zl_release_events(const zl_event_ref_t *refs, uint32_t n); /* host reset + reuse */
 ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks);
 /* Assigns the kernel id for a new kernel (called in the create epilogue). */
 uint32_t zl_kernel_created(ze_kernel_handle_t k);

@@ -6,56 +6,67 @@ package cgo
 import "C"
 
 import (
-	"github.com/zestall/zestall/collector"
+	"unsafe"
+
+	"github.com/zestall/zestall/collector/timing"
 )
 
-// source implements collector.TimestampSource over launch.c.
+// source implements timing.Source over launch.c.
 type source struct {
 	raw  []C.zl_slot_t
 	hbuf []C.uint64_t // harvest results, 4 words each
+	rd   []C.zl_event_reading_t
 }
 
-var _ collector.TimestampSource = (*source)(nil)
+var _ timing.Source = (*source)(nil)
 
-func (s *source) Drain(dst []collector.Slot) []collector.Slot {
+// timing.EventRef is passed to C as zl_event_ref_t: same size and field
+// offsets, or this does not compile (a negative array length).
+var (
+	_ [unsafe.Sizeof(timing.EventRef{}) - C.sizeof_zl_event_ref_t]byte
+	_ [C.sizeof_zl_event_ref_t - unsafe.Sizeof(timing.EventRef{})]byte
+	_ [unsafe.Offsetof(timing.EventRef{}.Event) - unsafe.Offsetof(C.zl_event_ref_t{}.event)]byte
+	_ [unsafe.Offsetof(C.zl_event_ref_t{}.event) - unsafe.Offsetof(timing.EventRef{}.Event)]byte
+)
+
+func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 	if s.raw == nil {
-		s.raw = make([]C.zl_slot_t, 4096)
+		s.raw = make([]C.zl_slot_t, timing.DrainBatch)
 	}
-	for {
-		n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw))))
-		for i := 0; i < n; i++ {
-			r := &s.raw[i]
-			dst = append(dst, collector.Slot{
-				Kind:        collector.SlotKind(r.kind),
-				HostNs:      uint64(r.host_ns),
-				List:        uint64(r.list),
-				Event:       uint64(r.event),
-				Device:      uint64(r.device),
-				Context:     uint64(r.context),
-				Queue:       uint64(r.queue),
-				KernelID:    uint32(r.kernel_id),
-				ListID:      uint32(r.list_id),
-				GroupCount:  [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
-				GroupSize:   [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
-				LaunchKind:  uint8(r.launch_kind),
-				Flags:       uint8(r.flags),
-				Reason:      uint8(r.reason),
-				EvIndex:     uint32(r.ev_index),
-				Harvest:     uint64(r.harvest),
-				HarvestPrev: uint64(r.harvest_prev),
-				Seq:         uint64(r.seq),
-			})
-			if r.kind == C.ZL_SLOT_APP_TS {
-				d := &dst[len(dst)-1]
-				d.TS = collector.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
-					ContextStart: uint64(r.context), ContextEnd: uint64(r.queue)}
-				d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
-			}
-		}
-		if n < len(s.raw) {
-			return dst
+	// One batch per call: under a sustained launch rate the rings never
+	// run empty, and the harvester must get to reading and writing.
+	var oldest C.uint64_t
+	n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw)), &oldest))
+	for i := 0; i < n; i++ {
+		r := &s.raw[i]
+		dst = append(dst, timing.Slot{
+			Kind:        timing.SlotKind(r.kind),
+			HostNs:      uint64(r.host_ns),
+			List:        uint64(r.list),
+			Event:       uint64(r.event),
+			Device:      uint64(r.device),
+			Context:     uint64(r.context),
+			Queue:       uint64(r.queue),
+			KernelID:    uint32(r.kernel_id),
+			ListID:      uint32(r.list_id),
+			GroupCount:  [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
+			GroupSize:   [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
+			LaunchKind:  uint8(r.launch_kind),
+			Flags:       uint8(r.flags),
+			Reason:      uint8(r.reason),
+			EvIndex:     uint32(r.ev_index),
+			Harvest:     uint64(r.harvest),
+			HarvestPrev: uint64(r.harvest_prev),
+			Seq:         uint64(r.seq),
+		})
+		if r.kind == C.ZL_SLOT_APP_TS {
+			d := &dst[len(dst)-1]
+			d.TS = timing.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
+				ContextStart: uint64(r.context), ContextEnd: uint64(r.queue)}
+			d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
 		}
 	}
+	return dst, uint64(oldest)
 }
 
 func (s *source) Enable(on bool) {
@@ -82,24 +93,38 @@ func (s *source) WakeOnSync(on bool) {
 	C.zl_set_sync_wake(v)
 }
 
-func (s *source) Dropped() uint64 { return uint64(C.zl_dropped()) }
+func (s *source) Dropped() (launches, slots uint64) {
+	return uint64(C.zl_launches_dropped()), uint64(C.zl_dropped())
+}
 
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 
-func (s *source) KernelTimestamp(event uint64) (collector.KernelTimestamp, bool, error) {
-	var st, en, cs, ce C.uint64_t
-	r := C.zl_kernel_timestamp(C.uint64_t(event), &st, &en, &cs, &ce)
-	switch r {
-	case C.ZE_RESULT_SUCCESS:
-		return collector.KernelTimestamp{Start: uint64(st), End: uint64(en), ContextStart: uint64(cs), ContextEnd: uint64(ce)}, true, nil
-	case C.ZE_RESULT_NOT_READY:
-		return collector.KernelTimestamp{}, false, nil
-	default:
-		return collector.KernelTimestamp{}, false, Result(r)
+func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []timing.EventReading {
+	if len(events) == 0 {
+		return dst
 	}
+	if cap(s.rd) < len(events) {
+		s.rd = make([]C.zl_event_reading_t, len(events))
+	}
+	rd := s.rd[:len(events)]
+	// events holds no Go pointers: C may read it for the call's duration.
+	C.zl_kernel_timestamps((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)), &rd[0])
+	for i := range rd {
+		r := &rd[i]
+		switch r.result {
+		case C.ZE_RESULT_SUCCESS:
+			dst = append(dst, timing.EventReading{Ready: true, TS: timing.KernelTimestamp{
+				Start: uint64(r.start), End: uint64(r.end), ContextStart: uint64(r.ctx_start), ContextEnd: uint64(r.ctx_end)}})
+		case C.ZE_RESULT_NOT_READY:
+			dst = append(dst, timing.EventReading{})
+		default:
+			dst = append(dst, timing.EventReading{Err: Result(r.result)})
+		}
+	}
+	return dst
 }
 
-func (s *source) HarvestResults(unit uint64, dst []collector.KernelTimestamp) ([]collector.KernelTimestamp, bool, error) {
+func (s *source) HarvestResults(unit uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
 	if cap(s.hbuf) == 0 {
 		s.hbuf = make([]C.uint64_t, 4*64)
 	}
@@ -119,7 +144,7 @@ func (s *source) HarvestResults(unit uint64, dst []collector.KernelTimestamp) ([
 		}
 		for i := 0; i < int(n); i++ {
 			w := s.hbuf[4*i : 4*i+4]
-			dst = append(dst, collector.KernelTimestamp{Start: uint64(w[0]), End: uint64(w[1]),
+			dst = append(dst, timing.KernelTimestamp{Start: uint64(w[0]), End: uint64(w[1]),
 				ContextStart: uint64(w[2]), ContextEnd: uint64(w[3])})
 		}
 		return dst, true, nil
@@ -130,8 +155,12 @@ func (s *source) HarvestRelease(unit uint64) { C.zl_harvest_release(C.uint64_t(u
 
 func (s *source) ListSubmits(list uint64) uint64 { return uint64(C.zl_list_submits(C.uint64_t(list))) }
 
-func (s *source) ReleaseEvent(context, event uint64) {
-	C.zl_release_event(C.uint64_t(context), C.uint64_t(event))
+func (s *source) ReleaseEvents(refs []timing.EventRef) {
+	if len(refs) == 0 {
+		return
+	}
+	// timing.EventRef has zl_event_ref_t's layout (TestEventRefLayout).
+	C.zl_release_events((*C.zl_event_ref_t)(unsafe.Pointer(&refs[0])), C.uint32_t(len(refs)))
 }
 
 func (s *source) GlobalTimestamps(device uint64) (uint64, uint64, error) {

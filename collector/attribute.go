@@ -243,6 +243,10 @@ type atKernel struct {
 	unsorted bool
 	maxDur   uint64
 	untimed  []atUntimed
+	// A launch of LaunchNeverTimed appended at neverTimedFrom, the
+	// earliest such.
+	neverTimed     bool
+	neverTimedFrom uint64
 
 	// KERNEL rows held, one per offset: offsets, row-major counters, and
 	// the row of each offset.
@@ -384,6 +388,26 @@ func (a *Attributor) LaunchUntimed(launchID, kernelID uint64, appendNs uint64) {
 	}
 	k.untimed = append(k.untimed, atUntimed{launchID, appendNs, math.MaxUint64})
 	a.churn++
+}
+
+// LaunchNeverTimed reports a launch that will never get device times nor
+// an end bound (UntimedEndedBy is never called for it), appended at
+// appendNs: from then on, as with LaunchUntimed, the kernel's samples stay
+// at kernel level. Only the earliest such launch of a kernel matters, so
+// one time per kernel is kept, not one entry per launch: memory does not
+// grow with the number of untimed launches of a long run.
+func (a *Attributor) LaunchNeverTimed(launchID, kernelID uint64, appendNs uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tot.LaunchesUntimed++
+	k := a.kernels[kernelID]
+	if k == nil {
+		a.tot.LaunchesUnknownKernel++
+		return
+	}
+	if !k.neverTimed || appendNs < k.neverTimedFrom {
+		k.neverTimed, k.neverTimedFrom = true, appendNs
+	}
 }
 
 // UntimedEndedBy bounds an untimed launch: it had certainly finished by
@@ -964,6 +988,9 @@ func (k *atKernel) hasTimedIn(lo, end uint64) bool {
 // overlap (lo, end]. It returns nil when an untimed launch of k could
 // overlap the window (attribution must stay at kernel level).
 func (k *atKernel) candidates(dst []uint64, lo, end uint64) []uint64 {
+	if k.neverTimed && k.neverTimedFrom <= end {
+		return nil
+	}
 	for _, u := range k.untimed {
 		if u.appendNs <= end && u.endedBy > lo {
 			return nil

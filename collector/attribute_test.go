@@ -247,6 +247,24 @@ func TestAttributor(t *testing.T) {
 		}, want: []string{
 			"K k1 w0-0 +0x10 [1 2]",
 		}},
+		{name: "never-timed launch gives kernel level", run: func(a *Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			a.LaunchNeverTimed(9, 1, 50)
+			a.LaunchTimed(10, 1, 100, 150)
+			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			"K k1 w0-0 +0x10 [1 2]",
+		}},
+		{name: "never-timed launch appended after the window", run: func(a *Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			a.LaunchNeverTimed(12, 1, 250)
+			a.LaunchTimed(10, 1, 100, 150)
+			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			"L k1 l10 w90-200 +0x10 [1 2]",
+		}},
 		{name: "untimed launch known to have ended", run: func(a *Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchUntimed(9, 1, 50)
@@ -1067,5 +1085,26 @@ func TestAttributorPrune(t *testing.T) {
 	t.Logf("%d kernels and %d launches in the run; %d kernels and %d launches held at the end", len(sc.kernels), len(sc.launches), nk, nl)
 	if nk > 300 || nl > 1000 {
 		t.Errorf("holding %d kernels and %d launches", nk, nl)
+	}
+}
+
+// TestAttributorNeverTimedBounded: a long run's untimed launches (the
+// harvester's: never bounded) are held as one time per kernel, not one
+// entry per launch (issue 14: memory bounded by what is live).
+func TestAttributorNeverTimedBounded(t *testing.T) {
+	a := NewAttributor(1, nil, 2)
+	a.KernelCreated(1, baseA, 0x100, 10)
+	for i := uint64(0); i < 100000; i++ {
+		a.LaunchNeverTimed(100+i, 1, 1000+i)
+	}
+	a.mu.Lock()
+	k := a.kernels[1]
+	held, from := len(k.untimed), k.neverTimedFrom
+	a.mu.Unlock()
+	if held != 0 || from != 1000 {
+		t.Errorf("holding %d untimed entries, earliest %d; want 0 and 1000", held, from)
+	}
+	if tot := a.Totals(); tot.LaunchesUntimed != 100000 {
+		t.Errorf("LaunchesUntimed %d, want 100000", tot.LaunchesUntimed)
 	}
 }

@@ -341,7 +341,7 @@ func (s *Session) pollNow(t uint64, wait bool) bool {
 	if !waitDone(ack, d) {
 		return false
 	}
-	return h.settledBefore(t)
+	return h.SettledBefore(t)
 }
 
 // stopControl ends the timers and the signal poller at exit and writes

@@ -34,4 +34,17 @@ func (s *Session) stopProfile() {
 		s.profile.Close()
 		s.profile = nil
 	}
+	// ZESTALL_MEMPROFILE: the live heap at exit (before the final
+	// harvest's garbage is collected), for the memory benchmarks.
+	if path := s.getenv("ZESTALL_MEMPROFILE"); path != "" {
+		f, err := os.OpenFile(config.ExpandOutput(path, os.Getpid(), config.Hostname(), config.ReadIdentity(s.getenv)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(s.stderr, "zestall: ZESTALL_MEMPROFILE: %v; no profile\n", err)
+			return
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			fmt.Fprintf(s.stderr, "zestall: ZESTALL_MEMPROFILE: %v\n", err)
+		}
+	}
 }

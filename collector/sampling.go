@@ -59,7 +59,7 @@ func (s *Session) stallHeader(devs []*pb.Device) {
 // s.mu, at start, after the harvester).
 func (s *Session) runStalls(st *sampling.Reader) {
 	if h := s.harvest; h != nil {
-		st.SetTiming(sampling.Timing{SettledBefore: h.settledBefore, PendingBefore: h.pendingBefore})
+		st.SetTiming(sampling.Timing{SettledBefore: h.SettledBefore, PendingBefore: h.PendingBefore})
 	}
 	go st.Run()
 }

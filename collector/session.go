@@ -16,6 +16,7 @@ import (
 	"github.com/zestall/zestall/abi"
 	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/collector/sampling"
+	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -100,7 +101,9 @@ type Session struct {
 	deviceIDs map[uintptr]uint32 // device handle -> id in the file
 	started   bool
 	reported  map[LayerState]bool
-	out       chan *pb.Record
+	out       chan *pb.Record   // from application threads (never blocks them)
+	bulk      chan *pb.Record   // from zestall's goroutines (stall rows; may wait)
+	launches  chan []*pb.Launch // from the harvester, a pass's records at a time (may wait)
 	done      chan struct{}
 	path      string
 	nextMod   uint64
@@ -117,8 +120,8 @@ type Session struct {
 	stallSrc sampling.Source
 	sampler  *sampling.Reader // every root device's stream, for the header
 	stall    *sampling.Reader // nil unless some streamer is open
-	src      TimestampSource
-	harvest  *harvester
+	src      timing.Source
+	harvest  *timing.Harvester
 	stopPoll chan struct{}
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
@@ -155,7 +158,7 @@ func (s *Session) SerializedRead() {
 }
 
 // Timestamps attaches the launch path's source (before Status(StateActive)).
-func (s *Session) Timestamps(src TimestampSource) {
+func (s *Session) Timestamps(src timing.Source) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.src = src
@@ -169,7 +172,7 @@ func (s *Session) ContextDestroying(ctx uint64) {
 	h := s.harvest
 	s.mu.Unlock()
 	if h != nil {
-		h.contextDestroying(ctx)
+		h.ContextDestroying(ctx)
 	}
 }
 
@@ -179,7 +182,10 @@ func (s *Session) ContextDestroying(ctx uint64) {
 // is counted as lost instead.
 func (s *Session) emitBlocking(r *pb.Record) {
 	s.mu.Lock()
-	out := s.out
+	out := s.bulk
+	if s.out == nil {
+		out = nil // closed at exit
+	}
 	s.mu.Unlock()
 	if out == nil {
 		return
@@ -192,6 +198,29 @@ func (s *Session) emitBlocking(r *pb.Record) {
 		}
 	}()
 	out <- r
+}
+
+// emitLaunches queues one pass of the harvester's Launch records; it may
+// wait for the writer (the harvester's goroutine, never an application
+// thread). After the exit path closed the queue they count as lost.
+func (s *Session) emitLaunches(ls []*pb.Launch) {
+	s.mu.Lock()
+	out := s.launches
+	if s.out == nil {
+		out = nil // closed at exit
+	}
+	s.mu.Unlock()
+	if out == nil {
+		return
+	}
+	defer func() {
+		if recover() != nil {
+			s.mu.Lock()
+			s.lost += uint64(len(ls))
+			s.mu.Unlock()
+		}
+	}()
+	out <- ls
 }
 
 // waitDone waits for done to close, at most d.
@@ -213,30 +242,26 @@ func (s *Session) guard(where string) {
 }
 
 // newClock describes a device for timestamp conversion.
-func (s *Session) newClock(dev uint64) *devClock {
+func (s *Session) newClock(dev uint64) *timing.Clock {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, d := range s.devices {
-		if uint64(d.Handle) == dev && d.TimerHz > 0 && d.KernelTimestampBits > 0 && d.KernelTimestampBits <= 64 {
-			mask := ^uint64(0)
-			if d.KernelTimestampBits < 64 {
-				mask = 1<<d.KernelTimestampBits - 1
-			}
-			return &devClock{id: uint32(i + 1), hz: d.TimerHz, kernelMask: mask}
+		if uint64(d.Handle) == dev {
+			return timing.NewClock(uint32(i+1), d.TimerHz, d.KernelTimestampBits)
 		}
 	}
 	return nil
 }
 
 // pollLoop harvests launch timestamps until stopped.
-func (s *Session) pollLoop(h *harvester, stop <-chan struct{}, done chan<- struct{}) {
+func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	defer s.guard("the launch harvester")
 	t := time.NewTimer(time.Millisecond)
 	defer t.Stop()
 	var acks []chan struct{}
 	for {
-		drained, pending := h.poll()
+		drained, pending := h.Poll()
 		for _, a := range acks {
 			close(a)
 		}
@@ -283,7 +308,7 @@ func NewSession(getenv func(string) string, stderr io.Writer, opts ...Option) *S
 	s := &Session{
 		getenv:    getenv,
 		stderr:    stderr,
-		now:       monotonicRawNs,
+		now:       timing.HostNs,
 		create:    stream.CreateExclusive,
 		reported:  map[LayerState]bool{},
 		modules:   map[uintptr]uint64{},
@@ -433,13 +458,15 @@ func (s *Session) startLocked() {
 	}
 	hdr.RankVariable, hdr.JobId, hdr.ZeAffinityMask = id.RankVar, id.JobID, s.getenv("ZE_AFFINITY_MASK")
 	s.out = make(chan *pb.Record, 4096)
+	s.bulk = make(chan *pb.Record, 4096)
+	s.launches = make(chan []*pb.Launch, 64)
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
-	go s.writeLoop(s.out, f, w)
+	go s.writeLoop(s.out, s.bulk, s.launches, f, w)
 	if s.src != nil {
-		s.harvest = newHarvester(s.src, s.emitBlocking, s.newClock)
+		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
 		if st := s.stall; st != nil {
-			s.harvest.onLaunch = st.Launch
+			s.harvest.OnLaunch(st.Launch)
 		}
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
@@ -471,9 +498,41 @@ func (s *Session) emitLocked(r *pb.Record) {
 	}
 }
 
+// runningCounters are the totals so far, written with every flush so that
+// a killed run's file has them up to its last flush. Never waits for the
+// harvester or the stall reader (they may be waiting for the writer).
+func (s *Session) runningCounters() *pb.Counters {
+	s.mu.Lock()
+	h, st, lost, noID := s.harvest, s.stall, s.lost, s.noID
+	s.mu.Unlock()
+	c := &pb.Counters{HostNs: s.now()}
+	if cs := s.ctlSrc; cs != nil {
+		c.LaunchesWhileStopped = cs.LaunchesWhileStopped()
+	}
+	if h != nil {
+		h.Counters(c)
+	}
+	if st != nil {
+		st.Counters(c)
+	}
+	if noID > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossKernelNoID, Count: noID})
+	}
+	if lost > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossQueueFull, Count: lost})
+	}
+	return c
+}
+
 // writeLoop owns the writer: it appends queued records and flushes at
-// least every FlushInterval, so a killed run stays readable.
-func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) {
+// least every FlushInterval, each flush with the running Counters, so a
+// killed run stays readable and has its totals. Records from application
+// threads (in: modules, kernels) go before those of zestall's goroutines
+// (launches, bulk: stall rows) that were queued after them, and a flood of
+// launches never fills their queue. Launches queued before a bulk record
+// go before it (the trailer comes last). The loop ends when all three are
+// closed.
+func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.Launch, f *os.File, w *stream.Writer) {
 	defer close(s.done)
 	defer s.guard("the output writer")
 	tick := time.NewTicker(s.cfg.FlushInterval)
@@ -497,32 +556,95 @@ func (s *Session) writeLoop(in <-chan *pb.Record, f *os.File, w *stream.Writer) 
 			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
 		}
 	}
-	for {
-		select {
-		case r, ok := <-in:
-			if !ok {
-				flush()
-				if err := w.Close(); err != nil && !failed {
-					fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
-				}
-				f.Close()
+	// fromApp handles a record of in; false once in is closed.
+	fromApp := func(r *pb.Record, ok bool) bool {
+		if !ok {
+			in = nil
+			return false
+		}
+		if r == flushMarker {
+			flush()
+			return true
+		}
+		write(r)
+		if first {
+			// The header reaches the file at once: a run killed
+			// before the first tick still leaves a readable file.
+			first = false
+			flush()
+		}
+		return true
+	}
+	// appFirst writes what application threads queued so far.
+	appFirst := func() {
+		for in != nil {
+			select {
+			case r, ok := <-in:
+				fromApp(r, ok)
+			default:
 				return
 			}
-			if r == flushMarker {
-				flush()
+		}
+	}
+	writeLaunches := func(ls []*pb.Launch) {
+		for _, l := range ls {
+			if failed {
+				return
+			}
+			if err := w.WriteLaunch(l); err != nil {
+				failed = true
+				fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
+			}
+		}
+	}
+	// launchesFirst writes the launch batches queued so far.
+	launchesFirst := func() {
+		for launches != nil {
+			select {
+			case ls, ok := <-launches:
+				if !ok {
+					launches = nil
+					return
+				}
+				appFirst()
+				writeLaunches(ls)
+			default:
+				return
+			}
+		}
+	}
+	for in != nil || bulk != nil || launches != nil {
+		select {
+		case r, ok := <-in:
+			fromApp(r, ok)
+		case ls, ok := <-launches:
+			if !ok {
+				launches = nil
 				continue
 			}
-			write(r)
-			if first {
-				// The header reaches the file at once: a run killed
-				// before the first tick still leaves a readable file.
-				first = false
-				flush()
+			appFirst()
+			writeLaunches(ls)
+		case r, ok := <-bulk:
+			if !ok {
+				bulk = nil
+				continue
 			}
+			appFirst()
+			launchesFirst()
+			write(r)
 		case <-tick.C:
+			appFirst()
+			if !failed {
+				write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
+			}
 			flush()
 		}
 	}
+	flush()
+	if err := w.Close(); err != nil && !failed {
+		fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
+	}
+	f.Close()
 }
 
 // ModuleCreated registers a module and queues its record; the binaries
@@ -657,8 +779,8 @@ func (s *Session) Shutdown() {
 			if !waitDone(s.pollDone, 5*time.Second) {
 				fmt.Fprintln(s.stderr, "zestall: the launch harvester did not stop within 5 s at exit; launches still pending are not written.")
 			}
-			h.final()
-			h.counters(c)
+			h.Final()
+			h.Counters(c)
 		}
 		if st := s.stall; st != nil {
 			// A last read, then every window decided.
@@ -676,11 +798,14 @@ func (s *Session) Shutdown() {
 			c.Lost = append(c.Lost, &pb.Loss{What: LossQueueFull, Count: s.lost})
 		}
 		// The trailer must not be dropped: block on the queue here (exit).
-		out := s.out
+		// It goes last, after the records of zestall's goroutines.
+		out, bulk, launches := s.out, s.bulk, s.launches
 		s.out = nil
 		s.mu.Unlock()
-		out <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
 		close(out)
+		close(launches) // the harvester is done: its last records are queued
+		bulk <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
+		close(bulk)
 		select {
 		case <-s.done:
 		case <-time.After(10 * time.Second):
@@ -693,7 +818,13 @@ func (s *Session) Shutdown() {
 			return
 		}
 		s.stopProfile()
-		if !s.cfg.Quiet {
+		loss := timing.LossSummary(c)
+		switch {
+		case loss != "":
+			// Not hidden by ZESTALL_QUIET: the results miss part of the run.
+			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times); WARNING: LOST %s: zestall could not keep up with this application's launch rate (see `zestall report`)\n",
+				s.path, c.LaunchesSeen, c.LaunchesTimed, loss)
+		case !s.cfg.Quiet:
 			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times)\n", s.path, c.LaunchesSeen, c.LaunchesTimed)
 		}
 	})

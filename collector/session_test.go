@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/collector/sampling"
+	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -24,21 +26,23 @@ import (
 // idleTimestamps is a launch path on which nothing is ever launched.
 type idleTimestamps struct{}
 
-func (idleTimestamps) Enable(bool)                                     {}
-func (idleTimestamps) WakeOnSync(bool)                                 {}
-func (idleTimestamps) Serialize(bool)                                  {}
-func (idleTimestamps) Drain(dst []Slot) []Slot                         { return dst }
-func (idleTimestamps) Dropped() uint64                                 { return 0 }
-func (idleTimestamps) SerializeTimeouts() uint64                       { return 0 }
-func (idleTimestamps) ReleaseEvent(context, event uint64)              {}
+func (idleTimestamps) Enable(bool)     {}
+func (idleTimestamps) WakeOnSync(bool) {}
+func (idleTimestamps) Serialize(bool)  {}
+func (idleTimestamps) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
+	return dst, math.MaxUint64
+}
+func (idleTimestamps) Dropped() (uint64, uint64) { return 0, 0 }
+func (idleTimestamps) SerializeTimeouts() uint64 { return 0 }
+func (idleTimestamps) KernelTimestamps(_ []uint64, dst []timing.EventReading) []timing.EventReading {
+	return dst
+}
+func (idleTimestamps) ReleaseEvents([]timing.EventRef)                 {}
 func (idleTimestamps) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
 func (idleTimestamps) DestroyContextPools(uint64)                      {}
 func (idleTimestamps) HarvestRelease(uint64)                           {}
 func (idleTimestamps) ListSubmits(uint64) uint64                       { return 0 }
-func (idleTimestamps) KernelTimestamp(uint64) (KernelTimestamp, bool, error) {
-	return KernelTimestamp{}, false, nil
-}
-func (idleTimestamps) HarvestResults(_ uint64, dst []KernelTimestamp) ([]KernelTimestamp, bool, error) {
+func (idleTimestamps) HarvestResults(_ uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
 	return dst, false, nil
 }
 

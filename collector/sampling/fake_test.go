@@ -152,7 +152,8 @@ func (a *fakeAttributor) KernelDestroyed(id, until uint64) {
 
 func (a *fakeAttributor) LaunchTimed(id, kernel, start, end uint64) { a.timed = append(a.timed, id) }
 
-func (a *fakeAttributor) LaunchUntimed(id, kernel, at uint64) { a.untimed = append(a.untimed, id) }
+func (a *fakeAttributor) LaunchUntimed(id, kernel, at uint64)    { a.untimed = append(a.untimed, id) }
+func (a *fakeAttributor) LaunchNeverTimed(id, kernel, at uint64) { a.untimed = append(a.untimed, id) }
 
 func (a *fakeAttributor) UntimedEndedBy(id, kernel, by uint64) { a.ended = append(a.ended, id) }
 

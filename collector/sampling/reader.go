@@ -378,7 +378,7 @@ func (st *Reader) Launch(l *pb.Launch) {
 			}
 			for _, a := range as {
 				if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
-					a.LaunchUntimed(l.Id, l.KernelId, l.HostAppendNs)
+					a.LaunchNeverTimed(l.Id, l.KernelId, l.HostAppendNs) // the harvester's untimed launches are never bounded
 				} else {
 					a.LaunchTimed(l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
 				}

@@ -61,6 +61,10 @@ type Attributor interface {
 	KernelDestroyed(kernelID, untilNs uint64)
 	LaunchTimed(launchID, kernelID, startNs, endNs uint64)
 	LaunchUntimed(launchID, kernelID, appendNs uint64)
+	// LaunchNeverTimed: a launch that will never get device times nor an
+	// end (the harvester's untimed launches); attributors keep one
+	// earliest append per kernel for these, not one entry per launch.
+	LaunchNeverTimed(launchID, kernelID, appendNs uint64)
 	UntimedEndedBy(launchID, kernelID, byNs uint64)
 	// AddWindowValues adds a read window's calculated values (report-major,
 	// ipIndex the IP column).

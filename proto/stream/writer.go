@@ -15,8 +15,11 @@ import (
 // DefaultFrameSize is the default for [WriterOptions.FrameSize].
 const DefaultFrameSize = 4 << 20
 
-// writerWindow is the Zstandard window of the frames the Writer makes.
-const writerWindow = 8 << 20
+// writerWindow is the Zstandard window of the frames the Writer makes:
+// 1 MiB compresses launch and stall records as well as 8 MiB did (13.56 B
+// per launch, 4.9 B per stall row on the synthetic run) with 15 MiB less
+// encoder history resident in the profiled process.
+const writerWindow = 1 << 20
 
 // ErrClosed is returned by a Writer used after Close.
 var ErrClosed = errors.New("zestall stream: writer closed")
@@ -119,6 +122,13 @@ func (w *Writer) Write(rec *pb.Record) error {
 	if w.closed {
 		return ErrClosed
 	}
+	if k, ok := rec.GetKind().(*pb.Record_Launch); ok && k.Launch != nil {
+		// The common record, checked without reflection.
+		if len(w.buf) >= w.frameSize {
+			w.seal()
+		}
+		return w.writeLaunch(rec, k.Launch)
+	}
 	if !hasKind(rec) {
 		return errors.New("zestall stream: record has no kind")
 	}
@@ -145,6 +155,25 @@ func (w *Writer) Write(rec *pb.Record) error {
 	return w.append(rec)
 }
 
+// WriteLaunch writes one Launch record (in absolute form, like Write) as a
+// Record of kind launch, without a Record to wrap it: the profiler's
+// launches take this path. It does not keep l.
+func (w *Writer) WriteLaunch(l *pb.Launch) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	if l == nil {
+		return errors.New("zestall stream: nil Launch")
+	}
+	if len(w.buf) >= w.frameSize {
+		w.seal()
+	}
+	return w.writeLaunch(nil, l)
+}
+
 var kindOneof = (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
 
 // hasKind reports whether rec has a kind with a non-nil message.
@@ -162,7 +191,11 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		return errors.New("zestall stream: Launch given in compact form; give absolute times")
 	}
 	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
-	if w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0)) {
+	absolute := w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0))
+	if rec == nil && (absolute || len(l.ProtoReflect().GetUnknown()) != 0) {
+		rec = &pb.Record{Kind: &pb.Record_Launch{Launch: l}} // only the reflective paths need it
+	}
+	if absolute {
 		// Absolute form, for tests, or because the compact form
 		// cannot carry device times of a launch flagged as having none.
 		if err := w.append(rec); err != nil {
@@ -172,6 +205,18 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
+	if rec == nil || len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
+		// The profiler's launches: encoded without reflection.
+		var delay int64
+		var dur uint64
+		if timed {
+			delay, dur = int64(start-w.launches.startRef(l, app)), end-start
+		}
+		w.buf = appendCompactLaunch(w.buf, l, int64(app-w.launches.prevAppend), int64(id-w.launches.prevID-1), delay, dur)
+		w.records++
+		w.launches.update(l, timed)
+		return nil
+	}
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
 	w.delta = int64(app - w.launches.prevAppend)
 	l.HostAppendDeltaNs = &w.delta

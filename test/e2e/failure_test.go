@@ -378,6 +378,15 @@ func TestKilledMidRun(t *testing.T) {
 	if s.final {
 		t.Errorf("the killed run's file has final counters: it cannot, the run was killed")
 	}
+	// Counters are written with every flush (issue 14): the killed file has
+	// totals up to its last flush, and they count the launches it holds.
+	switch c := s.counters; {
+	case c == nil:
+		t.Errorf("the killed run's file has no Counters record; they are written with every flush")
+	case c.HostNs == 0 || c.LaunchesSeen < uint64(s.launches):
+		t.Errorf("the killed run's last Counters: host_ns %d, launches_seen %d; the file holds %d launch records before it or after",
+			c.HostNs, c.LaunchesSeen, s.launches)
+	}
 	// Every complete frame: the records before a damaged frame are exactly
 	// those of the file cut at the damaged frame's start.
 	checkCompleteFrames(t, data, recs, rerr)

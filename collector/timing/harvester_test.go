@@ -1,6 +1,7 @@
-package collector
+package timing
 
 import (
+	"math"
 	"testing"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -28,23 +29,34 @@ func newFake() *fakeSource {
 func (f *fakeSource) Enable(bool)     {}
 func (f *fakeSource) Serialize(bool)  {}
 func (f *fakeSource) WakeOnSync(bool) {}
-func (f *fakeSource) Drain(dst []Slot) []Slot {
-	dst = append(dst, f.slots...)
-	f.slots = nil
+func (f *fakeSource) Drain(dst []Slot) ([]Slot, uint64) {
+	n := min(len(f.slots), DrainBatch)
+	dst = append(dst, f.slots[:n]...)
+	f.slots = f.slots[:copy(f.slots, f.slots[n:])]
+	oldest := uint64(math.MaxUint64)
+	for _, s := range f.slots {
+		oldest = min(oldest, s.HostNs)
+	}
+	return dst, oldest
+}
+func (f *fakeSource) Dropped() (uint64, uint64) { return 0, 0 }
+func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
+func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
+	for _, ev := range evs {
+		if f.failing[ev] {
+			dst = append(dst, EventReading{Err: Result(0x78000005)})
+			continue
+		}
+		ts, ok := f.signaled[ev]
+		dst = append(dst, EventReading{TS: ts, Ready: ok})
+	}
 	return dst
 }
-func (f *fakeSource) Dropped() uint64           { return 0 }
-func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
-func (f *fakeSource) KernelTimestamp(ev uint64) (KernelTimestamp, bool, error) {
-	if f.failing[ev] {
-		return KernelTimestamp{}, false, Result(0x78000005)
+func (f *fakeSource) ReleaseEvents(refs []EventRef) {
+	for _, r := range refs {
+		f.released[r.Event]++
+		delete(f.signaled, r.Event)
 	}
-	ts, ok := f.signaled[ev]
-	return ts, ok, nil
-}
-func (f *fakeSource) ReleaseEvent(ctx, ev uint64) {
-	f.released[ev]++
-	delete(f.signaled, ev)
 }
 func (f *fakeSource) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
 func (f *fakeSource) DestroyContextPools(ctx uint64)                  { f.pools = append(f.pools, ctx) }
@@ -73,18 +85,16 @@ func tsAt(startNs, endNs uint64) KernelTimestamp {
 
 type harness struct {
 	f    *fakeSource
-	h    *harvester
+	h    *Harvester
 	recs []*pb.Launch
 	now  uint64 // virtual host time: the latest slot's time + 1 ms
 }
 
 func newHarness() *harness {
 	x := &harness{f: newFake()}
-	x.h = newHarvester(x.f, func(r *pb.Record) {
-		if l := r.GetLaunch(); l != nil {
-			x.recs = append(x.recs, l)
-		}
-	}, func(uint64) *devClock { return &devClock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	x.h = New(x.f, func(ls []*pb.Launch) {
+		x.recs = append(x.recs, ls...)
+	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	x.h.now = func() uint64 { return x.now }
 	return x
 }
@@ -96,7 +106,7 @@ func (x *harness) step(slots ...Slot) {
 		}
 	}
 	x.f.slots = append(x.f.slots, slots...)
-	x.h.poll()
+	x.h.Poll()
 }
 
 func launch(ns, ev uint64, flags uint8, list uint32) Slot {
@@ -132,7 +142,7 @@ func TestHarvester(t *testing.T) {
 		}, []string{"timed"}, []uint64{10*sec + 500}},
 		{"not yet signalled then final", func(x *harness) {
 			x.step(launch(sec, 100, imm, 1))
-			x.h.final()
+			x.h.Final()
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
 		{"kernel timestamps wrap (112 s at 38.4 MHz)", func(x *harness) {
 			at := uint64(500) * sec // several wraps after tick 0
@@ -214,14 +224,14 @@ func TestHarvester(t *testing.T) {
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
 		{"harvest unit: never completed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001))
-			x.h.final()
+			x.h.Final()
 			if x.f.unitReleased[1001] != 0 {
 				panic("a unit the device may still write was released")
 			}
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
 		{"harvest unit: context destroyed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001), Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
-			x.h.contextDestroying(9)
+			x.h.ContextDestroying(9)
 			if x.f.released[100] != 0 || x.f.unitReleased[1001] != 0 || len(x.h.execs) != 0 {
 				panic("an event or unit of a dead context touched, or the execution kept")
 			}
@@ -267,7 +277,7 @@ func TestHarvester(t *testing.T) {
 		}, []string{"timed", "NO_TIMESTAMP_REASON_OVERWRITTEN"}, []uint64{3*sec + 100}},
 		{"context destroyed", func(x *harness) {
 			x.step(launch(sec, 100, imm, 1))
-			x.h.contextDestroying(9)
+			x.h.ContextDestroying(9)
 			if len(x.f.pools) != 1 || x.f.released[100] != 0 {
 				panic("pools not destroyed, or an event of a dead context released")
 			}
@@ -301,7 +311,7 @@ func TestHarvester(t *testing.T) {
 				}
 			}
 			var c pb.Counters
-			x.h.counters(&c)
+			x.h.Counters(&c)
 			if c.LaunchesSeen != uint64(len(tt.want)) {
 				t.Errorf("launches seen %d, want %d", c.LaunchesSeen, len(tt.want))
 			}

@@ -1,36 +1,19 @@
-package collector
+package timing
 
 import (
-	"sort"
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
-// SlotKind is the kind of a launch-path slot (mirrors ZL_SLOT_* in
-// cgo/launch.h).
-type SlotKind uint8
-
-const (
-	SlotLaunch  SlotKind = 1 // a kernel appended to a command list
-	SlotExec    SlotKind = 2 // a regular command list executed on a queue
-	SlotReset   SlotKind = 3 // zeCommandListReset
-	SlotDestroy SlotKind = 4 // zeCommandListDestroy
-	SlotAppTS   SlotKind = 5 // an application timestamp event, read on its thread
-	SlotAppGone SlotKind = 6 // an application timestamp event is being destroyed
-)
-
-// Slot flags (mirror ZL_FLAG_*).
-const (
-	SlotFlagOurs      = 1  // the event is zestall's, swapped in
-	SlotFlagAppEvent  = 2  // the event is the application's timestamp event
-	SlotFlagImmediate = 4  // immediate command list
-	SlotFlagNoEvent   = 8  // no timestamp event; Reason says why
-	SlotFlagSerial    = 16 // ran alone (ZESTALL_SERIALIZE=1)
-	SlotFlagStopped   = 32 // an execution while collection is stopped
-	SlotFlagFailed    = 64 // SlotExec: the submission failed (only Seq counts)
-)
+// SlotKind, the Slot* kinds and flags and EventRef are generated from
+// cgo/abi_timing.h (abi_timing.go).
 
 // Slot is one event of the launch path, recorded in C on an application
 // thread and drained by the harvester.
@@ -59,7 +42,7 @@ type Slot struct {
 	// SlotExec: the harvest unit that copies the previous execution's
 	// times, which had none (0: none).
 	HarvestPrev uint64
-	// SlotExec: the list's submission number (see TimestampSource.ListSubmits).
+	// SlotExec: the list's submission number (see Source.ListSubmits).
 	Seq uint64
 }
 
@@ -69,9 +52,19 @@ type KernelTimestamp struct {
 	Start, End, ContextStart, ContextEnd uint64
 }
 
-// TimestampSource is the Level-Zero access the harvester needs; package
+// DrainBatch is the most slots one Source.Drain returns.
+const DrainBatch = 8192
+
+// EventReading is one event's state, read in bulk (Source.KernelTimestamps).
+type EventReading struct {
+	TS    KernelTimestamp
+	Ready bool  // the event signalled: TS holds its times
+	Err   error // the read failed (an event not signalled yet is no error)
+}
+
+// Source is the Level-Zero access the harvester needs; package
 // cgo implements it, tests use a fake.
-type TimestampSource interface {
+type Source interface {
 	// Enable switches timestamp injection on the launch path on or off.
 	Enable(on bool)
 	// WakeOnSync makes the application's synchronisation calls call
@@ -80,18 +73,21 @@ type TimestampSource interface {
 	// Serialize makes every launch complete, and the streamers be read,
 	// before the next launch of its device proceeds.
 	Serialize(on bool)
-	// Drain appends the pending slots of every application thread.
-	Drain(dst []Slot) []Slot
-	// Dropped counts slots lost because a thread's ring was full.
-	Dropped() uint64
+	// Drain appends pending slots of the application threads, at most
+	// DrainBatch per call, and says the HostNs of the oldest slot left
+	// (math.MaxUint64: none).
+	Drain(dst []Slot) (slots []Slot, oldestLeft uint64)
+	// Dropped counts what was lost because a thread's ring was full:
+	// launches (passed untouched) and other slots.
+	Dropped() (launches, slots uint64)
 	// SerializeTimeouts counts serialized launches whose completion was not
 	// awaited (a wait that would have blocked the application).
 	SerializeTimeouts() uint64
-	// KernelTimestamp reads an event's timestamps; ready is false while
-	// the event has not signalled.
-	KernelTimestamp(event uint64) (ts KernelTimestamp, ready bool, err error)
-	// ReleaseEvent resets one of zestall's events and makes it reusable.
-	ReleaseEvent(context, event uint64)
+	// KernelTimestamps reads the timestamps of events, in one call for the
+	// batch, and appends one reading per event to dst.
+	KernelTimestamps(events []uint64, dst []EventReading) []EventReading
+	// ReleaseEvents resets zestall's events and makes them reusable.
+	ReleaseEvents(refs []EventRef)
 	// GlobalTimestamps is zeDeviceGetGlobalTimestamps.
 	GlobalTimestamps(device uint64) (hostNs, ticks uint64, err error)
 	// DestroyContextPools destroys zestall's events in a context that the
@@ -108,8 +104,8 @@ type TimestampSource interface {
 	ListSubmits(list uint64) uint64
 }
 
-// devClock converts one device's ticks to host ns.
-type devClock struct {
+// Clock converts one device's ticks to host ns.
+type Clock struct {
 	id          uint32
 	hz          uint64
 	kernelMask  uint64
@@ -120,7 +116,7 @@ type devClock struct {
 // toHost converts a masked kernel tick value to host ns: the occurrence
 // of k closest after ref - 100 ms (ref: a host time known to precede the
 // kernel, e.g. its append), so counter wraps are undone.
-func (c *devClock) toHost(k, refNs uint64) (uint64, uint64) {
+func (c *Clock) toHost(k, refNs uint64) (uint64, uint64) {
 	refTicks := int64(c.tick) + int64(float64(int64(refNs-c.host0))*float64(c.hz)/1e9)
 	base := uint64(refTicks - int64(c.hz/10))
 	ticks := base + ((k - base) & c.kernelMask)
@@ -138,7 +134,7 @@ type pendingLaunch struct {
 	ls      *listState // regular list: read its events only when every submission was seen
 	until   uint64     // a later execution without a copy of this one began here (0: none)
 	ref     uint64
-	dev     *devClock
+	dev     *Clock
 	// stopped: an execution while collection was stopped. It takes its
 	// reading of the event like any other (so that no recorded execution
 	// gets its times) and is then dropped, not written.
@@ -168,45 +164,67 @@ type pendingExec struct {
 	launches []*pendingLaunch
 }
 
-// harvester turns launch slots into Launch records: it reads each
+// Harvester turns launch slots into Launch records: it reads each
 // launch's timestamps once its event signalled, converts them to host ns,
 // and recycles zestall's events. It runs on one goroutine; Flush may also
 // be called from the exit path (under the same mutex).
-type harvester struct {
+type Harvester struct {
 	mu       sync.Mutex
-	src      TimestampSource
-	emit     func(*pb.Record)
-	clocks   map[uint64]*devClock // device handle
+	src      Source
+	emit     func([]*pb.Launch) // a pass's finished records, in order; the callee keeps the slice
+	clocks   map[uint64]*Clock  // device handle
 	lists    map[uint32]*listState
 	queues   map[uint64]uint64
 	pending  map[uint64][]*pendingLaunch // by event
 	evOrder  []uint64                    // events with pending launches, oldest first
+	evSpare  []uint64                    // the previous pass's evOrder, reused
 	execs    []*pendingExec              // executions with harvest units, oldest first
 	tsBuf    []KernelTimestamp
 	npending int
 	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
 	nextID   uint64
 	buf      []Slot
-	seen     uint64
-	timed    uint64
-	noTS     map[pb.NoTimestampReason]uint64
-	newClock func(dev uint64) *devClock
-	now      func() uint64    // host ns; a reading cannot lie in the future
-	onLaunch func(*pb.Launch) // every finished launch record (stall attribution)
-	drainNs  uint64           // host ns at the start of the last drain
+	// Totals, atomic: the writer reads them with every flush while the
+	// harvester may hold mu and wait for the writer.
+	seen, timed atomic.Uint64
+	noTS        [32]atomic.Uint64 // by pb.NoTimestampReason (values < 32)
+	newClock    func(dev uint64) *Clock
+	now         func() uint64    // host ns; a reading cannot lie in the future
+	onLaunch    func(*pb.Launch) // every finished launch record (stall attribution)
+	drainNs     uint64           // host ns at the start of the last drain that emptied the rings
+	// limit: a reading starting after it is not of anything that ran yet:
+	// host ns taken just after the readings it judges (a goroutine may be
+	// descheduled for tens of ms between a clock read and a driver read on
+	// a loaded machine), plus a margin. One clock read per batch, not per
+	// launch (see readNow).
+	limit uint64
+	// Batches of one pass: events to read, their readings, events to give
+	// back (one call to the Source each).
+	rdEv  []uint64
+	rdOut []EventReading
+	rel   []EventRef
+	// imm: launches on immediate lists with zestall's events, oldest
+	// first (see immLaunch); slab: Launch records not handed out yet.
+	imm  []immLaunch
+	slab []pb.Launch
+	out  []*pb.Launch // finished records of this pass, for emit
 }
 
-func newHarvester(src TimestampSource, emit func(*pb.Record), newClock func(uint64) *devClock) *harvester {
-	return &harvester{
+func New(src Source, emit func([]*pb.Launch), newClock func(uint64) *Clock) *Harvester {
+	return &Harvester{
 		src: src, emit: emit, newClock: newClock,
-		clocks: map[uint64]*devClock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
+		clocks: map[uint64]*Clock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
 		pending: map[uint64][]*pendingLaunch{},
-		lastTS:  map[uint64]KernelTimestamp{}, noTS: map[pb.NoTimestampReason]uint64{},
-		now: monotonicRawNs,
+		lastTS:  map[uint64]KernelTimestamp{},
+		now:     HostNs,
 	}
 }
 
-func (h *harvester) clock(dev uint64) *devClock {
+// OnLaunch makes f see every finished launch record (stall attribution),
+// on the harvester's goroutine, before it is written. f must not keep l.
+func (h *Harvester) OnLaunch(f func(l *pb.Launch)) { h.onLaunch = f }
+
+func (h *Harvester) clock(dev uint64) *Clock {
 	c := h.clocks[dev]
 	if c == nil {
 		c = h.newClock(dev)
@@ -222,27 +240,50 @@ func (h *harvester) clock(dev uint64) *devClock {
 
 // poll drains new slots and harvests what has completed. It returns the
 // number of slots drained and of launches still pending.
-func (h *harvester) poll() (drained, pending int) {
+func (h *Harvester) Poll() (drained, pending int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	drained = h.drainLocked()
 	h.harvestLocked(false)
+	h.releaseNow()
 	return drained, h.npending
 }
 
-func (h *harvester) drainLocked() int {
-	h.drainNs = h.now()
-	h.buf = h.src.Drain(h.buf[:0])
+// drainAllLocked drains until the rings were empty (context teardown and
+// exit: nothing of the past may stay behind).
+func (h *Harvester) drainAllLocked() {
+	for h.drainLocked() >= DrainBatch {
+		h.harvestLocked(false)
+		h.releaseNow()
+	}
+}
+
+// drainLocked drains one batch of slots and processes them.
+func (h *Harvester) drainLocked() int {
+	start := h.now()
+	if h.buf == nil {
+		h.buf = make([]Slot, 0, DrainBatch)
+	}
+	var oldest uint64
+	h.buf, oldest = h.src.Drain(h.buf[:0])
+	h.readNow() // endList reads events while the slots are processed
+	// Every slot published before start is drained, except those left
+	// in the rings (a full batch), which are all from oldest on.
+	h.drainNs = min(start, oldest)
 	// Slots of different threads: process in time order, so an execute
-	// sees the appends that preceded it.
-	sort.SliceStable(h.buf, func(i, j int) bool { return h.buf[i].HostNs < h.buf[j].HostNs })
+	// sees the appends that preceded it. (One thread's slots come in
+	// order: usually nothing to sort.)
+	byTime := func(a, b Slot) int { return cmp.Compare(a.HostNs, b.HostNs) }
+	if !slices.IsSortedFunc(h.buf, byTime) {
+		slices.SortStableFunc(h.buf, byTime)
+	}
 	for i := range h.buf {
 		h.slot(&h.buf[i])
 	}
 	return len(h.buf)
 }
 
-func (h *harvester) slot(s *Slot) {
+func (h *Harvester) slot(s *Slot) {
 	switch s.Kind {
 	case SlotLaunch:
 		if s.Flags&SlotFlagImmediate != 0 {
@@ -320,7 +361,7 @@ func (h *harvester) slot(s *Slot) {
 // executions still waiting for their events are either handed to the
 // harvest unit that copies the previous execution (s.HarvestPrev), or
 // marked: a reading from after s began is not theirs.
-func (h *harvester) previousExec(ls *listState, s *Slot) {
+func (h *Harvester) previousExec(ls *listState, s *Slot) {
 	var pe *pendingExec
 	if s.HarvestPrev != 0 && ls.execs > 0 {
 		pe = &pendingExec{unit: s.HarvestPrev, context: s.Context, ls: ls}
@@ -365,7 +406,7 @@ func (h *harvester) previousExec(ls *listState, s *Slot) {
 // the copy completed (reusing it earlier would let the old copy's marker
 // and values pass for the new one's). While it may read the list's
 // events, they are not given back.
-func (h *harvester) awaitUnit(unit, context uint64, ls *listState) {
+func (h *Harvester) awaitUnit(unit, context uint64, ls *listState) {
 	if unit == 0 {
 		return
 	}
@@ -375,7 +416,7 @@ func (h *harvester) awaitUnit(unit, context uint64, ls *listState) {
 	h.execs = append(h.execs, &pendingExec{unit: unit, context: context, ls: ls})
 }
 
-func (h *harvester) queueID(q uint64) uint64 {
+func (h *Harvester) queueID(q uint64) uint64 {
 	if q == 0 {
 		return 0
 	}
@@ -390,7 +431,7 @@ func (h *harvester) queueID(q uint64) uint64 {
 // addPending turns a launch slot into a pending Launch record. For a
 // regular list, s is the append and ref, exec and execSerial describe the
 // execution (its time, index, and whether it ran serialized).
-func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
+func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
 	if p := h.newLaunch(s, ref, exec, queue, execSerial); p != nil {
 		h.addPendingLaunch(p)
 	}
@@ -398,11 +439,12 @@ func (h *harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, e
 
 // newLaunch makes the Launch record of a slot; it returns nil when the
 // launch has no timestamp to wait for (the record is already written).
-func (h *harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) *pendingLaunch {
+func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) *pendingLaunch {
 	h.nextID++
-	h.seen++
+	h.seen.Add(1)
 	c := h.clock(s.Device)
-	rec := &pb.Launch{
+	rec := h.newRecord()
+	*rec = pb.Launch{
 		Id: h.nextID, KernelId: uint64(s.KernelID), CommandListId: uint64(s.ListID),
 		QueueId: h.queueID(queue), Kind: pb.LaunchKind(s.LaunchKind),
 		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
@@ -432,6 +474,13 @@ func (h *harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 		h.finishNoTS(rec, reason)
 		return nil
 	}
+	if s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent) == SlotFlagOurs|SlotFlagImmediate {
+		// zestall's event on an immediate list: it carries this launch's
+		// times only, so the launch waits in the FIFO (no map, no object).
+		h.imm = append(h.imm, immLaunch{rec: rec, event: s.Event, context: s.Context, ref: ref, dev: c})
+		h.npending++
+		return nil
+	}
 	return &pendingLaunch{
 		rec: rec, event: s.Event, context: s.Context, dev: c, ref: ref,
 		ours: s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0,
@@ -439,7 +488,80 @@ func (h *harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 	}
 }
 
-func (h *harvester) addPendingLaunch(p *pendingLaunch) {
+// recordSlab is how many Launch records newRecord allocates at once.
+const recordSlab = 512
+
+// newRecord returns a zeroed Launch record from a slab: one allocation per
+// recordSlab launches. Nothing keeps a record after it was written (the
+// writer encodes it, attribution copies its fields), so a slab is
+// collected once its last record was written.
+func (h *Harvester) newRecord() *pb.Launch {
+	if len(h.slab) == 0 {
+		h.slab = make([]pb.Launch, recordSlab)
+	}
+	r := &h.slab[0]
+	h.slab = h.slab[1:]
+	return r
+}
+
+// immLaunch is a launch on an immediate list whose event is zestall's,
+// waiting for its times (Harvester.imm).
+type immLaunch struct {
+	rec                 *pb.Launch
+	event, context, ref uint64
+	dev                 *Clock
+}
+
+// harvestImmediate reads the events of the launches in the FIFO in one
+// batch and finishes those that signalled; with final, the others too
+// (without times). The FIFO's storage is reused.
+func (h *Harvester) harvestImmediate(final bool) {
+	if len(h.imm) == 0 {
+		return
+	}
+	h.rdEv = h.rdEv[:0]
+	for i := range h.imm {
+		h.rdEv = append(h.rdEv, h.imm[i].event)
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
+	keep := h.imm[:0]
+	for i, l := range h.imm {
+		r := h.rdOut[i]
+		switch {
+		case r.Err != nil:
+			h.immDone(l)
+			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+			continue
+		case r.Ready:
+			// The event was reset before this launch took it: a reading
+			// is this launch's, unless the clock places it in the future
+			// (not run yet) or before the append (as the shared path,
+			// which waits for a plausible reading).
+			if startNs, _ := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
+				h.immDone(l)
+				h.finishTimedRec(l.rec, l.dev, l.ref, r.TS, startNs)
+				continue
+			}
+		}
+		if final {
+			h.immDone(l)
+			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			continue
+		}
+		keep = append(keep, l)
+	}
+	clear(h.imm[len(keep):]) // drop the records' pointers
+	h.imm = keep
+}
+
+// immDone: the launch leaves the FIFO; its event goes back.
+func (h *Harvester) immDone(l immLaunch) {
+	h.npending--
+	h.rel = append(h.rel, EventRef{Context: l.context, Event: l.event})
+}
+
+func (h *Harvester) addPendingLaunch(p *pendingLaunch) {
 	if len(h.pending[p.event]) == 0 {
 		h.evOrder = append(h.evOrder, p.event)
 	}
@@ -448,7 +570,7 @@ func (h *harvester) addPendingLaunch(p *pendingLaunch) {
 }
 
 // setPending replaces the launches pending on ev.
-func (h *harvester) setPending(ev uint64, ps []*pendingLaunch) {
+func (h *Harvester) setPending(ev uint64, ps []*pendingLaunch) {
 	h.npending += len(ps) - len(h.pending[ev])
 	if len(ps) == 0 {
 		delete(h.pending, ev)
@@ -457,17 +579,17 @@ func (h *harvester) setPending(ev uint64, ps []*pendingLaunch) {
 	h.pending[ev] = ps
 }
 
-func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
+func (h *Harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 	if rec.Id == 0 {
 		return // an execution while stopped (ids start at 1)
 	}
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
-	h.noTS[reason]++
+	h.noTS[int(reason)%len(h.noTS)].Add(1)
 	if h.onLaunch != nil {
 		h.onLaunch(rec)
 	}
-	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: rec}})
+	h.out = append(h.out, rec)
 }
 
 // harvestLocked reads the events of pending launches. Several pending
@@ -475,30 +597,50 @@ func (h *harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
 // application event reused): a new reading belongs to the latest launch
 // that began before it; earlier ones were overwritten. With final, launches
 // whose event never signalled are written without timestamps.
-func (h *harvester) harvestLocked(final bool) {
+// readNow sets limit after readings: every kernel they show started
+// before now.
+func (h *Harvester) readNow() { h.limit = h.now() + 10_000_000 }
+
+func (h *Harvester) harvestLocked(final bool) {
 	h.harvestExecs(final)
+	h.harvestImmediate(final)
 	if h.npending == 0 {
 		h.evOrder = h.evOrder[:0]
 		return
 	}
 	events := h.evOrder
-	h.evOrder = nil
+	h.evOrder = h.evSpare[:0]
+	// The events to read, read in one batch.
+	h.rdEv = h.rdEv[:0]
 	for _, ev := range events {
 		ps := h.pending[ev]
-		if len(ps) == 0 {
+		switch {
+		case len(ps) == 0:
 			continue
-		}
-		if ps[0].app {
+		case ps[0].app:
 			// Never query an application event from here: it may be gone.
 			if final {
 				h.reading(ev, KernelTimestamp{}, nil, true)
 			}
-		} else if ls := listOf(ps); ls != nil && !final && h.src.ListSubmits(ls.handle) != ls.seq {
+		default:
+			if ls := listOf(ps); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
+				h.rdEv = append(h.rdEv, ev)
+				continue
+			}
 			// The list was submitted again and that slot is not drained
 			// yet: the event may hold the new execution's times.
-		} else if ts, ready, err := h.src.KernelTimestamp(ev); ready || err != nil {
-			if ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
-				h.reading(ev, ts, err, false)
+		}
+		if len(h.pending[ev]) > 0 {
+			h.evOrder = append(h.evOrder, ev)
+		}
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
+	for i, ev := range h.rdEv {
+		r := h.rdOut[i]
+		if r.Ready || r.Err != nil {
+			if ls := listOf(h.pending[ev]); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
+				h.reading(ev, r.TS, r.Err, false)
 			}
 		} else if final {
 			h.reading(ev, KernelTimestamp{}, nil, true)
@@ -507,6 +649,7 @@ func (h *harvester) harvestLocked(final bool) {
 			h.evOrder = append(h.evOrder, ev)
 		}
 	}
+	h.evSpare = events[:0]
 }
 
 // listOf is the regular list whose launches wait on one event (nil for
@@ -522,7 +665,7 @@ func listOf(ps []*pendingLaunch) *listState {
 
 // harvestExecs reads the harvest units of completed executions. With
 // final, executions not completed are written without timestamps.
-func (h *harvester) harvestExecs(final bool) {
+func (h *Harvester) harvestExecs(final bool) {
 	if len(h.execs) == 0 {
 		return
 	}
@@ -530,6 +673,9 @@ func (h *harvester) harvestExecs(final bool) {
 	for _, pe := range h.execs {
 		ts, ready, err := h.src.HarvestResults(pe.unit, h.tsBuf[:0])
 		h.tsBuf = ts
+		if ready {
+			h.readNow()
+		}
 		if !ready && err == nil && !final {
 			keep = append(keep, pe)
 			continue
@@ -544,9 +690,9 @@ func (h *harvester) harvestExecs(final bool) {
 
 // finishExec writes the launches of one execution: from ts when ready,
 // else without timestamps. A unit that was read goes back to its list.
-func (h *harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
+func (h *Harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
 	h.npending -= len(pe.launches)
-	limit := h.now() + 10_000_000
+	limit := h.limit
 	for _, p := range pe.launches {
 		switch {
 		case err != nil:
@@ -578,7 +724,7 @@ func (h *harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool
 
 // reading applies one reading of event ev to the launches pending on it.
 // gone: the event will not signal for them any more (destroyed, or exit).
-func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool) {
+func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool) {
 	ps := h.pending[ev]
 	if len(ps) == 0 {
 		return
@@ -608,7 +754,7 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	// masked counter placed it one wrap later).
 	var owner *pendingLaunch
 	var startNs uint64
-	limit := h.now() + 10_000_000
+	limit := h.limit
 	later := false // the reading is of an execution after some launch's `until`
 	for _, p := range ps {
 		s, _ := p.dev.toHost(ts.Start, p.ref)
@@ -658,50 +804,75 @@ func (h *harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	}
 }
 
-func (h *harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
+func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
+	h.release(p)
 	if p.stopped {
-		h.release(p)
 		return
 	}
-	c := p.dev
-	_, startTicks := c.toHost(ts.Start, p.ref)
-	dur := (ts.End - ts.Start) & c.kernelMask
-	if ts.End < ts.Start {
-		p.rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_WRAPPED)
-	}
-	endTicks := startTicks + dur
-	p.rec.DeviceStartNs = startNs
-	p.rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
-	h.timed++
-	h.release(p)
-	if h.onLaunch != nil {
-		h.onLaunch(p.rec)
-	}
-	h.emit(&pb.Record{Kind: &pb.Record_Launch{Launch: p.rec}})
+	h.finishTimedRec(p.rec, p.dev, p.ref, ts, startNs)
 }
 
-func (h *harvester) release(p *pendingLaunch) {
+// finishTimedRec writes rec with the times ts (startNs: its start in host
+// ns, converted with c from a reference ref before the kernel).
+func (h *Harvester) finishTimedRec(rec *pb.Launch, c *Clock, ref uint64, ts KernelTimestamp, startNs uint64) {
+	_, startTicks := c.toHost(ts.Start, ref)
+	dur := (ts.End - ts.Start) & c.kernelMask
+	if ts.End < ts.Start {
+		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_WRAPPED)
+	}
+	endTicks := startTicks + dur
+	rec.DeviceStartNs = startNs
+	rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
+	h.timed.Add(1)
+	if h.onLaunch != nil {
+		h.onLaunch(rec)
+	}
+	h.out = append(h.out, rec)
+}
+
+func (h *Harvester) release(p *pendingLaunch) {
 	if p.ours {
 		delete(h.lastTS, p.event)
-		h.src.ReleaseEvent(p.context, p.event)
+		h.rel = append(h.rel, EventRef{Context: p.context, Event: p.event})
 		p.ours = false
+	}
+}
+
+// releaseNow gives the events released in this pass back, in one batch,
+// and hands the pass's records to the writer, in one batch too (one
+// channel operation per pass, not per launch).
+func (h *Harvester) releaseNow() {
+	if len(h.rel) > 0 {
+		h.src.ReleaseEvents(h.rel)
+		h.rel = h.rel[:0]
+	}
+	if len(h.out) > 0 {
+		out := h.out
+		h.out = make([]*pb.Launch, 0, cap(out))
+		h.emit(out)
 	}
 }
 
 // endList: a regular list was reset or destroyed. Its pending executions
 // must have completed (the application synchronised); read them now, then
 // recycle the list's events.
-func (h *harvester) endList(id uint32) {
+func (h *Harvester) endList(id uint32) {
 	ls := h.lists[id]
 	if ls == nil {
 		return
 	}
 	// The list's events may still hold unread executions.
+	h.rdEv = h.rdEv[:0]
 	for _, t := range ls.templates {
 		if ps := h.pending[t.slot.Event]; len(ps) > 0 && !ps[0].app {
-			if ts, ready, err := h.src.KernelTimestamp(t.slot.Event); ready || err != nil {
-				h.reading(t.slot.Event, ts, err, false)
-			}
+			h.rdEv = append(h.rdEv, t.slot.Event)
+		}
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
+	for i, ev := range h.rdEv {
+		if r := h.rdOut[i]; r.Ready || r.Err != nil {
+			h.reading(ev, r.TS, r.Err, false)
 		}
 	}
 	for _, t := range ls.templates {
@@ -731,7 +902,7 @@ func (h *harvester) endList(id uint32) {
 	}
 }
 
-func (h *harvester) releaseListEvents(ls *listState) {
+func (h *Harvester) releaseListEvents(ls *listState) {
 	if ls.dead {
 		return
 	}
@@ -739,17 +910,17 @@ func (h *harvester) releaseListEvents(ls *listState) {
 	for _, t := range ls.templates {
 		if t.slot.Flags&SlotFlagOurs != 0 {
 			delete(h.lastTS, t.slot.Event)
-			h.src.ReleaseEvent(t.slot.Context, t.slot.Event)
+			h.rel = append(h.rel, EventRef{Context: t.slot.Context, Event: t.slot.Event})
 		}
 	}
 }
 
 // contextDestroying harvests everything of a context the application is
 // about to destroy, then destroys zestall's events in it.
-func (h *harvester) contextDestroying(ctx uint64) {
+func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.drainLocked()
+	h.drainAllLocked()
 	h.harvestLocked(false)
 	// Executions of the context not read yet: their units die with it.
 	for _, pe := range h.execs {
@@ -778,6 +949,17 @@ func (h *harvester) contextDestroying(ctx uint64) {
 		}
 		h.setPending(ev, keep)
 	}
+	keepImm := h.imm[:0]
+	for _, l := range h.imm {
+		if l.context == ctx {
+			h.npending-- // its event goes away with the pools
+			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+		} else {
+			keepImm = append(keepImm, l)
+		}
+	}
+	clear(h.imm[len(keepImm):])
+	h.imm = keepImm
 	for id, ls := range h.lists {
 		if len(ls.templates) > 0 && ls.templates[0].slot.Context == ctx {
 			ls.dead = true
@@ -787,6 +969,7 @@ func (h *harvester) contextDestroying(ctx uint64) {
 	for ev := range h.lastTS {
 		delete(h.lastTS, ev) // event handles of the context become invalid
 	}
+	h.releaseNow() // before its pools are destroyed
 	h.src.DestroyContextPools(ctx)
 }
 
@@ -794,7 +977,7 @@ func (h *harvester) contextDestroying(ctx uint64) {
 // earliest reference time of a pending launch, and at most the last drain
 // minus a margin for slots published after it (a launch's slot is
 // published at the end of its append call).
-func (h *harvester) pendingBefore() uint64 {
+func (h *Harvester) PendingBefore() uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := h.drainNs
@@ -815,13 +998,16 @@ func (h *harvester) pendingBefore() uint64 {
 			t = pe.launches[0].ref
 		}
 	}
+	for i := range h.imm {
+		t = min(t, h.imm[i].ref)
+	}
 	return t
 }
 
 // settledBefore says whether every launch appended before t has been
 // drained and harvested (a stop edge then needs no drain of the stall
 // streamers).
-func (h *harvester) settledBefore(t uint64) bool {
+func (h *Harvester) SettledBefore(t uint64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.drainNs < t {
@@ -839,36 +1025,83 @@ func (h *harvester) settledBefore(t uint64) bool {
 			return false
 		}
 	}
+	for i := range h.imm {
+		if h.imm[i].ref < t {
+			return false
+		}
+	}
 	return true
 }
 
 // final harvests everything at exit.
-func (h *harvester) final() {
+func (h *Harvester) Final() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.drainLocked()
+	h.drainAllLocked()
 	h.harvestLocked(false)
 	h.harvestLocked(true)
+	h.releaseNow()
 }
 
-// counters fills the launch counters of the trailer.
-func (h *harvester) counters(c *pb.Counters) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c.LaunchesSeen = h.seen
-	c.LaunchesTimed = h.timed
-	var reasons []pb.NoTimestampReason
+// Loss names of the launch path (Counters.lost), stable: tools group by
+// them. Every launch the application made while collecting is in exactly
+// one of launches_seen (then timed, or without timestamp by reason) or
+// LossLaunchesRingFull.
+const (
+	// Launches that passed untouched because their thread's ring was full
+	// (the harvester was behind): not recorded at all.
+	LossLaunchesRingFull = "kernel launches (per-thread ring full)"
+	// Other launch-path events dropped on a full ring: executions of
+	// regular lists (their launches are then not recorded), resets,
+	// readings of application events.
+	LossSlotsRingFull = "launch-path events (per-thread ring full)"
+	// ZESTALL_SERIALIZE waits that timed out.
+	LossSerializeTimeouts = "serialized launches not awaited (2 s timeout)"
+)
+
+// Counters fills the launch counters. Safe at any time from any goroutine
+// (the writer takes them with every flush); it never waits for a pass.
+func (h *Harvester) Counters(c *pb.Counters) {
+	c.LaunchesSeen = h.seen.Load()
+	c.LaunchesTimed = h.timed.Load()
 	for r := range h.noTS {
-		reasons = append(reasons, r)
-	}
-	sort.Slice(reasons, func(i, j int) bool { return reasons[i] < reasons[j] })
-	for _, r := range reasons {
-		c.LaunchesWithoutTimestamp = append(c.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: r, Count: h.noTS[r]})
+		if n := h.noTS[r].Load(); n > 0 {
+			c.LaunchesWithoutTimestamp = append(c.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: pb.NoTimestampReason(r), Count: n})
+		}
 	}
 	if n := h.src.SerializeTimeouts(); n > 0 {
-		c.Lost = append(c.Lost, &pb.Loss{What: "serialized launches not awaited (2 s timeout)", Count: n})
+		c.Lost = append(c.Lost, &pb.Loss{What: LossSerializeTimeouts, Count: n})
 	}
-	if d := h.src.Dropped(); d > 0 {
-		c.Lost = append(c.Lost, &pb.Loss{What: "launch slots (per-thread ring full)", Count: d})
+	launches, slots := h.src.Dropped()
+	if launches > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossLaunchesRingFull, Count: launches})
 	}
+	if slots > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossSlotsRingFull, Count: slots})
+	}
+}
+
+// LossSummary says what of the launch path's work c records as lost or
+// untimed for want of capacity (the machine could not keep up, or an event
+// failed), for the exit line and the warning ZESTALL_QUIET does not hide;
+// "" when nothing was. Reasons that are the application's doing
+// (OVERWRITTEN, APPENDED_WHILE_STOPPED, UNSUPPORTED, NOT_COMPLETED at exit)
+// are reported by `zestall report`, not here.
+func LossSummary(c *pb.Counters) string {
+	var parts []string
+	for _, l := range c.Lost {
+		switch l.What {
+		case LossLaunchesRingFull, LossSlotsRingFull, LossSerializeTimeouts:
+			parts = append(parts, fmt.Sprintf("%d %s", l.Count, l.What))
+		}
+	}
+	for _, r := range c.LaunchesWithoutTimestamp {
+		switch r.Reason {
+		case pb.NoTimestampReason_NO_TIMESTAMP_REASON_POOL_EXHAUSTED, pb.NoTimestampReason_NO_TIMESTAMP_REASON_EVENT_ERROR,
+			pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED:
+			parts = append(parts, fmt.Sprintf("%d kernel launches without device times (%s)", r.Count,
+				strings.TrimPrefix(r.Reason.String(), "NO_TIMESTAMP_REASON_")))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

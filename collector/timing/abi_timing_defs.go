@@ -1,0 +1,49 @@
+//go:build ignore
+
+// Input of go tool cgo -godefs: the Go mirror of cgo/abi_timing.h. Edit the
+// header and this file, then run go generate ./collector/timing; never edit
+// abi_timing.go by hand (TestABIUpToDate checks it).
+
+package timing
+
+/*
+#include "../../cgo/abi_timing.h"
+*/
+import "C"
+
+// SlotKind is the kind of a launch-path slot.
+type SlotKind uint8
+
+// Slot kinds (ZL_SLOT_*).
+const (
+	SlotLaunch  SlotKind = C.ZL_SLOT_LAUNCH   // a kernel appended to a command list
+	SlotExec    SlotKind = C.ZL_SLOT_EXEC     // a regular command list executed on a queue
+	SlotReset   SlotKind = C.ZL_SLOT_RESET    // zeCommandListReset
+	SlotDestroy SlotKind = C.ZL_SLOT_DESTROY  // zeCommandListDestroy
+	SlotAppTS   SlotKind = C.ZL_SLOT_APP_TS   // an application timestamp event, read on its thread
+	SlotAppGone SlotKind = C.ZL_SLOT_APP_GONE // an application timestamp event is being destroyed
+)
+
+// Slot flags (ZL_FLAG_*).
+const (
+	SlotFlagOurs      = C.ZL_FLAG_OURS       // the event is zestall's, swapped in
+	SlotFlagAppEvent  = C.ZL_FLAG_APP_EVENT  // the event is the application's timestamp event
+	SlotFlagImmediate = C.ZL_FLAG_IMMEDIATE  // immediate command list
+	SlotFlagNoEvent   = C.ZL_FLAG_NO_EVENT   // no timestamp event; Reason says why
+	SlotFlagSerial    = C.ZL_FLAG_SERIALIZED // ran alone (ZESTALL_SERIALIZE=1)
+	SlotFlagStopped   = C.ZL_FLAG_STOPPED    // an execution while collection is stopped
+	SlotFlagFailed    = C.ZL_FLAG_FAILED     // SlotExec: the submission failed (only Seq counts)
+)
+
+// No-timestamp reasons the launch path sets (ZL_REASON_*): values of
+// proto NoTimestampReason (TestABIReasons).
+const (
+	ReasonPoolExhausted        = C.ZL_REASON_POOL_EXHAUSTED
+	ReasonEventError           = C.ZL_REASON_EVENT_ERROR
+	ReasonUnsupported          = C.ZL_REASON_UNSUPPORTED
+	ReasonAppendedWhileStopped = C.ZL_REASON_APPENDED_WHILE_STOPPED
+)
+
+// EventRef names one of zestall's events and its context (zl_event_ref_t:
+// package cgo passes slices of it to C).
+type EventRef C.zl_event_ref_t

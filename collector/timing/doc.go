@@ -1,0 +1,20 @@
+// Package timing turns the launch path's slots into Launch records with
+// device times: the harvester drains the per-thread rings that cgo/launch.c
+// fills on application threads, reads the kernel timestamps of zestall's
+// events (and the per-execution copies of regular lists) once they have
+// signalled, converts device ticks to host ns (Clock), recycles the events
+// and hands each finished record to the writer and to stall attribution.
+//
+// Pipeline position:
+//
+//	app thread ─> cgo/launch.c (slot rings, events) ─> timing.Harvester ─> collector (writer, attribution)
+//
+// Used by package collector (Session owns one Harvester and its goroutine)
+// and implemented against by package cgo (Source). Every launch the
+// application made ends in exactly one counter: timed, without timestamp
+// (by reason), or lost before it reached the harvester (by reason).
+// The package builds with CGO_ENABLED=0; tests drive it with a fake Source.
+package timing
+
+// abi_timing.go mirrors cgo/abi_timing.h (see abi_timing_defs.go).
+//go:generate sh genabi.sh
