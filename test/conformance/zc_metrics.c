@@ -346,7 +346,7 @@ static void test_writeback(ze_device_handle_t d, zet_metric_group_handle_t g, ui
         zet_metric_streamer_handle_t s;
         if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (period)")) continue;
         uint64_t exp = expected_period(periods[i], hz);
-        CHECK(desc.samplingPeriod == exp, "samplingPeriod write-back (docs/eu-stall-sampling.md §5.3 "samplingPeriod (nanoseconds)" formula)",
+        CHECK(desc.samplingPeriod == exp, "samplingPeriod write-back (docs/eu-stall-sampling.md §5.3 \"samplingPeriod (nanoseconds)\" formula)",
               "request %u ns, f %llu Hz, kmd %s: expected %llu got %u", periods[i], (unsigned long long)hz,
               zc_exp.xe_kmd ? "xe" : "i915", (unsigned long long)exp, desc.samplingPeriod);
         close_streamer(s);
@@ -358,7 +358,7 @@ static void test_writeback(ze_device_handle_t d, zet_metric_group_handle_t g, ui
         zet_metric_streamer_handle_t s;
         if (!REQUIRE_OK(open_streamer(d, g, &desc, NULL, &s), "zetMetricStreamerOpen (notify)")) continue;
         uint64_t exp = reqs[i] < max ? reqs[i] : max;
-        CHECK(desc.notifyEveryNReports == exp, "notifyEveryNReports clamp (docs/eu-stall-sampling.md §5.2 "notifyEveryNReports (a count of 64-byte reports)")",
+        CHECK(desc.notifyEveryNReports == exp, "notifyEveryNReports clamp (docs/eu-stall-sampling.md §5.2 \"notifyEveryNReports (a count of 64-byte reports)\")",
               "request %u, %u Xe-cores: expected %llu got %u", reqs[i], dss, (unsigned long long)exp,
               desc.notifyEveryNReports);
         close_streamer(s);
@@ -609,7 +609,7 @@ static void test_calc_synthetic(zet_metric_group_handle_t g, bool root, uint32_t
     char got[256];
     int o = 0;
     for (uint32_t m = 0; m < mc && o < 200; m++) o += snprintf(got + o, sizeof got - (size_t)o, " %llu", (unsigned long long)v[mc + m].value.ui64);
-    CHECK(ok, "synthetic calc: docs/eu-stall-sampling.md §3.5 "Worked examples" worked example decoded, summed, ascending IP", "report 1:%s", got);
+    CHECK(ok, "synthetic calc: docs/eu-stall-sampling.md §3.5 \"Worked examples\" worked example decoded, summed, ascending IP", "report 1:%s", got);
 
     /* drop flag at byte 50 (docs/eu-stall-sampling.md §3.3 "i915-prelim additions and the drop flag"): a warning on PVC only, values still produced */
     recs[50] = 0x00;
