@@ -380,10 +380,8 @@ func (a *Attributor) LaunchTimed(launchID, kernelID uint64, startNs, endNs uint6
 func (a *Attributor) LaunchUntimed(launchID, kernelID uint64, appendNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.tot.LaunchesUntimed++
-	k := a.kernels[kernelID]
+	k := a.untimedKernel(kernelID)
 	if k == nil {
-		a.tot.LaunchesUnknownKernel++
 		return
 	}
 	k.untimed = append(k.untimed, atUntimed{launchID, appendNs, math.MaxUint64})
@@ -399,15 +397,24 @@ func (a *Attributor) LaunchUntimed(launchID, kernelID uint64, appendNs uint64) {
 func (a *Attributor) LaunchNeverTimed(launchID, kernelID uint64, appendNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.tot.LaunchesUntimed++
-	k := a.kernels[kernelID]
+	k := a.untimedKernel(kernelID)
 	if k == nil {
-		a.tot.LaunchesUnknownKernel++
 		return
 	}
 	if !k.neverTimed || appendNs < k.neverTimedFrom {
 		k.neverTimed, k.neverTimedFrom = true, appendNs
 	}
+}
+
+// untimedKernel counts an untimed launch and returns its kernel, nil
+// (counted too) when the kernel is unknown. a.mu is held.
+func (a *Attributor) untimedKernel(kernelID uint64) *atKernel {
+	a.tot.LaunchesUntimed++
+	k := a.kernels[kernelID]
+	if k == nil {
+		a.tot.LaunchesUnknownKernel++
+	}
+	return k
 }
 
 // UntimedEndedBy bounds an untimed launch: it had certainly finished by

@@ -181,8 +181,15 @@ func (s *Session) ContextDestroying(ctx uint64) {
 // closed the queue (a goroutine that missed its stop deadline), the record
 // is counted as lost instead.
 func (s *Session) emitBlocking(r *pb.Record) {
+	sendOrLose(s, func() chan *pb.Record { return s.bulk }, r, 1)
+}
+
+// sendOrLose sends v on the queue that queue names (read under s.mu),
+// waiting for the writer; n records are counted as lost when the exit
+// path closed the queue meanwhile, and nothing is sent after it did.
+func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) {
 	s.mu.Lock()
-	out := s.bulk
+	out := queue()
 	if s.out == nil {
 		out = nil // closed at exit
 	}
@@ -193,34 +200,18 @@ func (s *Session) emitBlocking(r *pb.Record) {
 	defer func() {
 		if recover() != nil {
 			s.mu.Lock()
-			s.lost++
+			s.lost += n
 			s.mu.Unlock()
 		}
 	}()
-	out <- r
+	out <- v
 }
 
 // emitLaunches queues one pass of the harvester's Launch records; it may
 // wait for the writer (the harvester's goroutine, never an application
 // thread). After the exit path closed the queue they count as lost.
 func (s *Session) emitLaunches(ls []*pb.Launch) {
-	s.mu.Lock()
-	out := s.launches
-	if s.out == nil {
-		out = nil // closed at exit
-	}
-	s.mu.Unlock()
-	if out == nil {
-		return
-	}
-	defer func() {
-		if recover() != nil {
-			s.mu.Lock()
-			s.lost += uint64(len(ls))
-			s.mu.Unlock()
-		}
-	}()
-	out <- ls
+	sendOrLose(s, func() chan []*pb.Launch { return s.launches }, ls, uint64(len(ls)))
 }
 
 // waitDone waits for done to close, at most d.
