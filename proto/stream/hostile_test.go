@@ -279,7 +279,9 @@ func TestDecompressionBomb(t *testing.T) {
 		t.Fatalf("err = %v, want ErrCorrupt", err)
 	}
 	t.Logf("allocated %d MiB: %v", n>>20, err)
-	if limit := uint64(maxBufferedFrame + 16<<20); n > limit {
+	// The slack covers the decoder's own buffers (and the race
+	// detector's, under which CI runs it: 25 MiB measured there).
+	if limit := uint64(maxBufferedFrame + 32<<20); n > limit {
 		t.Errorf("reading the bomb allocated %d MiB, limit %d MiB", n>>20, limit>>20)
 	}
 }

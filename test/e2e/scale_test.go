@@ -224,20 +224,23 @@ func readTruthLaunches(t *testing.T, path string) []span {
 }
 
 // TestMemoryFlat (issue 14): resident memory does not grow with run
-// length: 4·10^6 launches hold no more than 10^6 (4 threads at full rate,
-// immediate lists, timing only). Both runs are longer than the time the
-// launch path's bounded storage (rings, event pools) takes to fill when
-// zestall falls behind, so they compare like with like. With stall
-// sampling on, the simulated device's streamer currently grows with the
-// run (zestall's Go heap stays flat, see BENCHMARKS.md): not tested here.
+// length: 10^6 launches hold no more than 2.5·10^5 plus a bound (4 threads
+// at full rate, immediate lists, timing only). Both runs are longer than
+// the time the launch path's bounded storage (rings, event pools) takes to
+// fill when zestall falls behind, so they compare like with like. The
+// bound is 16 MiB: under the race detector on a loaded 2-vCPU machine the
+// two runs measured 8 MiB apart (111 and 119 MiB), where the growth before
+// issue 14 was about 117 MiB per 10^6 launches. With stall sampling on, the
+// simulated device's streamer currently grows with the run (zestall's Go
+// heap stays flat, see BENCHMARKS.md): not tested here.
 func TestMemoryFlat(t *testing.T) {
 	tr := buildTree(t)
 	small := runBenchLaunch(t, tr, 250_000, 4, "imm", "", map[string]string{"ZESTALL_SAMPLING": "0"})
 	large := runBenchLaunch(t, tr, 1_000_000, 4, "imm", "", map[string]string{"ZESTALL_SAMPLING": "0"})
 	growth := large.maxRSSKB - small.maxRSSKB
-	t.Logf("max RSS: %d MiB at 1e6 launches (%d seen), %d MiB at 4e6 (%d seen)",
+	t.Logf("max RSS: %d MiB at 2.5e5 launches (%d seen), %d MiB at 1e6 (%d seen)",
 		small.maxRSSKB>>10, small.counters.LaunchesSeen, large.maxRSSKB>>10, large.counters.LaunchesSeen)
-	if growth > 8<<10 {
-		t.Errorf("resident memory grew by %d MiB from 1e6 to 4e6 launches (bound 8 MiB)", growth>>10)
+	if growth > 16<<10 {
+		t.Errorf("resident memory grew by %d MiB from 2.5e5 to 1e6 launches (bound 16 MiB)", growth>>10)
 	}
 }
