@@ -1,16 +1,19 @@
 /*
- * abi.h — the constants zestall's C code and its Go code share, other than
- * the launch-slot contract (launch.h): this file is their only home.
+ * abi.h — everything zestall's C code and its Go code share: this file is
+ * its only home.
  *
- * Go reads them through package abi (abi/abi.go), generated from this
- * file with `go tool cgo -godefs` (go generate ./abi); abi's
- * TestGeneratedUpToDate fails when the committed mirror differs, and its
- * TestProtoAgrees checks the values that the output schema
- * (proto/zestall.proto) also defines. Change a value here, regenerate,
- * commit both. Plain enums and defines only: no types, no includes.
+ * Go reads it through generated mirrors, written with `go tool cgo -godefs`
+ * and checked for drift by a test each: package abi (abi/abi.go, go
+ * generate ./abi) holds the constants several packages use and checks the
+ * values the output schema (proto/zestall.proto) also defines; package
+ * collector/timing (abi_timing.go, go generate ./collector/timing) holds
+ * the launch-slot contract between cgo/launch.c and the harvester. Change
+ * a value here, regenerate, commit all.
  */
 #ifndef ZESTALL_CGO_ABI_H
 #define ZESTALL_CGO_ABI_H
+
+#include <stdint.h>
 
 /* Layer state (layer.c's zestall_state(); collector.LayerState). */
 enum {
@@ -60,5 +63,31 @@ enum {
  * sources, constants missing from Debian's headers". The output stores it
  * in Metric.metric_type. */
 #define ZESTALL_METRIC_TYPE_IP 0x7ffffffe
+
+/* The launch-slot contract: cgo/launch.c (the application's threads)
+ * writes slots, collector/timing's harvester reads them. */
+enum {
+    ZL_SLOT_LAUNCH = 1,   /* a kernel appended to a command list */
+    ZL_SLOT_EXEC = 2,     /* a regular command list executed on a queue */
+    ZL_SLOT_RESET = 3,    /* zeCommandListReset */
+    ZL_SLOT_DESTROY = 4,  /* zeCommandListDestroy */
+    ZL_SLOT_APP_TS = 5,   /* an app timestamp event read on the app thread */
+    ZL_SLOT_APP_GONE = 6, /* an app timestamp event is being destroyed */
+};
+
+enum {
+    ZL_FLAG_OURS = 1,       /* the event is zestall's (swapped in) */
+    ZL_FLAG_APP_EVENT = 2,  /* the event is the app's own timestamp event */
+    ZL_FLAG_IMMEDIATE = 4,  /* immediate command list */
+    ZL_FLAG_NO_EVENT = 8,   /* no timestamp event; see reason */
+    ZL_FLAG_SERIALIZED = 16, /* ran alone (ZESTALL_SERIALIZE=1) */
+    ZL_FLAG_STOPPED = 32,   /* EXEC while collection is stopped: tracked, not recorded */
+    ZL_FLAG_FAILED = 64,    /* EXEC: the submission failed (only its number counts) */
+};
+
+/* One of zestall's events and its context, for zl_release_events. */
+typedef struct zl_event_ref {
+    uint64_t context, event;
+} zl_event_ref_t;
 
 #endif

@@ -10,8 +10,7 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/layers/zel_tracing_api.h>
 
-#include "abi.h"        /* layer states, control ops, stall-off codes, reasons: shared with Go */
-#include "abi_timing.h" /* slot kinds and flags, event references: shared with Go */
+#include "abi.h" /* everything shared with Go: states, reasons, the slot contract */
 
 typedef struct zl_slot {
     uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */

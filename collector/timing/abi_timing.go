@@ -24,13 +24,6 @@ const (
 	SlotFlagFailed    = 0x40
 )
 
-const (
-	ReasonPoolExhausted        = 0x1
-	ReasonEventError           = 0x2
-	ReasonUnsupported          = 0x6
-	ReasonAppendedWhileStopped = 0x10
-)
-
 type EventRef struct {
 	Context uint64
 	Event   uint64

@@ -1,13 +1,13 @@
 //go:build ignore
 
-// Input of go tool cgo -godefs: the Go mirror of cgo/abi_timing.h. Edit the
+// Input of go tool cgo -godefs: the Go mirror of the launch-slot contract in cgo/abi.h. Edit the
 // header and this file, then run go generate ./collector/timing; never edit
 // abi_timing.go by hand (TestABIUpToDate checks it).
 
 package timing
 
 /*
-#include "../../cgo/abi_timing.h"
+#include "../../cgo/abi.h"
 */
 import "C"
 
@@ -33,15 +33,6 @@ const (
 	SlotFlagSerial    = C.ZL_FLAG_SERIALIZED // ran alone (ZESTALL_SERIALIZE=1)
 	SlotFlagStopped   = C.ZL_FLAG_STOPPED    // an execution while collection is stopped
 	SlotFlagFailed    = C.ZL_FLAG_FAILED     // SlotExec: the submission failed (only Seq counts)
-)
-
-// No-timestamp reasons the launch path sets (ZL_REASON_*): values of
-// proto NoTimestampReason (TestABIReasons).
-const (
-	ReasonPoolExhausted        = C.ZL_REASON_POOL_EXHAUSTED
-	ReasonEventError           = C.ZL_REASON_EVENT_ERROR
-	ReasonUnsupported          = C.ZL_REASON_UNSUPPORTED
-	ReasonAppendedWhileStopped = C.ZL_REASON_APPENDED_WHILE_STOPPED
 )
 
 // EventRef names one of zestall's events and its context (zl_event_ref_t:

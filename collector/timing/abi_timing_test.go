@@ -8,19 +8,16 @@ import (
 	"regexp"
 	"testing"
 
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/internal/gencheck"
 )
 
-// TestABIUpToDate: abi_timing.go is what go tool cgo -godefs makes of
-// cgo/abi_timing.h now (the slot contract has one home: the header).
+// TestABIUpToDate: abi_timing.go is what go tool cgo -godefs makes of the
+// slot contract in cgo/abi.h now (the header is its only home). The
+// no-timestamp reasons are in package abi, whose TestProtoAgrees checks
+// them against the schema.
 func TestABIUpToDate(t *testing.T) {
-	if _, err := osexec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not found: go tool cgo -godefs needs a C compiler to read cgo/abi_timing.h")
-	}
-	goTool, err := osexec.LookPath("go")
-	if err != nil {
-		goTool = "/usr/local/go/bin/go"
-	}
+	goTool := gencheck.Tool(t, "go", "the Go toolchain")
+	gencheck.Tool(t, "gcc", "Debian: apt-get install gcc; cgo -godefs runs the C compiler")
 	cmd := osexec.Command(goTool, "tool", "cgo", "-objdir", t.TempDir(), "-godefs", "abi_timing_defs.go")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -37,25 +34,5 @@ func TestABIUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, have) {
-		t.Errorf("abi_timing.go differs from what cgo/abi_timing.h generates: run go generate ./collector/timing\ngenerated:\n%s", got)
-	}
-}
-
-// TestABIReasons: the launch path's no-timestamp reasons are the values of
-// the schema's NoTimestampReason (the harvester writes them unchanged).
-func TestABIReasons(t *testing.T) {
-	for _, c := range []struct {
-		c    int
-		want pb.NoTimestampReason
-	}{
-		{ReasonPoolExhausted, pb.NoTimestampReason_NO_TIMESTAMP_REASON_POOL_EXHAUSTED},
-		{ReasonEventError, pb.NoTimestampReason_NO_TIMESTAMP_REASON_EVENT_ERROR},
-		{ReasonUnsupported, pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED},
-		{ReasonAppendedWhileStopped, pb.NoTimestampReason_NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED},
-	} {
-		if pb.NoTimestampReason(c.c) != c.want {
-			t.Errorf("ZL_REASON %d, schema %v = %d", c.c, c.want, c.want)
-		}
-	}
+	gencheck.Same(t, "collector/timing/abi_timing.go", have, got, "go generate ./collector/timing")
 }

@@ -16,5 +16,5 @@
 // The package builds with CGO_ENABLED=0; tests drive it with a fake Source.
 package timing
 
-// abi_timing.go mirrors cgo/abi_timing.h (see abi_timing_defs.go).
+// abi_timing.go mirrors the slot contract of cgo/abi.h (see abi_timing_defs.go).
 //go:generate sh genabi.sh

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates abi_timing.go from cgo/abi_timing.h (go generate ./collector/timing).
+# Regenerates abi_timing.go from the slot contract of cgo/abi.h (go generate ./collector/timing).
 # The objdir is dropped from the header line so the output is reproducible.
 set -e
 d=$(mktemp -d)

@@ -13,7 +13,7 @@ import (
 )
 
 // SlotKind, the Slot* kinds and flags and EventRef are generated from
-// cgo/abi_timing.h (abi_timing.go).
+// cgo/abi.h (abi_timing.go).
 
 // Slot is one event of the launch path, recorded in C on an application
 // thread and drained by the harvester.
