@@ -177,15 +177,14 @@ func SampleSum(sums []uint64) uint64 {
 	return t
 }
 
-// AddTo adds the totals to c. A "stall sample" of Counters is one row: one
-// (IP, read window) entry of the driver's calculation with its summed
-// counters, so stall_samples_attributed and stall_samples_unattributed are
-// AttributedRows and UnattributedRows (rows skipped as IP-0 padding are in
+// AddTo adds the totals to c. A row is one (IP, read window) entry of the
+// driver's calculation with its summed counters: stall_rows_attributed and
+// stall_rows_unattributed are AttributedRows and UnattributedRows (rows skipped as IP-0 padding are in
 // neither). Several Attributors (one per device or sub-device set) add to
 // one Counters record.
 func (t *AttributionTotals) AddTo(c *pb.Counters) {
-	c.StallSamplesAttributed += t.AttributedRows
-	c.StallSamplesUnattributed += t.UnattributedRows
+	c.StallRowsAttributed += t.AttributedRows
+	c.StallRowsUnattributed += t.UnattributedRows
 }
 
 // Attributor assigns EU stall samples of one streamer (one device, or one

@@ -426,7 +426,7 @@ func TestWriterStallRecords(t *testing.T) {
 			t.Errorf("loss %v", l)
 		}
 	}
-	if n == 0 || c.StallRecordsRead != 1 || c.StallSamplesAttributed+c.StallSamplesUnattributed != 1 {
+	if n == 0 || c.StallRecordsRead != 1 || c.StallRowsAttributed+c.StallRowsUnattributed != 1 {
 		t.Errorf("%d stall records; counters %v; stderr %q", n, c, stderr)
 	}
 }

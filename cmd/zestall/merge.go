@@ -368,8 +368,8 @@ func summedCounters(ins []*mergeInput) *pb.Counters {
 		sum.LaunchesSeen += c.LaunchesSeen
 		sum.LaunchesTimed += c.LaunchesTimed
 		sum.StallRecordsRead += c.StallRecordsRead
-		sum.StallSamplesAttributed += c.StallSamplesAttributed
-		sum.StallSamplesUnattributed += c.StallSamplesUnattributed
+		sum.StallRowsAttributed += c.StallRowsAttributed
+		sum.StallRowsUnattributed += c.StallRowsUnattributed
 		sum.StallDropWarnings += c.StallDropWarnings
 		sum.StallDropFlagRecords += c.StallDropFlagRecords
 		for _, r := range c.LaunchesWithoutTimestamp {

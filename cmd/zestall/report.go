@@ -108,9 +108,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 	if c := m.counters; c != nil {
 		fmt.Fprintf(w, "kernel launches seen: %d, with device times: %d\n", c.LaunchesSeen, c.LaunchesTimed)
 		if c.StallRecordsRead > 0 || c.StallDropWarnings > 0 {
-			// The collector counts rows in the fields named
-			// stall_samples_* (collector/attribute.go).
-			fmt.Fprintf(w, "EU stall records read: %d; rows calculated from them: %d attributed to kernels, %d unattributed\n", c.StallRecordsRead, c.StallSamplesAttributed, c.StallSamplesUnattributed)
+			fmt.Fprintf(w, "EU stall records read: %d; rows calculated from them: %d attributed to kernels, %d unattributed\n", c.StallRecordsRead, c.StallRowsAttributed, c.StallRowsUnattributed)
 		}
 		if c.StallRecordsDiscardedStopped > 0 || c.LaunchesWhileStopped > 0 {
 			fmt.Fprintf(w, "while collection was stopped: %d EU stall records read and discarded, %d kernel launches passed (counted only with ZESTALL_LAUNCHES)\n", c.StallRecordsDiscardedStopped, c.LaunchesWhileStopped)

@@ -203,7 +203,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 	}
 	if c := m.counters; c != nil {
 		jc := &jsonCounters{Final: c.Final, LaunchesSeen: c.LaunchesSeen, LaunchesTimed: c.LaunchesTimed,
-			StallRecordsRead: c.StallRecordsRead, StallRowsAttributed: c.StallSamplesAttributed, StallRowsUnattributed: c.StallSamplesUnattributed,
+			StallRecordsRead: c.StallRecordsRead, StallRowsAttributed: c.StallRowsAttributed, StallRowsUnattributed: c.StallRowsUnattributed,
 			StallDropWarnings: c.StallDropWarnings, StallDropFlagRecords: c.StallDropFlagRecords,
 			WithoutTimestamp: map[string]uint64{}, Lost: map[string]uint64{}}
 		for _, x := range c.LaunchesWithoutTimestamp {

@@ -285,8 +285,8 @@ func (st *Reader) Counters(c *pb.Counters) {
 	for _, as := range st.attr {
 		for _, a := range as {
 			attributed, unattributed := a.Rows()
-			c.StallSamplesAttributed += attributed
-			c.StallSamplesUnattributed += unattributed
+			c.StallRowsAttributed += attributed
+			c.StallRowsUnattributed += unattributed
 		}
 	}
 	// In a stable order (by what): a map's order differs from run to run.

@@ -182,7 +182,7 @@ func TestReadWindows(t *testing.T) {
 	if want := uint64(3 + 2 + 8<<20/64 + 5); c.StallRecordsRead != want || c.StallDropWarnings != 1 {
 		t.Errorf("read %d (want %d), drop warnings %d", c.StallRecordsRead, want, c.StallDropWarnings)
 	}
-	if c.StallSamplesUnattributed != 7 || c.StallSamplesAttributed == 0 || len(c.Lost) != 0 {
+	if c.StallRowsUnattributed != 7 || c.StallRowsAttributed == 0 || len(c.Lost) != 0 {
 		t.Errorf("counters %v", c)
 	}
 	if src.closed != 1 || h.attr[0].resolves.Load() == 0 {

@@ -2407,11 +2407,15 @@ type Counters struct {
 	LaunchesWithoutTimestamp []*ReasonCount `protobuf:"bytes,5,rep,name=launches_without_timestamp,json=launchesWithoutTimestamp,proto3" json:"launches_without_timestamp,omitempty"`
 	// Raw 64-byte EU stall records read from streamers.
 	StallRecordsRead uint64 `protobuf:"varint,6,opt,name=stall_records_read,json=stallRecordsRead,proto3" json:"stall_records_read,omitempty"`
-	// Stall samples (after calculation, summed counters) attributed to a
-	// kernel.
-	StallSamplesAttributed uint64 `protobuf:"varint,7,opt,name=stall_samples_attributed,json=stallSamplesAttributed,proto3" json:"stall_samples_attributed,omitempty"`
-	// Stall samples kept in Unattributed records.
-	StallSamplesUnattributed uint64 `protobuf:"varint,8,opt,name=stall_samples_unattributed,json=stallSamplesUnattributed,proto3" json:"stall_samples_unattributed,omitempty"`
+	// Rows calculated from the stall records (one per instruction address
+	// and read window, its counters summed) that were given to a kernel.
+	// Named stall_samples_attributed before revision 4; it always counted
+	// rows (same number, same meaning on the wire). A row's samples are the
+	// sum of its reason counters (StallRows).
+	StallRowsAttributed uint64 `protobuf:"varint,7,opt,name=stall_rows_attributed,json=stallRowsAttributed,proto3" json:"stall_rows_attributed,omitempty"`
+	// Rows kept in Unattributed records (before revision 4:
+	// stall_samples_unattributed).
+	StallRowsUnattributed uint64 `protobuf:"varint,8,opt,name=stall_rows_unattributed,json=stallRowsUnattributed,proto3" json:"stall_rows_unattributed,omitempty"`
 	// zetMetricStreamerReadData calls that returned
 	// ZE_RESULT_WARNING_DROPPED_DATA: the hardware buffer overflowed and an
 	// unknown number of samples was lost.
@@ -2509,16 +2513,16 @@ func (x *Counters) GetStallRecordsRead() uint64 {
 	return 0
 }
 
-func (x *Counters) GetStallSamplesAttributed() uint64 {
+func (x *Counters) GetStallRowsAttributed() uint64 {
 	if x != nil {
-		return x.StallSamplesAttributed
+		return x.StallRowsAttributed
 	}
 	return 0
 }
 
-func (x *Counters) GetStallSamplesUnattributed() uint64 {
+func (x *Counters) GetStallRowsUnattributed() uint64 {
 	if x != nil {
-		return x.StallSamplesUnattributed
+		return x.StallRowsUnattributed
 	}
 	return 0
 }
@@ -3015,16 +3019,16 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xda\x05\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xce\x05\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
 	"\rlaunches_seen\x18\x03 \x01(\x04R\flaunchesSeen\x12%\n" +
 	"\x0elaunches_timed\x18\x04 \x01(\x04R\rlaunchesTimed\x12U\n" +
 	"\x1alaunches_without_timestamp\x18\x05 \x03(\v2\x17.zestall.v1.ReasonCountR\x18launchesWithoutTimestamp\x12,\n" +
-	"\x12stall_records_read\x18\x06 \x01(\x04R\x10stallRecordsRead\x128\n" +
-	"\x18stall_samples_attributed\x18\a \x01(\x04R\x16stallSamplesAttributed\x12<\n" +
-	"\x1astall_samples_unattributed\x18\b \x01(\x04R\x18stallSamplesUnattributed\x12.\n" +
+	"\x12stall_records_read\x18\x06 \x01(\x04R\x10stallRecordsRead\x122\n" +
+	"\x15stall_rows_attributed\x18\a \x01(\x04R\x13stallRowsAttributed\x126\n" +
+	"\x17stall_rows_unattributed\x18\b \x01(\x04R\x15stallRowsUnattributed\x12.\n" +
 	"\x13stall_drop_warnings\x18\t \x01(\x04R\x11stallDropWarnings\x125\n" +
 	"\x17stall_drop_flag_records\x18\n" +
 	" \x01(\x04R\x14stallDropFlagRecords\x12'\n" +
