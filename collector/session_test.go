@@ -21,6 +21,7 @@ import (
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
+	"golang.org/x/sys/unix"
 )
 
 // idleTimestamps is a launch path on which nothing is ever launched.
@@ -472,11 +473,19 @@ func TestWriterQueueFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	// The pipe is full before the session starts, so the writer blocks at
+	// its first flush (the header's) and the queue fills, however the
+	// scheduler interleaves the writer with this loop.
+	size, err := unix.FcntlInt(w.Fd(), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(make([]byte, size)); err != nil {
+		t.Fatal(err)
+	}
 	s, _, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1ms"})
 	withOutput(w)(s)
 	s.Status(StateActive, ze.Success)
-	// Incompressible binaries fill the pipe (nobody reads it yet), the
-	// writer blocks, and the queue fills.
 	const modules = 6000
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for i := range modules {
@@ -492,7 +501,7 @@ func TestWriterQueueFull(t *testing.T) {
 		data <- b
 	}()
 	s.Shutdown()
-	recs, err := stream.ReadAll(bytes.NewReader(<-data))
+	recs, err := stream.ReadAll(bytes.NewReader((<-data)[size:]))
 	if err != nil {
 		t.Fatal(err)
 	}
