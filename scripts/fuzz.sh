@@ -27,10 +27,21 @@ while read -r pkg target; do
 	n=$((n + 1))
 	echo "== fuzz ./$pkg $target ($fuzztime)" >&2
 	log=$(mktemp)
-	status=0
-	go test "./$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 1s >"$log" 2>&1 || status=$?
-	# The progress lines but the last (total executions, corpus size).
-	{ grep -v '^fuzz: elapsed: ' "$log" | tail -n 30; grep '^fuzz: elapsed: ' "$log" | tail -n 1; } >&2 || true
+	for try in 1 2; do
+		status=0
+		go test "./$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 1s >"$log" 2>&1 || status=$?
+		# The progress lines but the last (total executions, corpus size).
+		{ grep -v '^fuzz: elapsed: ' "$log" | tail -n 30; grep '^fuzz: elapsed: ' "$log" | tail -n 1; } >&2 || true
+		# A finding is always written out ("Failing input written to
+		# testdata/fuzz/..."). Go's fuzzing engine can also fail at the end
+		# of -fuzztime with only "context deadline exceeded" and no input:
+		# that is the engine, not the code under test. Run such a target
+		# once more; a second engine failure fails the script all the same.
+		if [ "$status" -eq 0 ] || grep -q 'Failing input written to' "$log" || ! grep -q 'context deadline exceeded' "$log"; then
+			break
+		fi
+		echo "fuzz: ./$pkg $target: the fuzzing engine stopped with \"context deadline exceeded\" and no failing input; running it again" >&2
+	done
 	rm -f "$log"
 	if [ "$status" -ne 0 ]; then
 		echo "fuzz: ./$pkg $target failed (a finding is saved under ./$pkg/testdata/fuzz/$target/)" >&2
