@@ -380,29 +380,46 @@ static ze_result_t ZE_APICALL sim_zeEventQueryKernelTimestamp(ze_event_handle_t 
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t ZE_APICALL sim_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice,
-                                                            uint32_t *pCount,
-                                                            ze_kernel_timestamp_result_t *pTimestamps) {
+/* The part the per-part timestamp queries share: checks the handles,
+ * reads the event lock-free (advancing a blocked engine once if it has
+ * not signalled), and settles *pCount at one result per (sub)device the
+ * signalling command ran on (Intel: one per timestamp packet in use, at
+ * least 1). Returns ZE_RESULT_SUCCESS with *fill set when the caller
+ * fills *pCount results from *st; otherwise the result to return (a count
+ * query's SUCCESS, NOT_READY, or an error). */
+static ze_result_t ev_parts_query(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
+                                  bool have_out, sim_event_t **evp, ev_state_t *st, bool *fill) {
+    *fill = false;
     sim_event_t *ev = SIM_OBJ(sim_event_t, hEvent, SIM_K_EVENT);
     if (ev == NULL || SIM_OBJ(sim_device_t, hDevice, SIM_K_DEVICE) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    ev_state_t st;
-    ev_read(ev, &st, true);
+    ev_read(ev, st, true);
     uint64_t now = sim_now_ns();
-    if (!ev_state_signalled_at(&st, now) && progress_if_blocked()) {
-        ev_read(ev, &st, true);
+    if (!ev_state_signalled_at(st, now) && progress_if_blocked()) {
+        ev_read(ev, st, true);
         now = sim_now_ns();
     }
-    /* One result per (sub)device the signalling command ran on (Intel:
-     * one per timestamp packet in use, at least 1). */
-    uint32_t avail = st.parts.n ? st.parts.n : 1;
+    uint32_t avail = st->parts.n ? st->parts.n : 1;
     if (*pCount == 0 || *pCount > avail) {
         *pCount = avail;
-        if (pTimestamps == NULL) return ZE_RESULT_SUCCESS;
+        if (!have_out) return ZE_RESULT_SUCCESS;
     }
-    if (pTimestamps == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!ev_state_signalled_at(&st, now)) return ZE_RESULT_NOT_READY;
+    if (!have_out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!ev_state_signalled_at(st, now)) return ZE_RESULT_NOT_READY;
+    *evp = ev;
+    *fill = true;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL sim_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice,
+                                                            uint32_t *pCount,
+                                                            ze_kernel_timestamp_result_t *pTimestamps) {
+    sim_event_t *ev;
+    ev_state_t st;
+    bool fill;
+    ze_result_t r = ev_parts_query(hEvent, hDevice, pCount, pTimestamps != NULL, &ev, &st, &fill);
+    if (!fill) return r;
     uint64_t mask = mask_bits(sim_cfg.kernel_timestamp_valid_bits);
     for (uint32_t i = 0; i < *pCount; i++) {
         sim_device_t *d = st.parts.dev[i];
@@ -423,24 +440,11 @@ static ze_result_t ZE_APICALL sim_zeEventQueryTimestampsExp(ze_event_handle_t hE
 static ze_result_t ZE_APICALL sim_zeEventQueryKernelTimestampsExt(
     ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount,
     sim_event_query_kernel_timestamps_results_ext_properties_t *pResults) {
-    sim_event_t *ev = SIM_OBJ(sim_event_t, hEvent, SIM_K_EVENT);
-    if (ev == NULL || SIM_OBJ(sim_device_t, hDevice, SIM_K_DEVICE) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    sim_event_t *ev;
     ev_state_t st;
-    ev_read(ev, &st, true);
-    uint64_t now = sim_now_ns();
-    if (!ev_state_signalled_at(&st, now) && progress_if_blocked()) {
-        ev_read(ev, &st, true);
-        now = sim_now_ns();
-    }
-    uint32_t avail = st.parts.n ? st.parts.n : 1;
-    if (*pCount == 0 || *pCount > avail) {
-        *pCount = avail;
-        if (pResults == NULL) return ZE_RESULT_SUCCESS;
-    }
-    if (pResults == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!ev_state_signalled_at(&st, now)) return ZE_RESULT_NOT_READY;
+    bool fill;
+    ze_result_t r = ev_parts_query(hEvent, hDevice, pCount, pResults != NULL, &ev, &st, &fill);
+    if (!fill) return r;
     uint64_t mask = mask_bits(sim_cfg.kernel_timestamp_valid_bits);
     for (uint32_t i = 0; i < *pCount; i++) {
         sim_device_t *d = st.parts.dev[i];
