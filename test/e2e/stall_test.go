@@ -47,7 +47,11 @@ func TestStallSampling(t *testing.T) {
 			env := map[string]string{"ZET_ENABLE_METRICS": "1", "ZESTALL_SAMPLING_PERIOD_NS": "10000"}
 			maps.Copy(env, tt.env)
 			recs, truth := tr.runTruth(t, env, tt.app, tt.args...)
-			checkStalls(t, recs, truth, tt.name == "overflow")
+			expect := stallsExact
+			if tt.name == "overflow" {
+				expect = stallsDropped
+			}
+			checkStalls(t, recs, truth, expect)
 			if tt.env["ZESTALL_SERIALIZE"] == "1" {
 				checkSerialized(t, recs)
 			}
@@ -59,7 +63,27 @@ type kernelSpan struct {
 	base, size uint64
 }
 
-func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, wantDrops bool) {
+// stallExpectation says what checkStalls may accept from a run.
+type stallExpectation int
+
+const (
+	// stallsExact: every delivered sample counted at its kernel and
+	// offset, nothing unattributed, nothing dropped by the device.
+	stallsExact stallExpectation = iota
+	// stallsDropped: as stallsExact, and the device must have dropped
+	// records (the overflow case) and zestall must have counted it.
+	stallsDropped
+	// stallsLate: the run told zestall a visibility latency below the
+	// device's (ZESTALL_STALL_LATENCY=0 against 5 ms polls). A sample read
+	// after its kernel was destroyed then lies, as far as zestall can
+	// know, after the kernel's lifetime and is Unattributed; none may be
+	// lost or counted at an offset that did not produce it: kernel rows
+	// plus Unattributed equal what the device delivered, and no offset
+	// holds more than the device produced there.
+	stallsLate
+)
+
+func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, expect stallExpectation) {
 	t.Helper()
 	hdr := recs[0].GetHeader()
 	on := false
@@ -140,15 +164,21 @@ func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, want
 	if wantTotal == 0 {
 		t.Fatalf("the device produced no samples: the test proves nothing")
 	}
-	if unattributed != 0 {
+	wantDrops := expect == stallsDropped
+	late := expect == stallsLate
+	if unattributed != 0 && !late {
 		t.Errorf("%d sample counts unattributed; every sample lies in a kernel", unattributed)
 	}
-	if gotTotal != wantTotal {
+	if late {
+		if gotTotal+unattributed != wantTotal {
+			t.Errorf("sample counts: zestall %d in kernels + %d unattributed, device delivered %d (dropped %d records)", gotTotal, unattributed, wantTotal, dropped)
+		}
+	} else if gotTotal != wantTotal {
 		t.Errorf("sample counts: zestall %d, device delivered %d (dropped %d records)", gotTotal, wantTotal, dropped)
 	}
 	bad := 0
 	for k, w := range want {
-		if got[k] != w && bad < 10 {
+		if (got[k] > w || got[k] != w && !late) && bad < 10 {
 			bad++
 			t.Errorf("kernel %#x offset %#x: zestall %d, device %d", k.base, k.off, got[k], w)
 		}
