@@ -8,8 +8,10 @@
 #include <level_zero/zet_api.h>
 
 #ifndef ZET_METRIC_TYPE_IP
-#define ZET_METRIC_TYPE_IP ((zet_metric_type_t)ZESTALL_METRIC_TYPE_IP)
+#define ZET_METRIC_TYPE_IP ZET_METRIC_TYPE_IP_EXP
 #endif
+/* abi.h carries the value for Go; the installed header is its authority. */
+_Static_assert(ZESTALL_METRIC_TYPE_IP == (int)ZET_METRIC_TYPE_IP, "abi.h ZESTALL_METRIC_TYPE_IP != zet_api.h");
 
 /* Finds the group by name and sampling type, with a metric of type IP, as
  * the tools Intel documents do; reads its metrics in driver order. */

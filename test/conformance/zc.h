@@ -55,7 +55,8 @@ extern unsigned zc_passed, zc_failed;
 bool zc_ok(ze_result_t r, const char *name, const char *call, const char *file, int line);
 
 /* ---- constants missing from the 1.4 headers (docs/eu-stall-sampling.md §0) -------- */
-#define ZC_METRIC_TYPE_IP 0x7ffffffeu
+/* The IP metric type is in Debian's zet_api.h, as ZET_METRIC_TYPE_IP_EXP. */
+#define ZC_METRIC_TYPE_IP ((unsigned)ZET_METRIC_TYPE_IP_EXP)
 #define ZC_STYPE_GLOBAL_TS_RES 0x9u
 #define ZC_STYPE_GROUP_TYPE 0x00010006u
 #define ZC_STYPE_SOURCE_ID 0x00010009u

@@ -66,8 +66,10 @@
 /* Constants missing from Debian's 1.8.12 headers (spec 1.4).          */
 /* Values: docs/eu-stall-sampling.md §0 "Conventions, sources, constants missing from Debian's headers". */
 /* ------------------------------------------------------------------ */
+/* Debian's 1.8.12 zet_api.h names the IP metric type ZET_METRIC_TYPE_IP_EXP;
+ * later headers call it ZET_METRIC_TYPE_IP. One value, from the header. */
 #ifndef ZET_METRIC_TYPE_IP
-#define ZET_METRIC_TYPE_IP ((zet_metric_type_t)0x7ffffffe)
+#define ZET_METRIC_TYPE_IP ZET_METRIC_TYPE_IP_EXP
 #endif
 #define SIM_STYPE_METRIC_GLOBAL_TIMESTAMPS_RESOLUTION_EXP 0x9u
 #define SIM_STYPE_METRIC_GROUP_TYPE_EXP 0x00010006u
