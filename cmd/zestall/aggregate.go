@@ -94,6 +94,12 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 	default:
 		kind = pb.StallAttribution_STALL_ATTRIBUTION_KERNEL // unknown kinds name no launch
 	}
+	if m.launchSel != nil {
+		m.launchSel.addRows(s, kind)
+	}
+	if m.onlyLaunch != 0 && (kind != pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH || s.LaunchId != m.onlyLaunch) {
+		return // annotate --launch: only the rows of that launch alone
+	}
 	var perLaunch []uint64
 	if m.keepLaunches && kind == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
 		perLaunch = m.perLaunch[s.LaunchId]
@@ -151,6 +157,9 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 	tl.add(l.HostAppendNs)
 	if m.keepLaunches {
 		m.launchList.add(l)
+	}
+	if m.launchSel != nil {
+		m.launchSel.addLaunch(m, l)
 	}
 	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
 		m.timed[l.KernelId]++
@@ -219,11 +228,15 @@ func (ll *launchList) add(l *pb.Launch) {
 		ll.chunks = append(ll.chunks, make([]traceLaunch, 0, launchChunk))
 	}
 	c := &ll.chunks[len(ll.chunks)-1]
-	*c = append(*c, traceLaunch{Id: l.Id, KernelId: l.KernelId, QueueId: l.QueueId, CommandListId: l.CommandListId,
+	*c = append(*c, toTraceLaunch(l))
+}
+
+func toTraceLaunch(l *pb.Launch) traceLaunch {
+	return traceLaunch{Id: l.Id, KernelId: l.KernelId, QueueId: l.QueueId, CommandListId: l.CommandListId,
 		HostAppendNs: l.HostAppendNs, DeviceStartNs: l.DeviceStartNs, DeviceEndNs: l.DeviceEndNs,
 		DeviceId: l.DeviceId, Flags: l.Flags,
 		GroupCountX: l.GroupCountX, GroupCountY: l.GroupCountY, GroupCountZ: l.GroupCountZ,
-		GroupSizeX: l.GroupSizeX, GroupSizeY: l.GroupSizeY, GroupSizeZ: l.GroupSizeZ})
+		GroupSizeX: l.GroupSizeX, GroupSizeY: l.GroupSizeY, GroupSizeZ: l.GroupSizeZ}
 }
 
 // each calls fn with every launch, in file order.

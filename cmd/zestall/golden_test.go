@@ -154,6 +154,11 @@ func TestGoldenWithoutIGA(t *testing.T) {
 		{"report_multi_nohelper", []string{"report", multi}},
 		{"annotate_multi_nohelper", []string{"annotate", "--kernel", "stream_triad", "--source-dir", sources, multi}},
 		{"annotate_multi_source_nodisasm", []string{"annotate", "--source", "--no-disasm", "--source-dir", sources, multi}},
+		{"report_launches_kernel", []string{"report", "--launches", "--kernel", "compute_poly", multi}},
+		{"report_launches_longest", []string{"report", serialized, "--launches", "--limit", "5"}},
+		{"report_launches_json", []string{"report", "--launches", "--json", "--kernel", "compute_poly", serialized}},
+		{"annotate_launch", []string{"annotate", "--launch", "22", "--source", "--no-disasm", "--source-dir", sources, serialized}},
+		{"annotate_launch_missing", []string{"annotate", "--launch", "99999", serialized}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })

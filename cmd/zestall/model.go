@@ -38,12 +38,16 @@ type runModel struct {
 	keepLaunches bool
 	launchList   launchList
 	perLaunch    map[uint64][]uint64
-	periodNs     uint64       // the sampling period the driver chose
-	windows      []windowEdge // Window records in file order
-	sources      []*pb.MergeSource
-	unknown      int // records of kinds this reader does not know
-	inputs       []*inputRead
-	readErr      error // what was lost reading the inputs, or nil
+	// For the per-launch views (launches.go): the launches kept, and for
+	// annotate --launch the one launch whose rows alone are aggregated.
+	launchSel  *launchSelection
+	onlyLaunch uint64
+	periodNs   uint64       // the sampling period the driver chose
+	windows    []windowEdge // Window records in file order
+	sources    []*pb.MergeSource
+	unknown    int // records of kinds this reader does not know
+	inputs     []*inputRead
+	readErr    error // what was lost reading the inputs, or nil
 
 	source uint32 // index of the MergeSource the records belong to (0: not merged)
 }
@@ -75,6 +79,11 @@ func loadRuns(paths []string, stderr io.Writer) (*runModel, error) {
 func loadRunsWith(paths []string, stderr io.Writer, keepLaunches bool) (*runModel, error) {
 	m := newRunModel()
 	m.keepLaunches = keepLaunches
+	return m.load(paths, stderr)
+}
+
+// load reads paths into m (configured by the caller), as loadRuns does.
+func (m *runModel) load(paths []string, stderr io.Writer) (*runModel, error) {
 	if len(paths) == 1 {
 		in, err := readInput(paths[0], stderr, 0, func(rec *pb.Record) error {
 			m.add(rec)

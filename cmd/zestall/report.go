@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -22,8 +23,12 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	top := fs.Int("top", 5, "hottest instructions to show per kernel")
 	noDisasm := fs.Bool("no-disasm", false, "do not disassemble (offsets and source lines only)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object (structure: zestall-report/1, below)")
+	launches := fs.Bool("launches", false, "print the per-launch table instead of the report (see below)")
+	kernel := fs.String("kernel", "", "with --launches: every launch of the kernel with this name (demangled or mangled)")
+	limit := fs.Int("limit", 20, "with --launches and no --kernel: how many of the longest launches to show")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] [--json] FILE...
+       zestall report --launches [--kernel NAME | --limit N] [--json] FILE...
 
 Prints the run summary (process, devices, configuration, counters,
 anything lost), the collection windows with the launches and stall samples
@@ -51,17 +56,50 @@ stall_samples, reasons, hot instructions: offset, samples, reasons,
 source, instruction). Times are ns; fields are only added within a
 schema version. Every field is described in cmd/zestall/reportjson.go.
 
+--launches prints a table of single launches instead: each launch's
+device, queue, start, device time and its ratio to the kernel's median,
+shape (groups x group size), the EU stall samples attributed to it alone
+with their top reasons, and the samples of reads it shared with
+overlapping launches. With --kernel NAME it lists every launch of that
+kernel; without, the --limit longest launches of the run. Longest first.
+With --json it is one JSON object, schema "zestall-launches/1"
+(cmd/zestall/launches.go).
+
 Memory is bounded by kernels, instructions and devices, plus 2 to 4 bytes
-per launch record (its append time, for the collection windows).`)
+per launch record (its append time, for the collection windows); with
+--launches also by the launches kept (about 150 bytes each: every launch
+of the --kernel, or --limit launches).`)
 		fs.PrintDefaults()
 	}
 	files, err := parseFiles(fs, args, "report takes at least one FILE", nil)
 	if err != nil {
 		return err
 	}
-	m, err := loadRuns(files, stderr)
-	if err != nil {
+	if !*launches && *kernel != "" {
+		return usageError{"--kernel selects the launches of --launches"}
+	}
+	if *limit < 1 {
+		return usageError{"--limit must be at least 1"}
+	}
+	m := newRunModel()
+	if *launches {
+		m.launchSel = newLaunchSelection(*kernel, *limit)
+	}
+	if _, err := m.load(files, stderr); err != nil {
 		return err
+	}
+	if *launches {
+		if *kernel != "" && !slices.ContainsFunc(m.kernels, m.launchSel.matches) {
+			return errors.Join(m.readErr, fmt.Errorf("no kernel named %q in the file", *kernel))
+		}
+		if *asJSON {
+			if err := writeJSONLaunches(stdout, m); err != nil {
+				return err
+			}
+		} else {
+			writeLaunchTable(stdout, m)
+		}
+		return m.readErr
 	}
 	code := newCodeCache(m, stderr, !*noDisasm)
 	defer code.close()
