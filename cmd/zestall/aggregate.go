@@ -186,8 +186,14 @@ type timeList struct {
 const timeChunk = 64 << 10
 
 func (l *timeList) add(t uint64) {
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+binary.MaxVarintLen64 > timeChunk {
-		l.chunks = append(l.chunks, make([]byte, 0, timeChunk))
+	if n := len(l.chunks); n == 0 || len(l.chunks[n-1])+binary.MaxVarintLen64 > cap(l.chunks[n-1]) {
+		// Chunks start small and double up to timeChunk: a run (an MPI
+		// rank among a thousand) with few launches takes little.
+		size := 256
+		if n > 0 {
+			size = min(timeChunk, 2*cap(l.chunks[n-1]))
+		}
+		l.chunks = append(l.chunks, make([]byte, 0, size))
 	}
 	c := &l.chunks[len(l.chunks)-1]
 	*c = binary.AppendVarint(*c, int64(t-l.prev))

@@ -25,6 +25,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as one JSON object (structure: zestall-report/1, below)")
 	launches := fs.Bool("launches", false, "print the per-launch table instead of the report (see below)")
 	kernel := fs.String("kernel", "", "with --launches: every launch of the kernel with this name (demangled or mangled)")
+	ranks := fs.Int("ranks", 16, "several runs: show at most this many in the per-run table (those with the most device time)")
 	limit := fs.Int("limit", 20, "with --launches and no --kernel: how many of the longest launches to show")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] [--json] FILE...
@@ -36,6 +37,13 @@ in each, kernels by total device time, kernels by EU stall samples with
 their stall reasons, each kernel's hottest instructions with IGA's
 disassembly and the DWARF source line, and every kernel the application
 created. Several FILEs are merged first (as zestall merge does).
+Several runs (several FILEs, e.g. one per MPI rank, or a merged file)
+add, up front, the load imbalance (device time per run: min, median,
+max, max/mean, the slowest run) and a per-run table (rank, host,
+launches, device time, top kernel, stall samples, the most stalled
+kernel and its top reason; at most --ranks rows, the runs with the most
+device time); with more runs than --ranks, devices and intact inputs are
+not listed one by one. --json has every run ("ranks", "imbalance").
 FILE "-" is standard input (as the only FILE). The same file may not be
 given twice. A damaged file is read past each damaged stretch to the next
 intact frame; what was lost is reported (exit status 1), as is a file with
@@ -78,8 +86,8 @@ of the --kernel, or --limit launches).`)
 	if !*launches && *kernel != "" {
 		return usageError{"--kernel selects the launches of --launches"}
 	}
-	if *limit < 1 {
-		return usageError{"--limit must be at least 1"}
+	if *limit < 1 || *ranks < 1 {
+		return usageError{"--limit and --ranks must be at least 1"}
 	}
 	m := newRunModel()
 	if *launches {
@@ -109,11 +117,15 @@ of the --kernel, or --limit launches).`)
 		}
 		return m.readErr
 	}
-	writeReport(stdout, m, code, *top)
+	writeReport(stdout, m, code, *top, *ranks)
 	return m.readErr
 }
 
-func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
+func writeReport(w io.Writer, m *runModel, code *codeCache, top, maxRanks int) {
+	rows := m.rankRows()
+	// Many runs: their devices and inputs are summed up in the per-run
+	// table, not listed one by one.
+	many := len(rows) > maxRanks
 	if h := m.header; h != nil {
 		if len(m.sources) > 0 {
 			host := h.HostName
@@ -127,8 +139,18 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
 			fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
 		}
+		if rows != nil {
+			writeRanks(w, m, rows, maxRanks)
+			fmt.Fprintln(w)
+		}
 		use := m.deviceUse()
+		if many {
+			fmt.Fprintf(w, "devices: %d over %d runs (each run's in its file; report it alone to list them)\n", len(h.Devices), len(rows))
+		}
 		for _, d := range h.Devices {
+			if many {
+				break
+			}
 			kind := "device"
 			if d.ParentId != 0 {
 				kind = fmt.Sprintf("  sub-device %d of %d", d.GetSubDeviceIndex(), d.ParentId)
@@ -167,8 +189,16 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 		fmt.Fprintln(w, "the run ended abnormally: no counters were written")
 	}
 	writeDamage(w, m)
+	shownSources := 0
 	for _, src := range m.sources {
+		if many && src.ReadError == "" && src.RecordsDropped == 0 && src.Counters != nil && src.Counters.Final {
+			continue // an intact input of many: in the per-run table
+		}
 		writeSource(w, src)
+		shownSources++
+	}
+	if many && shownSources < len(m.sources) {
+		fmt.Fprintf(w, "inputs: %d read completely, runs ended normally (not listed); %d listed above\n", len(m.sources)-shownSources, shownSources)
 	}
 	if m.unknown > 0 {
 		fmt.Fprintf(w, "records of kinds this zestall does not know (skipped): %d\n", m.unknown)

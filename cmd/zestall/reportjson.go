@@ -51,6 +51,11 @@ type jsonReport struct {
 	// Kernels, by name (every kernel object of one name counts
 	// together), most EU stall samples first, then the rest by name.
 	Kernels []jsonKernel `json:"kernels"`
+	// Ranks: one entry per run when several were read (several FILEs or
+	// a merged file), in MPI rank order; empty for one run.
+	Ranks []jsonRank `json:"ranks"`
+	// Imbalance of device time over Ranks; null for one run.
+	Imbalance *imbalance `json:"imbalance"`
 }
 
 type jsonInput struct {
@@ -299,6 +304,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 	for _, n := range sortedRest {
 		add(byName[n])
 	}
+	r.Ranks, r.Imbalance = jsonRanks(m, m.rankRows())
 	return r
 }
 
