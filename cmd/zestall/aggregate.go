@@ -164,6 +164,9 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
 		m.timed[l.KernelId]++
 		d := l.DeviceEndNs - l.DeviceStartNs
+		if m.timelineOn {
+			m.addTimeline(l)
+		}
 		m.devNs[l.KernelId] += d
 		sk := m.durations[l.KernelId]
 		if sk == nil {
@@ -252,4 +255,20 @@ func (ll *launchList) each(fn func(*traceLaunch)) {
 			fn(&c[i])
 		}
 	}
+}
+
+// addTimeline counts a timed launch into the web page's timeline.
+func (m *runModel) addTimeline(l *pb.Launch) {
+	if m.timeline == nil {
+		var t0 uint64
+		if m.header != nil {
+			t0 = m.header.StartHostNs
+		}
+		m.timeline = newTimeline(t0)
+	}
+	name := "?"
+	if k := m.kernelByID[l.KernelId]; k != nil {
+		name = kernelName(k)
+	}
+	m.timeline.add(sourceDevice{m.source, l.DeviceId}, name, l.DeviceStartNs, l.DeviceEndNs)
 }

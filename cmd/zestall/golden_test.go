@@ -436,7 +436,7 @@ func TestTruncatedInputs(t *testing.T) {
 // TestHelp: every command has --help (exit 0) and rejects bad usage with
 // exit 2.
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"dump", "report", "annotate", "pprof", "trace", "merge", "diff"} {
+	for _, cmd := range []string{"dump", "report", "annotate", "pprof", "trace", "merge", "diff", "html"} {
 		var so, se bytes.Buffer
 		if code := run([]string{cmd, "--help"}, &so, &se); code != 0 || !strings.Contains(se.String(), "usage: zestall "+cmd) {
 			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, se.String())

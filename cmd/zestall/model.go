@@ -42,6 +42,9 @@ type runModel struct {
 	// For the per-launch views (launches.go): the launches kept, and for
 	// annotate --launch the one launch whose rows alone are aggregated.
 	launchSel *launchSelection
+	// For the web page (html.go): device busy time over time.
+	timelineOn bool
+	timeline   *timeline
 	// For the cross-rank view (ranks.go): the input each kernel object
 	// came from, and unattributed samples per input.
 	kernelSource  map[uint64]uint32
