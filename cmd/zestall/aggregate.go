@@ -101,7 +101,7 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 		return // annotate --launch: only the rows of that launch alone
 	}
 	var perLaunch []uint64
-	if m.keepLaunches && kind == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
+	if m.keepLaunches && kind == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH && m.traceSel.keeps(s.LaunchId) {
 		perLaunch = m.perLaunch[s.LaunchId]
 		if len(perLaunch) < c { // new, or a record with more columns
 			perLaunch = append(perLaunch, make([]uint64, c-len(perLaunch))...)
@@ -155,7 +155,7 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 		m.appendTimes[sd] = tl
 	}
 	tl.add(l.HostAppendNs)
-	if m.keepLaunches {
+	if m.keepLaunches && (m.traceSel == nil || m.traceSel.keep(m, l)) {
 		m.launchList.add(l)
 	}
 	if m.launchSel != nil {
@@ -271,4 +271,85 @@ func (m *runModel) addTimeline(l *pb.Launch) {
 		name = kernelName(k)
 	}
 	m.timeline.add(sourceDevice{m.source, l.DeviceId}, name, l.DeviceStartNs, l.DeviceEndNs)
+}
+
+// traceSelection is zestall trace's --kernel, --from/--to and
+// --max-launches: which launches are kept for the trace; the ones past the
+// cap are summed into a timeline (bounded) instead.
+type traceSelection struct {
+	kernel   string
+	from, to uint64 // ns from the run's start; to 0: the end
+	max      int
+	kept     map[uint64]struct{} // ids of the launches kept
+	over     int                 // launches past max
+	rest     *timeline
+}
+
+// keeps reports whether launch id is kept (every launch without a
+// selection).
+func (s *traceSelection) keeps(id uint64) bool {
+	if s == nil {
+		return true
+	}
+	_, ok := s.kept[id]
+	return ok
+}
+
+func (s *traceSelection) keep(m *runModel, l *pb.Launch) bool {
+	var t0 uint64
+	if m.header != nil {
+		t0 = m.header.StartHostNs
+	}
+	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 || l.DeviceEndNs < l.DeviceStartNs || l.DeviceStartNs < t0 {
+		return false // not traceable
+	}
+	k := m.kernelByID[l.KernelId]
+	if s.kernel != "" && (k == nil || kernelName(k) != s.kernel && k.Name != s.kernel) {
+		return false
+	}
+	start := l.DeviceStartNs - t0
+	if start < s.from || s.to != 0 && start >= s.to {
+		return false
+	}
+	if s.max > 0 && len(s.kept) >= s.max {
+		s.over++
+		if s.rest == nil {
+			s.rest = newTimeline(t0)
+		}
+		name := "?"
+		if k != nil {
+			name = kernelName(k)
+		}
+		s.rest.add(sourceDevice{m.source, l.DeviceId}, name, l.DeviceStartNs, l.DeviceEndNs)
+		return false
+	}
+	s.kept[l.Id] = struct{}{}
+	return true
+}
+
+// restSlices calls fn with each slice of the launches past the cap: lane,
+// start ns from the run's start, busy percent of the slice.
+func (s *traceSelection) restSlices(fn func(lane sourceDevice, startNs uint64, busyPct int64)) {
+	if s == nil || s.rest == nil {
+		return
+	}
+	tl := s.rest
+	used := min(int((tl.endNs+tl.width-1)/tl.width), timelineBins)
+	for _, lane := range tl.order {
+		ln := tl.lanes[lane]
+		prev := int64(-1)
+		for b := 0; b <= used; b++ {
+			var busy uint64
+			if b < used {
+				for _, v := range ln.bins[b] {
+					busy += v
+				}
+			}
+			pct := int64(min(100, (100*busy+tl.width/2)/tl.width))
+			if pct != prev {
+				fn(lane, uint64(b)*tl.width, pct)
+				prev = pct
+			}
+		}
+	}
 }

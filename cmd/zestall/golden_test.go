@@ -286,6 +286,12 @@ func validateTraceEvents(t *testing.T, b []byte) {
 			if n := str(e, "name"); n != "process_name" && n != "thread_name" || args.Name == "" {
 				t.Fatalf("metadata event %d: %s %s", i, e["name"], e["args"])
 			}
+		case "C":
+			// Counter events: numeric ts, args of numbers.
+			var args map[string]float64
+			if _, ok := num(e, "ts"); !ok || json.Unmarshal(e["args"], &args) != nil || len(args) == 0 {
+				t.Fatalf("counter event %d: ts %s args %s", i, e["ts"], e["args"])
+			}
 		default:
 			t.Fatalf("event %d: phase %q not produced by zestall", i, ph)
 		}

@@ -543,7 +543,9 @@ func timelineSVG(m *runModel, ks []*kernelSamples) template.HTML {
 	return template.HTML(b.String())
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"ms": func(ns uint64) float64 { return float64(ns) / 1e6 },
+}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="generator" content="zestall html">
 <title>{{.Title}}</title>
@@ -565,7 +567,7 @@ code,pre,td.code{font-family:ui-monospace,monospace;font-size:12px}
 <ul id="devices">{{range .Devices}}<li>{{.Name}}{{if .Sampling}}<br>{{.Sampling}}{{end}}{{if .Use}}<br>{{.Use}}{{end}}</li>{{end}}</ul>
 {{if .Ranks}}<h2 id="ranks">Runs</h2><p>{{.Imbalance}}</p>
 <table><tr><th class="l">run</th><th class="l">host</th><th>launches</th><th>device time</th><th>stall samples</th><th class="l">top kernel (time)</th><th class="l">most stalled kernel: top reason</th></tr>
-{{range .Ranks}}<tr><td class="l">{{if .Rank}}rank {{.Rank}}{{else}}input {{.Input}}{{end}}</td><td class="l">{{.Host}}</td><td>{{.Launches}}</td><td>{{.DeviceNs}} ns</td><td>{{.StallSamples}}</td><td class="l">{{.TopKernel}}</td><td class="l">{{.MostStalled}} {{.MostStalledR}}</td></tr>
+{{range .Ranks}}<tr><td class="l">{{if .Rank}}rank {{.Rank}}{{else}}input {{.Input}}{{end}}</td><td class="l">{{.Host}}</td><td>{{.Launches}}</td><td>{{printf "%.3f ms" (ms .DeviceNs)}}</td><td>{{.StallSamples}}</td><td class="l">{{.TopKernel}}</td><td class="l">{{.MostStalled}} {{.MostStalledR}}</td></tr>
 {{end}}</table>{{if .RanksMore}}<p>{{.RanksMore}} more runs in zestall report --json.</p>{{end}}{{end}}
 <h2 id="timeline">Timeline: device busy time</h2>
 {{.Timeline}}

@@ -37,6 +37,7 @@ type runModel struct {
 	// Only for trace (keepLaunches): every launch record, and the stall
 	// samples attributed to each single launch.
 	keepLaunches bool
+	traceSel     *traceSelection // trace's launch selection, or nil: every launch
 	launchList   launchList
 	perLaunch    map[uint64][]uint64
 	// For the per-launch views (launches.go): the launches kept, and for

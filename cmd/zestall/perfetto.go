@@ -23,7 +23,9 @@ import (
 // queue's track, named by the kernel through interned EventNames, with the
 // launch id and the stall samples attributed to the launch alone as debug
 // annotations (names interned too). Timestamps are ns from the run's start
-// (host clock). All packets are on one packet sequence: the first clears
+// (host clock). With --max-launches, the launches past the cap are a
+// counter track per device (TYPE_COUNTER events: busy percent per slice).
+// All packets are on one packet sequence: the first clears
 // the incremental state, later ones need it.
 const (
 	// protos/perfetto/trace/trace.proto: message Trace.
@@ -44,6 +46,7 @@ const (
 	fTrackName       = 2 // optional string name = 2
 	fTrackProcess    = 3 // optional ProcessDescriptor process = 3
 	fTrackParentUUID = 5 // optional uint64 parent_uuid = 5
+	fTrackCounter    = 8 // optional CounterDescriptor counter = 8
 
 	// protos/perfetto/trace/track_event/process_descriptor.proto.
 	fProcessPid  = 1 // optional int32 pid = 1
@@ -56,6 +59,8 @@ const (
 	fEventTrackUUID        = 11 // optional uint64 track_uuid = 11
 	eventSliceBegin        = 1  // Type.TYPE_SLICE_BEGIN
 	eventSliceEnd          = 2  // Type.TYPE_SLICE_END
+	eventCounter           = 4  // Type.TYPE_COUNTER
+	fEventCounterValue     = 30 // int64 counter_value = 30 (oneof counter_value_field)
 
 	// protos/perfetto/trace/interned_data/interned_data.proto.
 	fInternedEventNames      = 2 // repeated EventName event_names = 2
@@ -151,18 +156,22 @@ func writePerfetto(w io.Writer, m *runModel) (int, error) {
 		}
 	}
 	queueUUID := map[[3]uint64]uint64{} // device, queue, list -> track uuid (1, 2, ...)
-	trackOf := func(l *traceLaunch) uint64 {
-		du := deviceUUID(l.DeviceId)
+	deviceTrack := func(dev uint32) uint64 {
+		du := deviceUUID(dev)
 		if !described[du] {
-			name := devName[l.DeviceId]
+			name := devName[dev]
 			if name == "" {
-				name = fmt.Sprintf("device %d", l.DeviceId)
+				name = fmt.Sprintf("device %d", dev)
 			}
-			proc := appendStringField(appendVarintField(nil, fProcessPid, uint64(l.DeviceId)), fProcessName, name)
+			proc := appendStringField(appendVarintField(nil, fProcessPid, uint64(dev)), fProcessName, name)
 			td := appendVarintField(nil, fTrackUUID, du)
 			td = appendMessageField(td, fTrackProcess, proc)
 			describe(du, td)
 		}
+		return du
+	}
+	trackOf := func(l *traceLaunch) uint64 {
+		du := deviceTrack(l.DeviceId)
 		key := [3]uint64{uint64(l.DeviceId), l.QueueId, l.CommandListId}
 		if l.QueueId != 0 {
 			key[2] = 0 // one track per queue, whatever list was executed
@@ -223,6 +232,27 @@ func writePerfetto(w io.Writer, m *runModel) (int, error) {
 		p = appendMessageField(p, fPacketTrackEvent, end)
 		pw.packet(p)
 		n++
+	})
+	// The launches past --max-launches: a counter track per device.
+	counters := map[sourceDevice]uint64{}
+	m.traceSel.restSlices(func(lane sourceDevice, startNs uint64, pct int64) {
+		uuid, ok := counters[lane]
+		if !ok {
+			uuid = 1<<41 | uint64(len(counters)+1)
+			counters[lane] = uuid
+			td := appendVarintField(nil, fTrackUUID, uuid)
+			td = appendVarintField(td, fTrackParentUUID, deviceTrack(lane.device))
+			td = appendStringField(td, fTrackName, restCounterName)
+			td = appendMessageField(td, fTrackCounter, nil)
+			describe(uuid, td)
+		}
+		ev := appendVarintField(nil, fEventType, eventCounter)
+		ev = appendVarintField(ev, fEventTrackUUID, uuid)
+		ev = appendVarintField(ev, fEventCounterValue, uint64(pct))
+		p := appendVarintField(nil, fPacketTimestamp, startNs)
+		p = appendVarintField(p, fPacketSequenceID, perfettoSequence)
+		p = appendVarintField(p, fPacketSequenceFlags, seqNeedsIncremental)
+		pw.packet(appendMessageField(p, fPacketTrackEvent, ev))
 	})
 	if pw.err != nil {
 		return n, pw.err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,6 +136,9 @@ func readPerfetto(t *testing.T, b []byte) []pfSlice {
 				}
 				name = tracks[parent] + " / " + name
 			}
+			if len(td[fTrackCounter]) > 0 {
+				name = "counter: " + name
+			}
 			tracks[uuid] = name
 		}
 		for _, ev := range p.msgs(t, fPacketTrackEvent) {
@@ -169,6 +173,12 @@ func readPerfetto(t *testing.T, b []byte) []pfSlice {
 				open[uuid] = st[:len(st)-1]
 				s.end = ts
 				out = append(out, *s)
+			case eventCounter:
+				v, ok := ev.u(fEventCounterValue)
+				if !ok {
+					t.Fatalf("packet %d: counter without value", i)
+				}
+				out = append(out, pfSlice{track: tracks[uuid], name: "counter", start: ts, end: ts, args: map[string]uint64{"value": v}})
 			default:
 				t.Fatalf("packet %d: event type %d", i, typ)
 			}
@@ -317,3 +327,103 @@ func TestPerfettoProtoc(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestTraceSelection: --kernel, --from/--to and --max-launches write
+// exactly the launches they select (in both formats), and the launches
+// past the cap become a counter track, never dropped silently.
+func TestTraceSelection(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.pftrace")
+	var so, se bytes.Buffer
+	if code := run([]string{"trace", "--format=perfetto", serialized, "-o", full}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	b, _ := os.ReadFile(full)
+	all := readPerfetto(t, b)
+	var first, last uint64 = ^uint64(0), 0
+	for _, s := range all {
+		first, last = min(first, s.start), max(last, s.start)
+	}
+	mid := first + (last-first)/2
+	tests := []struct {
+		name string
+		args []string
+		keep func(pfSlice) bool
+	}{
+		{"kernel", []string{"--kernel", "compute_poly"}, func(s pfSlice) bool { return s.name == "compute_poly" }},
+		{"window", []string{"--from", fmt.Sprintf("%.6f", float64(mid)/1e6)}, func(s pfSlice) bool { return s.start >= mid }},
+		{"window_to", []string{"--to", fmt.Sprintf("%.6f", float64(mid)/1e6)}, func(s pfSlice) bool { return s.start < mid }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "t.pftrace")
+			var so, se bytes.Buffer
+			if code := run(append([]string{"trace", "--format=perfetto", serialized, "-o", out}, tt.args...), &so, &se); code != 0 {
+				t.Fatalf("exit %d: %s", code, se.String())
+			}
+			b, _ := os.ReadFile(out)
+			got := readPerfetto(t, b)
+			want := 0
+			for _, s := range all {
+				if tt.keep(s) {
+					want++
+				}
+			}
+			for _, s := range got {
+				if !tt.keep(s) {
+					t.Errorf("slice %+v is not selected", s)
+				}
+			}
+			if len(got) != want || want == 0 || want == len(all) {
+				t.Errorf("%d slices, want %d of %d", len(got), want, len(all))
+			}
+		})
+	}
+	for _, format := range []string{"perfetto", "json"} {
+		out := filepath.Join(dir, "capped."+format)
+		var so, se bytes.Buffer
+		if code := run([]string{"trace", "--format=" + format, "--max-launches", "10", serialized, "-o", out}, &so, &se); code != 0 {
+			t.Fatalf("exit %d: %s", code, se.String())
+		}
+		if !strings.Contains(se.String(), "10 launches; 54 more past --max-launches") {
+			t.Errorf("%s: stderr %q", format, se.String())
+		}
+		b, _ := os.ReadFile(out)
+		slices, counters := 0, 0
+		if format == "perfetto" {
+			for _, s := range readPerfetto(t, b) {
+				if s.name == "counter" {
+					counters++
+					if s.args["value"] > 100 || !strings.HasPrefix(s.track, "counter: ") {
+						t.Errorf("counter %+v", s)
+					}
+				} else {
+					slices++
+				}
+			}
+		} else {
+			validateTraceEvents(t, b)
+			var doc struct {
+				TraceEvents []traceEvent `json:"traceEvents"`
+			}
+			json.Unmarshal(b, &doc)
+			for _, e := range doc.TraceEvents {
+				switch e.Ph {
+				case "X":
+					slices++
+				case "C":
+					counters++
+				}
+			}
+		}
+		if slices != 10 || counters < 2 {
+			t.Errorf("%s: %d slices, %d counter values", format, slices, counters)
+		}
+	}
+	if code := run([]string{"trace", "--kernel", "nope", serialized, "-o", filepath.Join(dir, "x.json")}, &so, &se); code != 1 {
+		t.Errorf("unknown kernel: exit %d", code)
+	}
+	if code := run([]string{"trace", "--from", "5", "--to", "2", serialized, "-o", filepath.Join(dir, "x.json")}, &so, &se); code != 2 {
+		t.Errorf("--to before --from: exit %d", code)
+	}
+}

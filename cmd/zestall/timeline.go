@@ -36,11 +36,11 @@ func (tl *timeline) add(lane sourceDevice, name string, start, end uint64) {
 	if start < tl.t0 || end <= start {
 		return
 	}
-	ln := tl.lanes[lane]
-	if ln == nil {
-		if len(tl.lanes) == maxTimelineLanes {
+	ln, seen := tl.lanes[lane]
+	if !seen {
+		if len(tl.order) == maxTimelineLanes {
 			tl.extra++
-			tl.lanes[lane] = nil
+			tl.lanes[lane] = nil // counted once
 			return
 		}
 		ln = &timelineLane{}
