@@ -63,8 +63,13 @@ not accepted (two inputs). Memory is that of two reports.`)
 		}
 		ms[i] = m
 		readErrs = append(readErrs, m.readErr)
-		codes[i] = newCodeCache(m, stderr, !*noDisasm)
-		defer codes[i].close()
+		codes[i] = newCodeCache(m, stderr, false)
+		if i == 0 {
+			codes[i] = newCodeCache(m, stderr, !*noDisasm)
+			defer codes[i].close()
+		} else {
+			codes[i].dis, codes[i].noIGA = codes[0].dis, codes[0].noIGA // one helper process, one message when it is missing
+		}
 	}
 	d := buildDiff(files, ms, codes, *top)
 	if *asJSON {

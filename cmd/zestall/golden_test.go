@@ -181,6 +181,8 @@ func TestGoldenIGA(t *testing.T) {
 		{"annotate_multi_source", []string{"annotate", "--source", "--source-dir", sources, multi}},
 		{"annotate_nodebug", []string{"annotate", "--source", "--kernel", "stream_triad", nodebug}},
 		{"report_merged_inputs", []string{"report", multi, serialized}},
+		{"diff_multi_serialized_iga", []string{"diff", "--top", "3", multi, serialized}},
+		{"annotate_launch_iga", []string{"annotate", "--launch", "22", "--source-dir", sources, serialized}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
