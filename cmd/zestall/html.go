@@ -143,8 +143,8 @@ func buildPage(m *runModel, code *codeCache, stderr io.Writer, srcDir string, nK
 	if h := m.header; h != nil {
 		started := time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339)
 		if len(m.sources) > 0 {
-			p.Title = fmt.Sprintf("zestall: %d runs merged", len(m.sources))
-			p.Summary = append(p.Summary, fmt.Sprintf("%d runs merged, earliest started %s", len(m.sources), started))
+			p.Title = fmt.Sprintf("zestall: %d runs merged", m.runCount())
+			p.Summary = append(p.Summary, fmt.Sprintf("%d runs merged, earliest started %s", m.runCount(), started))
 		} else {
 			p.Title = fmt.Sprintf("zestall: %s (pid %d on %s)", strings.Join(h.Argv, " "), h.Pid, h.HostName)
 			p.Summary = append(p.Summary, fmt.Sprintf("%s, pid %d on %s, started %s", h.ToolVersion, h.Pid, h.HostName, started),

@@ -19,6 +19,24 @@ import (
 // are sums over its kernels. Memory: one entry per kernel object, plus
 // the inputs' MergeSource records (a header and counters each).
 
+// isContainer reports whether a source is a merged file merged again: its
+// runs are its own sources, it holds no records of its own.
+func isContainer(s *pb.MergeSource) bool {
+	return s.Header != nil && strings.HasPrefix(s.Header.ToolVersion, "zestall merge ")
+}
+
+// runCount is how many runs the model holds (merged sources that are not
+// containers; 0 when not merged).
+func (m *runModel) runCount() int {
+	n := 0
+	for _, s := range m.sources {
+		if !isContainer(s) {
+			n++
+		}
+	}
+	return n
+}
+
 // rankRow is one input's totals.
 type rankRow struct {
 	src          *pb.MergeSource
@@ -72,8 +90,8 @@ func (m *runModel) rankRows() []*rankRow {
 	bySrc := map[uint32]*rankRow{}
 	var rows []*rankRow
 	for _, s := range m.sources {
-		if s.Header != nil && strings.HasPrefix(s.Header.ToolVersion, "zestall merge ") {
-			continue // a merged input: its runs are its own sources
+		if isContainer(s) {
+			continue
 		}
 		r := &rankRow{src: s, kernelNs: map[string]uint64{}, kernelSample: map[string][]uint64{}}
 		bySrc[s.Index] = r

@@ -132,7 +132,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top, maxRanks int) {
 			if host == "" {
 				host = "several hosts"
 			}
-			fmt.Fprintf(w, "%s: %d runs merged, on %s, earliest started %s\n", h.ToolVersion, len(m.sources), host,
+			fmt.Fprintf(w, "%s: %d runs merged, on %s, earliest started %s\n", h.ToolVersion, m.runCount(), host,
 				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
 		} else {
 			fmt.Fprintf(w, "zestall %s: pid %d on %s, started %s\n", h.ToolVersion, h.Pid, h.HostName,
