@@ -94,6 +94,9 @@ it must not exist and is never overwritten.`)
 		return errors.Join(m.readErr, fmt.Errorf("no kernel named %q in the file", *kernel))
 	}
 	if countTraceable(m) == 0 {
+		if m.traceSel != nil {
+			return errors.Join(m.readErr, errors.New("no launch with device times matches --kernel/--from/--to: nothing to trace"))
+		}
 		return errors.Join(m.readErr, errors.New("no launch has device times: nothing to trace (see zestall report)"))
 	}
 	var n int
