@@ -265,6 +265,16 @@ func writeLaunchTable(w io.Writer, m *runModel) {
 			sumCounts(l.own), sumCounts(l.shared), topReasons(m, l.own, 3))
 	}
 	tw.Flush()
+	if s.kernel != "" {
+		slow := 0
+		for _, l := range ls {
+			k := m.kernelByID[l.KernelId]
+			if med := medians[kernelName(k)]; k != nil && l.timed() && med > 0 && float64(l.durationNs()) >= 2*med {
+				slow++
+			}
+		}
+		fmt.Fprintf(w, "  slow: %d of the %d launches took at least twice the kernel's median device time\n", slow, len(ls))
+	}
 	fmt.Fprintln(w, "  VS MEDIAN: device time over the median of the kernel's timed launches (within 1%).")
 	fmt.Fprintln(w, "  SAMPLES: EU stall samples attributed to this launch alone; SHARED: samples of reads that overlapped")
 	fmt.Fprintln(w, "  several launches of the kernel, counted for each of them (so SHARED does not add up across launches).")
