@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -65,5 +67,46 @@ func decode(t *testing.T, args []string, v any) {
 	}
 	if err := json.Unmarshal(so.Bytes(), v); err != nil {
 		t.Fatalf("zestall %v: %v", args, err)
+	}
+}
+
+// TestLaunchSelectionBounded: over a synthetic capture of 50,000 launches,
+// the longest-N selection holds N launches (its memory does not grow with
+// the run) and they are the N longest; the per-kernel selection holds
+// exactly that kernel's launches.
+func TestLaunchSelectionBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "synth.zst")
+	writeSyntheticCapture(t, path, 50_000)
+	var durs []uint64
+	perKernel := 0
+	for _, r := range readCapture(t, path) {
+		if l := r.GetLaunch(); l != nil {
+			durs = append(durs, l.DeviceEndNs-l.DeviceStartNs)
+			if l.KernelId == 7 {
+				perKernel++
+			}
+		}
+	}
+	slices.Sort(durs)
+	m := newRunModel()
+	m.launchSel = newLaunchSelection("", 5)
+	if _, err := m.load([]string{path}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.launchSel.byID) != 5 || len(m.launchSel.top) != 5 || m.launchSel.seen != len(durs) {
+		t.Fatalf("kept %d/%d of %d", len(m.launchSel.byID), len(m.launchSel.top), m.launchSel.seen)
+	}
+	for i, l := range m.launchSel.launches() {
+		if want := durs[len(durs)-1-i]; l.durationNs() != want {
+			t.Errorf("longest #%d: %d ns, want %d", i, l.durationNs(), want)
+		}
+	}
+	m = newRunModel()
+	m.launchSel = newLaunchSelection("kernel_07", 0)
+	if _, err := m.load([]string{path}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.launchSel.all) != perKernel || perKernel == 0 {
+		t.Errorf("kernel_07: kept %d, the file has %d", len(m.launchSel.all), perKernel)
 	}
 }
