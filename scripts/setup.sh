@@ -19,11 +19,13 @@
 #                         the MPI job tests (test/e2e TestMPIJob) build the
 #                         MPI app with each one's mpicc and run it under
 #                         each one's mpirun/mpiexec
+#   chromium              headless browser: cmd/zestall TestHTMLInChromium
+#                         renders the page of zestall html and checks its DOM
 set -euo pipefail
 
 PACKAGES=(libze1 libze-dev cmake gcc g++ make intel-opencl-icd libigc1
           protobuf-compiler python3-protobuf python3-zstandard python3 binutils
-          openmpi-bin libopenmpi-dev mpich libmpich-dev)
+          openmpi-bin libopenmpi-dev mpich libmpich-dev chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

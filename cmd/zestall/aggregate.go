@@ -94,8 +94,14 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 	default:
 		kind = pb.StallAttribution_STALL_ATTRIBUTION_KERNEL // unknown kinds name no launch
 	}
+	if m.launchSel != nil {
+		m.launchSel.addRows(s, kind)
+	}
+	if m.onlyLaunch != 0 && (kind != pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH || s.LaunchId != m.onlyLaunch) {
+		return // annotate --launch: only the rows of that launch alone
+	}
 	var perLaunch []uint64
-	if m.keepLaunches && kind == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
+	if m.keepLaunches && kind == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH && m.traceSel.keeps(s.LaunchId) {
 		perLaunch = m.perLaunch[s.LaunchId]
 		if len(perLaunch) < c { // new, or a record with more columns
 			perLaunch = append(perLaunch, make([]uint64, c-len(perLaunch))...)
@@ -149,12 +155,18 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 		m.appendTimes[sd] = tl
 	}
 	tl.add(l.HostAppendNs)
-	if m.keepLaunches {
+	if m.keepLaunches && (m.traceSel == nil || m.traceSel.keep(m, l)) {
 		m.launchList.add(l)
+	}
+	if m.launchSel != nil {
+		m.launchSel.addLaunch(m, l)
 	}
 	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 && l.DeviceEndNs >= l.DeviceStartNs {
 		m.timed[l.KernelId]++
 		d := l.DeviceEndNs - l.DeviceStartNs
+		if m.timelineOn {
+			m.addTimeline(l)
+		}
 		m.devNs[l.KernelId] += d
 		sk := m.durations[l.KernelId]
 		if sk == nil {
@@ -177,8 +189,14 @@ type timeList struct {
 const timeChunk = 64 << 10
 
 func (l *timeList) add(t uint64) {
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+binary.MaxVarintLen64 > timeChunk {
-		l.chunks = append(l.chunks, make([]byte, 0, timeChunk))
+	if n := len(l.chunks); n == 0 || len(l.chunks[n-1])+binary.MaxVarintLen64 > cap(l.chunks[n-1]) {
+		// Chunks start small and double up to timeChunk: a run (an MPI
+		// rank among a thousand) with few launches takes little.
+		size := 256
+		if n > 0 {
+			size = min(timeChunk, 2*cap(l.chunks[n-1]))
+		}
+		l.chunks = append(l.chunks, make([]byte, 0, size))
 	}
 	c := &l.chunks[len(l.chunks)-1]
 	*c = binary.AppendVarint(*c, int64(t-l.prev))
@@ -219,11 +237,15 @@ func (ll *launchList) add(l *pb.Launch) {
 		ll.chunks = append(ll.chunks, make([]traceLaunch, 0, launchChunk))
 	}
 	c := &ll.chunks[len(ll.chunks)-1]
-	*c = append(*c, traceLaunch{Id: l.Id, KernelId: l.KernelId, QueueId: l.QueueId, CommandListId: l.CommandListId,
+	*c = append(*c, toTraceLaunch(l))
+}
+
+func toTraceLaunch(l *pb.Launch) traceLaunch {
+	return traceLaunch{Id: l.Id, KernelId: l.KernelId, QueueId: l.QueueId, CommandListId: l.CommandListId,
 		HostAppendNs: l.HostAppendNs, DeviceStartNs: l.DeviceStartNs, DeviceEndNs: l.DeviceEndNs,
 		DeviceId: l.DeviceId, Flags: l.Flags,
 		GroupCountX: l.GroupCountX, GroupCountY: l.GroupCountY, GroupCountZ: l.GroupCountZ,
-		GroupSizeX: l.GroupSizeX, GroupSizeY: l.GroupSizeY, GroupSizeZ: l.GroupSizeZ})
+		GroupSizeX: l.GroupSizeX, GroupSizeY: l.GroupSizeY, GroupSizeZ: l.GroupSizeZ}
 }
 
 // each calls fn with every launch, in file order.
@@ -231,6 +253,103 @@ func (ll *launchList) each(fn func(*traceLaunch)) {
 	for _, c := range ll.chunks {
 		for i := range c {
 			fn(&c[i])
+		}
+	}
+}
+
+// addTimeline counts a timed launch into the web page's timeline.
+func (m *runModel) addTimeline(l *pb.Launch) {
+	if m.timeline == nil {
+		var t0 uint64
+		if m.header != nil {
+			t0 = m.header.StartHostNs
+		}
+		m.timeline = newTimeline(t0)
+	}
+	name := "?"
+	if k := m.kernelByID[l.KernelId]; k != nil {
+		name = kernelName(k)
+	}
+	m.timeline.add(sourceDevice{m.source, l.DeviceId}, name, l.DeviceStartNs, l.DeviceEndNs)
+}
+
+// traceSelection is zestall trace's --kernel, --from/--to and
+// --max-launches: which launches are kept for the trace; the ones past the
+// cap are summed into a timeline (bounded) instead.
+type traceSelection struct {
+	kernel   string
+	from, to uint64 // ns from the run's start; to 0: the end
+	max      int
+	kept     map[uint64]struct{} // ids of the launches kept
+	over     int                 // launches past max
+	rest     *timeline
+}
+
+// keeps reports whether launch id is kept (every launch without a
+// selection).
+func (s *traceSelection) keeps(id uint64) bool {
+	if s == nil {
+		return true
+	}
+	_, ok := s.kept[id]
+	return ok
+}
+
+func (s *traceSelection) keep(m *runModel, l *pb.Launch) bool {
+	var t0 uint64
+	if m.header != nil {
+		t0 = m.header.StartHostNs
+	}
+	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 || l.DeviceEndNs < l.DeviceStartNs || l.DeviceStartNs < t0 {
+		return false // not traceable
+	}
+	k := m.kernelByID[l.KernelId]
+	if s.kernel != "" && (k == nil || kernelName(k) != s.kernel && k.Name != s.kernel) {
+		return false
+	}
+	start := l.DeviceStartNs - t0
+	if start < s.from || s.to != 0 && start >= s.to {
+		return false
+	}
+	if s.max > 0 && len(s.kept) >= s.max {
+		s.over++
+		if s.rest == nil {
+			s.rest = newTimeline(t0)
+		}
+		name := "?"
+		if k != nil {
+			name = kernelName(k)
+		}
+		s.rest.add(sourceDevice{m.source, l.DeviceId}, name, l.DeviceStartNs, l.DeviceEndNs)
+		return false
+	}
+	s.kept[l.Id] = struct{}{}
+	return true
+}
+
+// restSlices calls fn with each slice of the launches past the cap: lane,
+// start ns from the run's start, busy percent of the slice.
+func (s *traceSelection) restSlices(fn func(lane sourceDevice, startNs uint64, busyPct int64)) {
+	if s == nil || s.rest == nil {
+		return
+	}
+	tl := s.rest
+	used := min(int((tl.endNs+tl.width-1)/tl.width), timelineBins)
+	for _, lane := range tl.order {
+		ln := tl.lanes[lane]
+		prev := int64(-1)
+		for b := 0; b <= used; b++ {
+			var busy uint64
+			if b < used {
+				for _, v := range ln.bins[b] {
+					busy += v
+				}
+			}
+			pct := int64(min(100, (100*busy+tl.width/2)/tl.width))
+			if pct != prev {
+				fn(lane, uint64(b)*tl.width, pct)
+				prev = pct
+			}
 		}
 	}
 }

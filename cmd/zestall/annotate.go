@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,8 +22,9 @@ func cmdAnnotate(args []string, stdout, stderr io.Writer) error {
 	asm := fs.Bool("asm", false, "one row per instruction, source lines interleaved when known (the default)")
 	srcDir := fs.String("source-dir", "", "directory to look for source files in (by base name) before the path recorded in the debug info")
 	noDisasm := fs.Bool("no-disasm", false, "do not disassemble (offsets only)")
+	launch := fs.Uint64("launch", 0, "annotate one launch (its id, as report --launches shows): only the samples attributed to it alone")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: zestall annotate [--kernel NAME] [--source | --asm] [--source-dir DIR] FILE...
+		fmt.Fprintln(stderr, `usage: zestall annotate [--kernel NAME | --launch ID] [--source | --asm] [--source-dir DIR] FILE...
 
 Prints, per kernel like perf annotate, the EU stall samples of each
 instruction (--asm, the default: every instruction of the kernel with IGA's
@@ -31,6 +33,11 @@ from the DWARF line table of the module's debug info), with one column per
 stall reason. Without debug info the listing has no source lines; without
 the zestall-iga helper or Debian's libiga64.so.1 (package libigc1) it shows
 instruction offsets only. Several FILEs are merged first.
+--launch ID annotates the kernel of one launch with the samples attributed
+to that launch alone (STALL_ATTRIBUTION_LAUNCH); the samples of reads it
+shared with overlapping launches of the kernel are counted in the heading
+but not listed (how they split between the launches is unknown). Launch ids
+are those of the file (of the merged file when several FILEs are given).
 Memory is bounded by kernels, instructions and devices, plus 2 to 4 bytes
 per launch record (its append time, for the collection windows).
 FILE "-" is standard input (as the only FILE). The same file may not be
@@ -46,14 +53,34 @@ no record.`)
 	if *source && *asm {
 		return usageError{"--source and --asm exclude each other"}
 	}
-	m, err := loadRuns(files, stderr)
-	if err != nil {
+	m := newRunModel()
+	if *launch != 0 {
+		m.onlyLaunch = *launch
+		m.launchSel = &launchSelection{id: *launch, byID: map[uint64]*launchInfo{}}
+	}
+	if _, err := m.load(files, stderr); err != nil {
 		return err
 	}
 	code := newCodeCache(m, stderr, !*noDisasm)
 	defer code.close()
 	a := &annotator{m: m, code: code, w: stdout, stderr: stderr, srcDir: *srcDir, files: map[string][]string{}}
-	if err := a.run(*kernel, *source); err != nil {
+	name := *kernel
+	if *launch != 0 {
+		if len(m.launchSel.all) == 0 {
+			return errors.Join(m.readErr, fmt.Errorf("no launch with id %d in the file (report --launches lists them)", *launch))
+		}
+		l := m.launchSel.all[0]
+		k := m.kernelByID[l.KernelId]
+		if k == nil {
+			return errors.Join(m.readErr, fmt.Errorf("launch %d names kernel %d, which is not in the file", l.Id, l.KernelId))
+		}
+		if name != "" && name != kernelName(k) && name != k.Name {
+			return usageError{fmt.Sprintf("launch %d is a launch of %s, not of %s", l.Id, kernelName(k), name)}
+		}
+		name = kernelName(k)
+		writeLaunchHeading(stdout, m, l, name)
+	}
+	if err := a.run(name, *source); err != nil {
 		return err
 	}
 	return m.readErr
@@ -340,4 +367,22 @@ func readLines(path string) ([]string, error) {
 		lines = append(lines, sc.Text())
 	}
 	return lines, sc.Err()
+}
+
+// writeLaunchHeading says which launch annotate --launch shows, and what of
+// its samples the listing leaves out.
+func writeLaunchHeading(w io.Writer, m *runModel, l *launchInfo, name string) {
+	var t0 uint64
+	if m.header != nil {
+		t0 = m.header.StartHostNs
+	}
+	fmt.Fprintf(w, "launch %d of %s on device %d", l.Id, name, l.DeviceId)
+	if l.timed() {
+		fmt.Fprintf(w, ": started %.3f ms, device time %.2f us", float64(l.DeviceStartNs-min(l.DeviceStartNs, t0))/1e6, float64(l.durationNs())/1e3)
+	} else {
+		fmt.Fprint(w, ": no device times")
+	}
+	fmt.Fprintf(w, ", groups %dx%dx%d of %dx%dx%d\n", l.GroupCountX, l.GroupCountY, l.GroupCountZ, l.GroupSizeX, l.GroupSizeY, l.GroupSizeZ)
+	fmt.Fprintf(w, "EU stall samples attributed to this launch alone: %d (listed below); in reads shared with overlapping launches of the kernel: %d (not listed)\n\n",
+		sumCounts(l.own), sumCounts(l.shared))
 }

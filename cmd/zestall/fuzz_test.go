@@ -60,7 +60,7 @@ func FuzzViews(f *testing.F) {
 			data = data[k+int(n):]
 		}
 		code := newCodeCache(m, io.Discard, false)
-		writeReport(io.Discard, m, code, 5)
+		writeReport(io.Discard, m, code, 5, 16)
 		if err := writeJSONReport(io.Discard, m, code, 5); err != nil {
 			t.Fatal(err)
 		}

@@ -154,6 +154,11 @@ func TestGoldenWithoutIGA(t *testing.T) {
 		{"report_multi_nohelper", []string{"report", multi}},
 		{"annotate_multi_nohelper", []string{"annotate", "--kernel", "stream_triad", "--source-dir", sources, multi}},
 		{"annotate_multi_source_nodisasm", []string{"annotate", "--source", "--no-disasm", "--source-dir", sources, multi}},
+		{"report_launches_kernel", []string{"report", "--launches", "--kernel", "compute_poly", multi}},
+		{"report_launches_longest", []string{"report", serialized, "--launches", "--limit", "5"}},
+		{"report_launches_json", []string{"report", "--launches", "--json", "--kernel", "compute_poly", serialized}},
+		{"annotate_launch", []string{"annotate", "--launch", "22", "--source", "--no-disasm", "--source-dir", sources, serialized}},
+		{"annotate_launch_missing", []string{"annotate", "--launch", "99999", serialized}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
@@ -176,6 +181,8 @@ func TestGoldenIGA(t *testing.T) {
 		{"annotate_multi_source", []string{"annotate", "--source", "--source-dir", sources, multi}},
 		{"annotate_nodebug", []string{"annotate", "--source", "--kernel", "stream_triad", nodebug}},
 		{"report_merged_inputs", []string{"report", multi, serialized}},
+		{"diff_multi_serialized_iga", []string{"diff", "--top", "3", multi, serialized}},
+		{"annotate_launch_iga", []string{"annotate", "--launch", "22", "--source-dir", sources, serialized}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
@@ -280,6 +287,12 @@ func validateTraceEvents(t *testing.T, b []byte) {
 			json.Unmarshal(e["args"], &args)
 			if n := str(e, "name"); n != "process_name" && n != "thread_name" || args.Name == "" {
 				t.Fatalf("metadata event %d: %s %s", i, e["name"], e["args"])
+			}
+		case "C":
+			// Counter events: numeric ts, args of numbers.
+			var args map[string]float64
+			if _, ok := num(e, "ts"); !ok || json.Unmarshal(e["args"], &args) != nil || len(args) == 0 {
+				t.Fatalf("counter event %d: ts %s args %s", i, e["ts"], e["args"])
 			}
 		default:
 			t.Fatalf("event %d: phase %q not produced by zestall", i, ph)
@@ -431,7 +444,7 @@ func TestTruncatedInputs(t *testing.T) {
 // TestHelp: every command has --help (exit 0) and rejects bad usage with
 // exit 2.
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"dump", "report", "annotate", "pprof", "trace", "merge"} {
+	for _, cmd := range []string{"dump", "report", "annotate", "pprof", "trace", "merge", "diff", "html"} {
 		var so, se bytes.Buffer
 		if code := run([]string{cmd, "--help"}, &so, &se); code != 0 || !strings.Contains(se.String(), "usage: zestall "+cmd) {
 			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, se.String())

@@ -8,6 +8,9 @@
 //	zestall trace FILE... -o OUT.json    launches as Chrome/Perfetto trace events
 //	zestall merge FILE... -o OUT.zst     several runs as one file
 //	zestall report --json FILE...        the report as JSON (reportjson.go)
+//	zestall report --launches FILE...    per-launch table (launches.go)
+//	zestall diff OLD NEW                 two runs compared (diff.go)
+//	zestall html FILE... -o PAGE.html    a self-contained web page (html.go)
 //
 // Every view reads one in-memory model (model.go) built from the stream;
 // several FILEs are merged into it as zestall merge does (merge.go).
@@ -44,6 +47,11 @@ commands:
                 write the launches as Chrome/Perfetto trace-event JSON
   merge FILE... -o OUT.zst
                 merge several runs (processes, ranks) into one file
+  html FILE... -o PAGE.html
+                write one self-contained web page: timeline, kernels,
+                per-instruction and per-line stall reasons, launches
+  diff OLD NEW  compare two runs: per kernel device time, launches, stall
+                reasons, and the instructions whose samples changed most
   version, --version
                 print the version
   help          print this help
@@ -77,6 +85,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdMerge(rest, stdout, stderr)
 	case "trace":
 		err = cmdTrace(rest, stdout, stderr)
+	case "diff":
+		err = cmdDiff(rest, stdout, stderr)
+	case "html":
+		err = cmdHTML(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "zestall", version)
 		return 0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 
@@ -36,14 +37,29 @@ type runModel struct {
 	// Only for trace (keepLaunches): every launch record, and the stall
 	// samples attributed to each single launch.
 	keepLaunches bool
+	traceSel     *traceSelection // trace's launch selection, or nil: every launch
 	launchList   launchList
 	perLaunch    map[uint64][]uint64
-	periodNs     uint64       // the sampling period the driver chose
-	windows      []windowEdge // Window records in file order
-	sources      []*pb.MergeSource
-	unknown      int // records of kinds this reader does not know
-	inputs       []*inputRead
-	readErr      error // what was lost reading the inputs, or nil
+	// For the per-launch views (launches.go): the launches kept, and for
+	// annotate --launch the one launch whose rows alone are aggregated.
+	launchSel *launchSelection
+	// For the web page (html.go): device busy time over time.
+	timelineOn bool
+	timeline   *timeline
+	// For the cross-rank view (ranks.go): the input each kernel object
+	// came from, and unattributed samples per input.
+	kernelSource  map[uint64]uint32
+	samplesUnattr map[uint32]uint64
+	// Modules by content hash: the ranks of one job load the same code,
+	// whose bytes are then kept once (shareCode).
+	codeByHash map[string]*pb.Module
+	onlyLaunch uint64
+	periodNs   uint64       // the sampling period the driver chose
+	windows    []windowEdge // Window records in file order
+	sources    []*pb.MergeSource
+	unknown    int // records of kinds this reader does not know
+	inputs     []*inputRead
+	readErr    error // what was lost reading the inputs, or nil
 
 	source uint32 // index of the MergeSource the records belong to (0: not merged)
 }
@@ -58,7 +74,8 @@ func newRunModel() *runModel {
 	return &runModel{modules: map[uint64]*pb.Module{}, kernelByID: map[uint64]*pb.Kernel{}, ended: map[uint64]uint64{},
 		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{},
 		stalls: map[stallKey]*stallAgg{}, durations: map[uint64]*sketch{}, devLaunches: map[uint32]int{}, devSamples: map[uint32]uint64{},
-		appendTimes: map[sourceDevice]*timeList{}, samplesAt: map[sampleAt]uint64{}, perLaunch: map[uint64][]uint64{}}
+		appendTimes: map[sourceDevice]*timeList{}, samplesAt: map[sampleAt]uint64{}, perLaunch: map[uint64][]uint64{},
+		kernelSource: map[uint64]uint32{}, samplesUnattr: map[uint32]uint64{}, codeByHash: map[string]*pb.Module{}}
 }
 
 // loadRuns reads one file, or merges several (as zestall merge does) into
@@ -75,6 +92,11 @@ func loadRuns(paths []string, stderr io.Writer) (*runModel, error) {
 func loadRunsWith(paths []string, stderr io.Writer, keepLaunches bool) (*runModel, error) {
 	m := newRunModel()
 	m.keepLaunches = keepLaunches
+	return m.load(paths, stderr)
+}
+
+// load reads paths into m (configured by the caller), as loadRuns does.
+func (m *runModel) load(paths []string, stderr io.Writer) (*runModel, error) {
 	if len(paths) == 1 {
 		in, err := readInput(paths[0], stderr, 0, func(rec *pb.Record) error {
 			m.add(rec)
@@ -147,13 +169,16 @@ func (m *runModel) add(rec *pb.Record) {
 			sum += c
 		}
 		m.unattr += sum
+		m.samplesUnattr[m.source] += sum
 		m.devSamples[u.DeviceId] += sum
 		m.samplesAt[sampleAt{m.source, u.DeviceId, u.WindowEndHostNs}] += sum
 	case *pb.Record_Module:
+		m.shareCode(k.Module)
 		m.modules[k.Module.Id] = k.Module
 	case *pb.Record_Kernel:
 		m.kernels = append(m.kernels, k.Kernel)
 		m.kernelByID[k.Kernel.Id] = k.Kernel
+		m.kernelSource[k.Kernel.Id] = m.source
 	case *pb.Record_KernelDestroyed:
 		m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
 	case *pb.Record_Launch:
@@ -178,4 +203,24 @@ func (m *runModel) moduleContent(k *pb.Kernel) *pb.Module {
 		mod = m.modules[mod.ContentModuleId]
 	}
 	return mod
+}
+
+// shareCode makes a module whose bytes equal those of a module seen before
+// (same content hash, equal bytes) use that module's byte slices, so that
+// the code of many runs of one program (MPI ranks) is held once.
+func (m *runModel) shareCode(mod *pb.Module) {
+	if len(mod.ContentHash) == 0 || len(mod.NativeBinary) == 0 {
+		return
+	}
+	prev := m.codeByHash[string(mod.ContentHash)]
+	if prev == nil {
+		m.codeByHash[string(mod.ContentHash)] = mod
+		return
+	}
+	if bytes.Equal(prev.NativeBinary, mod.NativeBinary) {
+		mod.NativeBinary = prev.NativeBinary
+	}
+	if bytes.Equal(prev.DebugInfo, mod.DebugInfo) {
+		mod.DebugInfo = prev.DebugInfo
+	}
 }

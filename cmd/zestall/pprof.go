@@ -211,10 +211,16 @@ func loadForOutput(fs *flag.FlagSet, args []string, out *string, cmd string, std
 }
 
 // loadForOutputWith is loadForOutput; keepLaunches as for loadRunsWith.
-func loadForOutputWith(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer, keepLaunches bool) (*runModel, error) {
+// checks, when given, validate the flags before anything is read.
+func loadForOutputWith(fs *flag.FlagSet, args []string, out *string, cmd string, stderr io.Writer, keepLaunches bool, checks ...func() error) (*runModel, error) {
 	files, err := parseFiles(fs, args, cmd+" takes FILE... and -o OUT", func() bool { return *out != "" })
 	if err != nil {
 		return nil, err
+	}
+	for _, c := range checks {
+		if err := c(); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkOutput(*out); err != nil {
 		return nil, err

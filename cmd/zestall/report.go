@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -22,8 +23,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	top := fs.Int("top", 5, "hottest instructions to show per kernel")
 	noDisasm := fs.Bool("no-disasm", false, "do not disassemble (offsets and source lines only)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object (structure: zestall-report/1, below)")
+	launches := fs.Bool("launches", false, "print the per-launch table instead of the report (see below)")
+	kernel := fs.String("kernel", "", "with --launches: every launch of the kernel with this name (demangled or mangled)")
+	ranks := fs.Int("ranks", 16, "several runs: show at most this many in the per-run table (those with the most device time)")
+	limit := fs.Int("limit", 20, "with --launches and no --kernel: how many of the longest launches to show")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, `usage: zestall report [--top N] [--no-disasm] [--json] FILE...
+       zestall report --launches [--kernel NAME | --limit N] [--json] FILE...
 
 Prints the run summary (process, devices, configuration, counters,
 anything lost), the collection windows with the launches and stall samples
@@ -31,6 +37,13 @@ in each, kernels by total device time, kernels by EU stall samples with
 their stall reasons, each kernel's hottest instructions with IGA's
 disassembly and the DWARF source line, and every kernel the application
 created. Several FILEs are merged first (as zestall merge does).
+Several runs (several FILEs, e.g. one per MPI rank, or a merged file)
+add, up front, the load imbalance (device time per run: min, median,
+max, max/mean, the slowest run) and a per-run table (rank, host,
+launches, device time, top kernel, stall samples, the most stalled
+kernel and its top reason; at most --ranks rows, the runs with the most
+device time); with more runs than --ranks, devices and intact inputs are
+not listed one by one. --json has every run ("ranks", "imbalance").
 FILE "-" is standard input (as the only FILE). The same file may not be
 given twice. A damaged file is read past each damaged stretch to the next
 intact frame; what was lost is reported (exit status 1), as is a file with
@@ -51,17 +64,50 @@ stall_samples, reasons, hot instructions: offset, samples, reasons,
 source, instruction). Times are ns; fields are only added within a
 schema version. Every field is described in cmd/zestall/reportjson.go.
 
+--launches prints a table of single launches instead: each launch's
+device, queue, start, device time and its ratio to the kernel's median,
+shape (groups x group size), the EU stall samples attributed to it alone
+with their top reasons, and the samples of reads it shared with
+overlapping launches. With --kernel NAME it lists every launch of that
+kernel; without, the --limit longest launches of the run. Longest first.
+With --json it is one JSON object, schema "zestall-launches/1"
+(cmd/zestall/launches.go).
+
 Memory is bounded by kernels, instructions and devices, plus 2 to 4 bytes
-per launch record (its append time, for the collection windows).`)
+per launch record (its append time, for the collection windows); with
+--launches also by the launches kept (about 200 bytes each: every launch
+of the --kernel, or --limit launches).`)
 		fs.PrintDefaults()
 	}
 	files, err := parseFiles(fs, args, "report takes at least one FILE", nil)
 	if err != nil {
 		return err
 	}
-	m, err := loadRuns(files, stderr)
-	if err != nil {
+	if !*launches && *kernel != "" {
+		return usageError{"--kernel selects the launches of --launches"}
+	}
+	if *limit < 1 || *ranks < 1 {
+		return usageError{"--limit and --ranks must be at least 1"}
+	}
+	m := newRunModel()
+	if *launches {
+		m.launchSel = newLaunchSelection(*kernel, *limit)
+	}
+	if _, err := m.load(files, stderr); err != nil {
 		return err
+	}
+	if *launches {
+		if *kernel != "" && !slices.ContainsFunc(m.kernels, m.launchSel.matches) {
+			return errors.Join(m.readErr, fmt.Errorf("no kernel named %q in the file", *kernel))
+		}
+		if *asJSON {
+			if err := writeJSONLaunches(stdout, m); err != nil {
+				return err
+			}
+		} else {
+			writeLaunchTable(stdout, m)
+		}
+		return m.readErr
 	}
 	code := newCodeCache(m, stderr, !*noDisasm)
 	defer code.close()
@@ -71,26 +117,40 @@ per launch record (its append time, for the collection windows).`)
 		}
 		return m.readErr
 	}
-	writeReport(stdout, m, code, *top)
+	writeReport(stdout, m, code, *top, *ranks)
 	return m.readErr
 }
 
-func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
+func writeReport(w io.Writer, m *runModel, code *codeCache, top, maxRanks int) {
+	rows := m.rankRows()
+	// Many runs: their devices and inputs are summed up in the per-run
+	// table, not listed one by one.
+	many := len(rows) > maxRanks
 	if h := m.header; h != nil {
 		if len(m.sources) > 0 {
 			host := h.HostName
 			if host == "" {
 				host = "several hosts"
 			}
-			fmt.Fprintf(w, "%s: %d runs merged, on %s, earliest started %s\n", h.ToolVersion, len(m.sources), host,
+			fmt.Fprintf(w, "%s: %d runs merged, on %s, earliest started %s\n", h.ToolVersion, m.runCount(), host,
 				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
 		} else {
 			fmt.Fprintf(w, "zestall %s: pid %d on %s, started %s\n", h.ToolVersion, h.Pid, h.HostName,
 				time.Unix(0, h.StartUnixNs).UTC().Format(time.RFC3339))
 			fmt.Fprintf(w, "command: %s\n", strings.Join(h.Argv, " "))
 		}
+		if rows != nil {
+			writeRanks(w, m, rows, maxRanks)
+			fmt.Fprintln(w)
+		}
 		use := m.deviceUse()
+		if many {
+			fmt.Fprintf(w, "devices: %d over %d runs (each run's in its file; report it alone to list them)\n", len(h.Devices), len(rows))
+		}
 		for _, d := range h.Devices {
+			if many {
+				break
+			}
 			kind := "device"
 			if d.ParentId != 0 {
 				kind = fmt.Sprintf("  sub-device %d of %d", d.GetSubDeviceIndex(), d.ParentId)
@@ -129,8 +189,16 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top int) {
 		fmt.Fprintln(w, "the run ended abnormally: no counters were written")
 	}
 	writeDamage(w, m)
+	shownSources := 0
 	for _, src := range m.sources {
+		if many && src.ReadError == "" && src.RecordsDropped == 0 && src.Counters != nil && src.Counters.Final {
+			continue // an intact input of many: in the per-run table
+		}
 		writeSource(w, src)
+		shownSources++
+	}
+	if many && shownSources < len(m.sources) {
+		fmt.Fprintf(w, "inputs: %d read completely, runs ended normally (not listed); %d listed above\n", len(m.sources)-shownSources, shownSources)
 	}
 	if m.unknown > 0 {
 		fmt.Fprintf(w, "records of kinds this zestall does not know (skipped): %d\n", m.unknown)

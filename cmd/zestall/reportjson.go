@@ -51,6 +51,11 @@ type jsonReport struct {
 	// Kernels, by name (every kernel object of one name counts
 	// together), most EU stall samples first, then the rest by name.
 	Kernels []jsonKernel `json:"kernels"`
+	// Ranks: one entry per run when several were read (several FILEs or
+	// a merged file), in MPI rank order; empty for one run.
+	Ranks []jsonRank `json:"ranks"`
+	// Imbalance of device time over Ranks; null for one run.
+	Imbalance *imbalance `json:"imbalance"`
 }
 
 type jsonInput struct {
@@ -72,7 +77,7 @@ type jsonRun struct {
 	Host        string   `json:"host"`
 	Command     []string `json:"command"`
 	StartUnixNs int64    `json:"start_unix_ns"`
-	MergedRuns  int      `json:"merged_runs"` // 0: not a merged file
+	MergedRuns  int      `json:"merged_runs"` // runs merged (a merged file merged again counts by its runs); 0: not a merged file
 }
 
 type jsonDevice struct {
@@ -183,7 +188,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 	if h := m.header; h != nil {
 		t0 = h.StartHostNs
 		r.Run = &jsonRun{ToolVersion: h.ToolVersion, Pid: h.Pid, Host: h.HostName, Command: append([]string{}, h.Argv...),
-			StartUnixNs: h.StartUnixNs, MergedRuns: len(m.sources)}
+			StartUnixNs: h.StartUnixNs, MergedRuns: m.runCount()}
 		use := m.deviceUse()
 		for _, d := range h.Devices {
 			jd := jsonDevice{ID: d.Id, ParentID: d.ParentId, Name: d.Name, Platform: d.Platform, XeCores: d.XeCoreCount}
@@ -299,6 +304,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 	for _, n := range sortedRest {
 		add(byName[n])
 	}
+	r.Ranks, r.Imbalance = jsonRanks(m, m.rankRows())
 	return r
 }
 

@@ -167,9 +167,13 @@ func TestScale(t *testing.T) {
 			{"annotate", "--no-disasm", "--kernel", "kernel_07", path},
 			{"pprof", path, "-o", filepath.Join(dir, fmt.Sprintf("p%d.pb.gz", n))},
 			{"trace", path, "-o", filepath.Join(dir, fmt.Sprintf("t%d.json", n))},
+			{"trace", "--format=perfetto", path, "-o", filepath.Join(dir, fmt.Sprintf("t%d.pftrace", n))},
+			{"trace", "--format=perfetto", "--max-launches", "100000", path, "-o", filepath.Join(dir, fmt.Sprintf("c%d.pftrace", n))},
+			{"report", "--launches", "--kernel", "kernel_07", "--no-disasm", path},
+			{"html", "--no-disasm", path, "-o", filepath.Join(dir, fmt.Sprintf("p%d.html", n))},
 		} {
-			if args[0] == "trace" && n > 1_000_000 {
-				continue // about 200 bytes of JSON per launch
+			if args[0] == "trace" && args[2] != "--max-launches" && n > 1_000_000 {
+				continue // about 100 bytes per launch kept in memory
 			}
 			st := time.Now()
 			r := runChild(t, 0, nil, args...)
@@ -177,13 +181,21 @@ func TestScale(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
 			}
-			if args[0] == "report" && args[1] != "--json" {
+			if args[0] == "report" && args[1] == "--no-disasm" {
 				want := fmt.Sprintf("kernel launches seen: %d, with device times: %d", n, n)
 				if !containsLine(r.stdout, want) {
 					t.Fatalf("%v: report lacks %q", args, want)
 				}
 			}
-			t.Logf("%d launches: zestall %s %s: %.2f s wall, %.2f s CPU, peak RSS %d MiB, %d bytes of output", n, args[0], args[1], el.Seconds(), r.cpu.Seconds(), r.maxRSS>>20, len(r.stdout))
+			out := len(r.stdout)
+			if args[len(args)-2] == "-o" {
+				fi, err := os.Stat(args[len(args)-1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = int(fi.Size())
+			}
+			t.Logf("%d launches: zestall %s %s: %.2f s wall, %.2f s CPU, peak RSS %d MiB, %d bytes of output (%.1f per launch)", n, args[0], args[1], el.Seconds(), r.cpu.Seconds(), r.maxRSS>>20, out, float64(out)/float64(n))
 		}
 	}
 }
