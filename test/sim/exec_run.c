@@ -130,6 +130,7 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
         r->first_xecore = first;
         r->num_xecores = num;
         r->seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id);
+        r->pid = 0;
         run_push(&dev->runs_incoming, r, r);
         /* Without a stream nobody collects: bound the backlog, but only if
          * run_lock is free (a reader holding it prunes anyway). */

@@ -111,7 +111,7 @@ bool machine_claim(sim_streamer_t *s) {
     for (uint32_t t = 0; t < s->ntiles; t++) {
         sim_device_t *tile = s->tiles[t];
         char path[800];
-        snprintf(path, sizeof(path), "%s/tile-%u.lock", dir, tile->xecores ? tile->first_xecore / tile->xecores : t);
+        snprintf(path, sizeof(path), "%s/tile-%u.lock", dir, tile->node_tile);
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
             s->tile_lock[t] = fd;

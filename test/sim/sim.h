@@ -146,6 +146,8 @@ typedef struct sim_config {
     uint32_t device_id;          /* PCI device id                       */
     const char *device_name;     /* ze_device_properties_t.name         */
     uint32_t tiles;              /* tiles per card                      */
+    uint32_t cards;              /* ZESIM_CARDS: cards of the node      */
+    const char *affinity_mask;   /* ZE_AFFINITY_MASK as given (NULL: unset) */
     bool composite;              /* ZESIM_HIERARCHY / ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE */
     uint32_t xecores_per_tile;   /* Xe-cores (DSS) per tile             */
     uint32_t eus_per_xecore;     /* XVEs per Xe-core                    */
@@ -219,10 +221,13 @@ typedef struct sim_device {
     struct sim_driver *driver;
     struct sim_device *parent;     /* root device of a sub-device, else NULL */
     uint32_t index;                /* root: index among roots; sub: sub-device id */
+    uint32_t card;                 /* physical card of the node (ZESIM_CARDS) */
+    uint32_t tile;                 /* leaf: tile within its card; COMPOSITE root with sub-devices: its first */
+    uint32_t node_tile;            /* leaf: card * tiles + tile, the tile's index on the node */
     uint32_t num_subdevices;       /* COMPOSITE root: tiles, else 0 */
     struct sim_device **subdevices;
     uint32_t xecores;              /* Xe-cores of this (sub)device (root COMPOSITE: sum) */
-    uint32_t first_xecore;         /* global index of this device's first Xe-core */
+    uint32_t first_xecore;         /* node-wide index of this device's first Xe-core (node_tile * Xe-cores per tile) */
     uint64_t ns_per_tick_q32;      /* (1e9 << 32) / timestamp_hz */
     uint64_t epoch_ns;             /* host ns at which device ticks are offset_ticks */
 
@@ -255,6 +260,20 @@ typedef struct sim_driver {
 } sim_driver_t;
 
 SIM_HIDDEN extern sim_driver_t *sim_driver; /* the one driver, after zeInit */
+
+/* A root device of this process (node.c): a card and the tiles of it the
+ * device covers (bit t = tile t; one bit in FLAT mode). */
+#define SIM_MAX_CARDS 32u /* ZESIM_CARDS limit */
+typedef struct sim_node_dev {
+    uint32_t card;
+    uint32_t tiles;
+} sim_node_dev_t;
+/* The root devices that ZE_AFFINITY_MASK (mask, NULL = all) leaves of a
+ * node of `cards` cards with `tiles` tiles each, in physical order, as
+ * Intel's driver selects them; at most cap. The first entry that is not of
+ * a valid form goes to bad ("" if none). */
+SIM_HIDDEN uint32_t sim_node_select(uint32_t cards, uint32_t tiles, bool composite, const char *mask,
+                                    sim_node_dev_t *out, uint32_t cap, char *bad, size_t badcap);
 
 /* Device ticks <-> host ns. Ticks include timestamp_offset_ticks and are
  * NOT masked; mask with (1 << valid_bits) - 1 where the API requires. */
@@ -364,6 +383,7 @@ typedef struct sim_run {
     uint32_t first_xecore;        /* Xe-cores [first, first+num) of device, modulo device->xecores */
     uint32_t num_xecores;
     uint64_t seed;                /* per-run RNG seed (config seed, kernel, launch) */
+    uint32_t pid;                 /* 0: this process's launch; else the process that ran it (machine.c) */
 } sim_run_t;
 
 /* Advance every engine of dev (and its sub-devices) so that all commands
