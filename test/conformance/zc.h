@@ -195,6 +195,11 @@ int zc_try_stream(void);
 /* The simulated node (zc_node.c): "node-probe" mode prints the device list. */
 int zc_node_probe(void);
 void zc_test_node(void);
+/* "sample-tile" and "app-tile" modes of the cross-process sampling test. */
+int zc_sample_tile(void);
+int zc_app_tile(void);
+/* Integer (or true/false) value of "key" in a JSON line (zc_gt.c). */
+bool zc_json_u64(const char *line, const char *key, uint64_t *out);
 void zc_test_metrics(void);
 /* Ground truth: the child part runs before the parent's zeInit. */
 int zc_gt_child(const char *gt_path, const char *obs_path);

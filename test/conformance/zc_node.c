@@ -8,7 +8,9 @@
  * Each case runs this program again ("node-probe") with its own
  * environment, since the driver reads it once per process.
  */
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -211,7 +213,203 @@ static void test_tile_streams(void) {
     if (system(cmd) != 0) printf("note: could not remove %s\n", machine);
 }
 
+
+/* ---- one tile, two processes: the stream samples both --------------- */
+
+static zet_metric_group_handle_t euss_group(ze_device_handle_t d) {
+    uint32_t n = 64;
+    zet_metric_group_handle_t g[64];
+    if (zetMetricGroupGet((zet_device_handle_t)d, &n, g) != ZE_RESULT_SUCCESS) return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        zet_metric_group_properties_t p = {ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES, NULL, "", "", 0, 0, 0};
+        if (zetMetricGroupGetProperties(g[i], &p) == ZE_RESULT_SUCCESS && strcmp(p.name, "EuStallSampling") == 0)
+            return g[i];
+    }
+    return NULL;
+}
+
+typedef struct ip_count { uint64_t ip, n; } ip_count_t;
+static void count_ip(ip_count_t *v, size_t *n, size_t cap, uint64_t ip, uint64_t add) {
+    for (size_t i = 0; i < *n; i++)
+        if (v[i].ip == ip) { v[i].n += add; return; }
+    if (*n < cap) v[(*n)++] = (ip_count_t){ip, add};
+}
+
+/* "sample-tile" mode, the sampler (like unitrace's launcher process): opens
+ * the stream on device 0, says "held", reads until the file $ZC_STOP
+ * exists, then writes "ip <ip> <records>" lines to $ZC_OBS. */
+int zc_sample_tile(void) {
+    const char *stop = getenv("ZC_STOP"), *obs = getenv("ZC_OBS");
+    ze_device_handle_t d = zc.devices[0];
+    zet_metric_group_handle_t g = euss_group(d);
+    if (!stop || !obs || !g) return 2;
+    if (zetContextActivateMetricGroups((zet_context_handle_t)zc.context, (zet_device_handle_t)d, 1, &g)) return 3;
+    zet_metric_streamer_desc_t desc = {ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC, NULL, 1, 10000};
+    zet_metric_streamer_handle_t s;
+    if (zetMetricStreamerOpen((zet_context_handle_t)zc.context, (zet_device_handle_t)d, g, &desc, NULL, &s)) return 4;
+    printf("held\n");
+    fflush(stdout);
+    static ip_count_t v[65536];
+    size_t nv = 0;
+    uint64_t dropped = 0;
+    uint8_t *buf = malloc(8u << 20);
+    bool last = false;
+    while (buf) {
+        if (!last && access(stop, F_OK) == 0) last = true; /* one more read after the app is done */
+        size_t sz = 8u << 20;
+        ze_result_t r = zetMetricStreamerReadData(s, UINT32_MAX, &sz, buf);
+        if (r == ZE_RESULT_WARNING_DROPPED_DATA) { dropped++; continue; }
+        if (r != ZE_RESULT_SUCCESS) return 5;
+        for (size_t off = 0; off + 64 <= sz; off += 64) {
+            zc_rec_t rec;
+            zc_decode(buf + off, &rec);
+            count_ip(v, &nv, 65536, rec.ip, 1);
+        }
+        if (last && sz == 0) break;
+        if (sz == 0) zc_sleep_ms(5);
+    }
+    free(buf);
+    zetMetricStreamerClose(s);
+    FILE *o = fopen(obs, "w");
+    if (!o) return 6;
+    for (size_t i = 0; i < nv; i++) fprintf(o, "ip %llu %llu\n", (unsigned long long)v[i].ip, (unsigned long long)v[i].n);
+    fprintf(o, "dropped %llu\n", (unsigned long long)dropped);
+    fclose(o);
+    return 0;
+}
+
+/* "app-tile" mode, the application: runs every stream kernel on device 0
+ * a few times (about 0.3 ms each) and exits. */
+int zc_app_tile(void) {
+    zc_work_t w;
+    if (!zc_work_open(&w, zc.devices[0], zc.stream_bin, zc.stream_size)) return 2;
+    for (int rep = 0; rep < 8; rep++)
+        for (uint32_t k = 0; k < w.nk; k++)
+            if (!zc_work_launch(&w, k, 512, NULL)) return 3;
+    zc_work_close(&w);
+    return 0;
+}
+
+typedef struct gt_kernel { uint64_t id, base, size; } gt_kernel_t;
+typedef struct gt_launch { uint64_t id, kernel, start, end; } gt_launch_t;
+
+/* A sampler process and an application process on node tile 3: the
+ * sampler's stream samples the application's kernels at their own IPs;
+ * what it reads, IP by IP, equals its ground truth's samples; every one of
+ * them names the application's process and one of its launches, at a time
+ * inside that launch and an IP inside that launch's kernel. */
+static void test_foreign_sampling(void) {
+    const char *tmp = getenv("TMPDIR");
+    char base[160], e_machine[220], e_stop[220], e_obs[220], e_gts[220], e_gta[220];
+    snprintf(base, sizeof base, "%s/zc-foreign-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    mkdir(base, 0700);
+    snprintf(e_machine, sizeof e_machine, "ZESIM_MACHINE=%s/machine", base);
+    snprintf(e_stop, sizeof e_stop, "ZC_STOP=%s/stop", base);
+    snprintf(e_obs, sizeof e_obs, "ZC_OBS=%s/obs", base);
+    snprintf(e_gts, sizeof e_gts, "ZESIM_GROUND_TRUTH=%s/gt-sampler", base);
+    snprintf(e_gta, sizeof e_gta, "ZESIM_GROUND_TRUTH=%s/gt-app", base);
+    const char *unset[] = {"ZESIM_HIERARCHY", "ZE_AFFINITY_MASK", "ZESIM_GROUND_TRUTH", "ZESIM_KERNEL_COST", NULL};
+    const char *senv[] = {"ZESIM_MODEL=pvc", "ZESIM_CARDS=6", "ZET_ENABLE_METRICS=1", "ZE_AFFINITY_MASK=3",
+                          "ZE_FLAT_DEVICE_HIERARCHY=FLAT", e_machine, e_stop, e_obs, e_gts, NULL};
+    const char *aenv[] = {"ZESIM_MODEL=pvc", "ZESIM_CARDS=6", "ZE_AFFINITY_MASK=3", "ZE_FLAT_DEVICE_HIERARCHY=FLAT",
+                          "ZESIM_KERNEL_COST=*=10000", "ZESIM_SEED=7", e_machine, e_gta, NULL};
+    char line[64];
+    pid_t sampler = -1;
+    run_child("sample-tile", senv, unset, "held", line, sizeof line, &sampler);
+    pid_t app = fork();
+    if (app == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 1);
+        for (const char *const *u = unset; *u; u++) unsetenv(*u);
+        for (const char *const *e = aenv; *e; e++) putenv((char *)*e);
+        execl("/proc/self/exe", "zesim-conformance", "app-tile", (char *)NULL);
+        _exit(127);
+    }
+    int ast = -1, sst = -1;
+    waitpid(app, &ast, 0);
+    CHECK(WIFEXITED(ast) && WEXITSTATUS(ast) == 0, "foreign: the application ran", "status %#x", ast);
+    char path[260];
+    snprintf(path, sizeof path, "%s/stop", base);
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+    if (sampler > 0) waitpid(sampler, &sst, 0);
+    CHECK(WIFEXITED(sst) && WEXITSTATUS(sst) == 0, "foreign: the sampler ran", "status %#x", sst);
+
+    /* the application's kernels and launches */
+    static gt_kernel_t ks[256];
+    static gt_launch_t ls[4096];
+    size_t nk = 0, nl = 0, sz = 0;
+    snprintf(path, sizeof path, "%s/gt-app", base);
+    char *gta = (char *)zc_read_file(path, &sz);
+    for (char *save = NULL, *l = gta ? strtok_r(gta, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+        uint64_t id, kb, ksz, k, st, en;
+        if (strstr(l, "\"type\":\"kernel\"") && zc_json_u64(l, "kernel", &id) && zc_json_u64(l, "base", &kb) &&
+            zc_json_u64(l, "size", &ksz) && nk < 256)
+            ks[nk++] = (gt_kernel_t){id, kb, ksz};
+        if (strstr(l, "\"type\":\"launch\"") && zc_json_u64(l, "launch", &id) && zc_json_u64(l, "kernel", &k) &&
+            zc_json_u64(l, "start_ns", &st) && zc_json_u64(l, "end_ns", &en) && nl < 4096)
+            ls[nl++] = (gt_launch_t){id, k, st, en};
+    }
+    free(gta);
+    CHECK(nl >= 8, "foreign: the application's launches are in its ground truth", "%zu launches", nl);
+    /* the sampler's ground truth */
+    static ip_count_t want[65536];
+    size_t nw = 0, nsamples = 0, bad_pid = 0, bad_launch = 0, bad_ip = 0;
+    snprintf(path, sizeof path, "%s/gt-sampler", base);
+    char *gts = (char *)zc_read_file(path, &sz);
+    for (char *save = NULL, *l = gts ? strtok_r(gts, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+        if (!strstr(l, "\"type\":\"sample\"")) continue;
+        uint64_t pid = 0, launch = 0, kernel = 0, ip = 0, t = 0, dropped = 1, foreign = 0, undelivered = 0;
+        zc_json_u64(l, "pid", &pid);
+        zc_json_u64(l, "launch", &launch);
+        zc_json_u64(l, "kernel", &kernel);
+        zc_json_u64(l, "ip", &ip);
+        zc_json_u64(l, "t_ns", &t);
+        zc_json_u64(l, "dropped", &dropped);
+        zc_json_u64(l, "foreign", &foreign);
+        zc_json_u64(l, "undelivered", &undelivered);
+        nsamples++;
+        if (pid != (uint64_t)app || !foreign) bad_pid++;
+        const gt_launch_t *L = NULL;
+        for (size_t i = 0; i < nl && !L; i++)
+            if (ls[i].id == launch) L = &ls[i];
+        if (!L || L->kernel != kernel || t < L->start || t >= L->end) bad_launch++;
+        const gt_kernel_t *K = NULL;
+        for (size_t i = 0; i < nk && !K; i++)
+            if (ks[i].id == kernel) K = &ks[i];
+        if (!K || ip < ((K->base >> 3) & 0x1fffffff) || ip >= (((K->base + K->size) >> 3) & 0x1fffffff)) bad_ip++;
+        if (!dropped && !undelivered) count_ip(want, &nw, 65536, ip, 1);
+    }
+    free(gts);
+    CHECK(nsamples > 0, "foreign: the sampler's stream sampled the other process's kernels", "%zu samples", nsamples);
+    CHECK_U64(bad_pid, 0, "foreign: every sample names the application's process (pid, foreign)");
+    CHECK_U64(bad_launch, 0, "foreign: every sample is inside one of the application's launches of its kernel");
+    CHECK_U64(bad_ip, 0, "foreign: every sample's IP is inside its kernel at the application's address");
+    /* what the sampler read, IP by IP */
+    static ip_count_t got[65536];
+    size_t ng = 0;
+    snprintf(path, sizeof path, "%s/obs", base);
+    char *obs = (char *)zc_read_file(path, &sz);
+    for (char *save = NULL, *l = obs ? strtok_r(obs, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+        unsigned long long ip, n;
+        if (sscanf(l, "ip %llu %llu", &ip, &n) == 2) count_ip(got, &ng, 65536, ip, n);
+    }
+    free(obs);
+    size_t diff = ng == nw ? 0 : 1;
+    for (size_t i = 0; i < nw && !diff; i++) {
+        size_t j = 0;
+        while (j < ng && got[j].ip != want[i].ip) j++;
+        if (j == ng || got[j].n != want[i].n) diff++;
+    }
+    CHECK(diff == 0 && nw > 0, "foreign: records read per IP = the ground truth's delivered samples per IP",
+          "%zu IPs read, %zu in the ground truth", ng, nw);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    if (!getenv("ZC_KEEP") && system(cmd) != 0) printf("note: could not remove %s\n", base);
+}
+
 void zc_test_node(void) {
     test_selection();
     test_tile_streams();
+    test_foreign_sampling();
 }

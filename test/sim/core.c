@@ -607,6 +607,12 @@ static void sim_init_once(void) {
         drv->devices[i] = root;
     }
     sim_driver = drv;
+    /* Other processes of the machine see this one on its tiles (Sysman). */
+    for (uint32_t i = 0; i < drv->num_devices; i++) {
+        sim_device_t *r = drv->devices[i];
+        if (r->num_subdevices == 0) sim_machine_register(r);
+        for (uint32_t s = 0; s < r->num_subdevices; s++) sim_machine_register(r->subdevices[s]);
+    }
     sim_metrics_init();
     if (sim_gt_enabled()) {
         pthread_atfork(gt_atfork_prepare, gt_atfork_done, gt_atfork_done);
@@ -1410,7 +1416,59 @@ SIM_EMPTY_GETTER(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditabl
 SIM_EMPTY_GETTER(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 SIM_EMPTY_GETTER(zetGetDebugProcAddrTable, zet_debug_dditable_t)
 SIM_EMPTY_GETTER(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t)
-SIM_EMPTY_GETTER(zesGetDeviceProcAddrTable, zes_device_dditable_t)
+/* Sysman: only zesDeviceProcessesGetState (which processes use a device;
+ * zestall's hint that samples may come from another process). It accepts
+ * core device handles, as Intel's driver does with ZES_ENABLE_SYSMAN=1. */
+static ze_result_t ZE_APICALL sim_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount,
+                                                             zes_process_state_t *pProcesses) {
+    sim_device_t *d = dev_of((ze_device_handle_t)hDevice);
+    if (d == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    enum { CAP = 256 };
+    uint32_t pids[CAP], launched[CAP], n = 0;
+    uint32_t ntiles = d->num_subdevices ? d->num_subdevices : 1;
+    for (uint32_t t = 0; t < ntiles; t++) {
+        const sim_device_t *leaf = d->num_subdevices ? d->subdevices[t] : d;
+        uint32_t p[64], l[64];
+        uint32_t k = sim_machine_processes(leaf, p, l, 64);
+        for (uint32_t i = 0; i < k; i++) {
+            uint32_t j = 0;
+            while (j < n && pids[j] != p[i]) j++;
+            if (j == n && n < CAP) {
+                pids[n] = p[i];
+                launched[n++] = l[i];
+            } else if (j < n) {
+                launched[j] |= l[i];
+            }
+        }
+    }
+    /* This process uses the device, machine or not. */
+    uint32_t me = sim_machine_pid(), j = 0;
+    while (j < n && pids[j] != me) j++;
+    if (j == n && n < CAP) {
+        pids[n] = me;
+        launched[n++] = 1;
+    }
+    if (*pCount == 0 || pProcesses == NULL) {
+        *pCount = n;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (*pCount > n) *pCount = n;
+    for (uint32_t i = 0; i < *pCount; i++) {
+        pProcesses[i].processId = pids[i];
+        pProcesses[i].memSize = 0;
+        pProcesses[i].sharedSize = 0;
+        pProcesses[i].engines = launched[i] ? ZES_ENGINE_TYPE_FLAG_COMPUTE : 0;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+SIM_EXPORT ze_result_t ZE_APICALL zesGetDeviceProcAddrTable(ze_api_version_t version, zes_device_dditable_t *t) {
+    SIM_DDI_TABLE_CHECK(version, t);
+    memset(t, 0, sizeof(*t));
+    t->pfnProcessesGetState = sim_zesDeviceProcessesGetState;
+    return ZE_RESULT_SUCCESS;
+}
 SIM_EMPTY_GETTER(zesGetDriverProcAddrTable, zes_driver_dditable_t)
 SIM_EMPTY_GETTER(zesGetDiagnosticsProcAddrTable, zes_diagnostics_dditable_t)
 SIM_EMPTY_GETTER(zesGetEngineProcAddrTable, zes_engine_dditable_t)

@@ -316,6 +316,7 @@ typedef struct sim_isa {
     void *profile;
     /* Frees profile when the last reference goes (NULL: free()). */
     void (*profile_free)(void *profile);
+    atomic_bool machine_shared;   /* machine.c: its code file was written (ZESIM_MACHINE) */
 } sim_isa_t;
 SIM_HIDDEN sim_isa_t *sim_isa_ref(sim_isa_t *isa);
 /* Extension functions owned by module_*.c (zexKernelGetBaseAddress,
@@ -396,6 +397,29 @@ SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
 /* run_lock held: moves the runs launches published since the last call
  * to the end of dev->runs_head..runs_tail, in publication order. */
 SIM_HIDDEN void sim_runs_collect_locked(sim_device_t *dev);
+
+/* ------------------------------------------------------------------ */
+/* The machine (machine.c): state shared by the processes that set the  */
+/* same ZESIM_MACHINE, per node tile. Every function is a no-op without */
+/* ZESIM_MACHINE (the process is then a machine of its own).           */
+/* ------------------------------------------------------------------ */
+/* The machine's directory (created 0700); false if ZESIM_MACHINE is unset. */
+SIM_HIDDEN bool sim_machine_dir(char *out, size_t cap);
+/* This process uses leaf's tile (zeInit): listed by zesDeviceProcessesGetState. */
+SIM_HIDDEN void sim_machine_register(const sim_device_t *leaf);
+/* Live processes using leaf's tile (this one included if registered):
+ * pids, and whether each has run a kernel on it; at most cap. */
+SIM_HIDDEN uint32_t sim_machine_processes(const sim_device_t *leaf, uint32_t *pids, uint32_t *launched, uint32_t cap);
+/* A run of this process on r->device (a leaf), for other processes'
+ * streams: lock-free, called by the launching thread. */
+SIM_HIDDEN void sim_machine_publish(const sim_run_t *r, bool builtin);
+/* A stream opened on leaf at since_ns: its reader starts here. */
+SIM_HIDDEN void sim_machine_reader_open(sim_device_t *leaf, uint64_t since_ns);
+/* Reader (metrics g_mx held): other processes' runs on leaf's tile
+ * published since the last call become local runs (pid set) on leaf. */
+SIM_HIDDEN uint64_t sim_machine_ingest(sim_device_t *leaf, uint64_t now);
+/* This process's id as the machine knows it. */
+SIM_HIDDEN uint32_t sim_machine_pid(void);
 
 /* Events: exec_*.c. The metrics streamer attaches its notification event,
  * whose state then comes from sim_metrics_notify_state(). */
