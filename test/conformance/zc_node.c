@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <level_zero/zes_api.h>
 #include <level_zero/zet_api.h>
 
 #include "zc.h"
@@ -251,11 +252,18 @@ int zc_sample_tile(void) {
     fflush(stdout);
     static ip_count_t v[65536];
     size_t nv = 0;
+    static ip_count_t procs[256]; /* pid -> engines seen (Sysman) */
+    size_t np = 0;
     uint64_t dropped = 0;
     uint8_t *buf = malloc(8u << 20);
     bool last = false;
     while (buf) {
         if (!last && access(stop, F_OK) == 0) last = true; /* one more read after the app is done */
+        zes_process_state_t ps[64];
+        uint32_t pn = 64;
+        for (uint32_t i = 0; i < pn; i++) ps[i] = (zes_process_state_t){ZES_STRUCTURE_TYPE_PROCESS_STATE, NULL, 0, 0, 0, 0};
+        if (zesDeviceProcessesGetState((zes_device_handle_t)d, &pn, ps) == ZE_RESULT_SUCCESS)
+            for (uint32_t i = 0; i < pn; i++) count_ip(procs, &np, 256, ps[i].processId, ps[i].engines ? 1 : 0);
         size_t sz = 8u << 20;
         ze_result_t r = zetMetricStreamerReadData(s, UINT32_MAX, &sz, buf);
         if (r == ZE_RESULT_WARNING_DROPPED_DATA) { dropped++; continue; }
@@ -274,6 +282,8 @@ int zc_sample_tile(void) {
     if (!o) return 6;
     for (size_t i = 0; i < nv; i++) fprintf(o, "ip %llu %llu\n", (unsigned long long)v[i].ip, (unsigned long long)v[i].n);
     fprintf(o, "dropped %llu\n", (unsigned long long)dropped);
+    for (size_t i = 0; i < np; i++)
+        fprintf(o, "proc %llu %llu\n", (unsigned long long)procs[i].ip, (unsigned long long)procs[i].n);
     fclose(o);
     return 0;
 }
@@ -388,11 +398,14 @@ static void test_foreign_sampling(void) {
     /* what the sampler read, IP by IP */
     static ip_count_t got[65536];
     size_t ng = 0;
+    bool app_listed = false, self_listed = false;
     snprintf(path, sizeof path, "%s/obs", base);
     char *obs = (char *)zc_read_file(path, &sz);
     for (char *save = NULL, *l = obs ? strtok_r(obs, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
         unsigned long long ip, n;
         if (sscanf(l, "ip %llu %llu", &ip, &n) == 2) count_ip(got, &ng, 65536, ip, n);
+        if (sscanf(l, "proc %llu %llu", &ip, &n) == 2 && ip == (unsigned long long)app && n > 0) app_listed = true;
+        if (sscanf(l, "proc %llu %llu", &ip, &n) == 2 && ip == (unsigned long long)sampler) self_listed = true;
     }
     free(obs);
     size_t diff = ng == nw ? 0 : 1;
@@ -403,6 +416,8 @@ static void test_foreign_sampling(void) {
     }
     CHECK(diff == 0 && nw > 0, "foreign: records read per IP = the ground truth's delivered samples per IP",
           "%zu IPs read, %zu in the ground truth", ng, nw);
+    CHECK_TRUE(app_listed, "foreign: zesDeviceProcessesGetState listed the application, with a compute engine");
+    CHECK_TRUE(self_listed, "foreign: zesDeviceProcessesGetState listed the sampler itself");
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (!getenv("ZC_KEEP") && system(cmd) != 0) printf("note: could not remove %s\n", base);
