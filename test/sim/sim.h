@@ -12,6 +12,11 @@
  *   module_*.c    modules (zebin parsing, ISA placement, SPIR-V through
  *               libocloc), kernels, build logs, zetModuleGetDebugInfo,
  *               zetKernelGetProfileInfo.
+ *   node.c      which tiles of the node (ZESIM_CARDS) a process sees
+ *               (ZE_AFFINITY_MASK, as Intel's driver reads it).
+ *   machine.c   state shared by the processes of one ZESIM_MACHINE: runs
+ *               of every process per tile (a stream samples them all),
+ *               kernel code, processes per tile (zesDeviceProcessesGetState).
  *   debugzebin.c  merging IGC's legacy .dbg output into a zebin (offline and
  *               for SPIR-V builds) and building the "debug zebin" that
  *               zetModuleGetDebugInfo returns.
