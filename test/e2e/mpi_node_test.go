@@ -28,7 +28,9 @@ import (
 //     same addresses, so the sampler's stream sees the other's kernels at
 //     its own kernels' IPs: its file flags those rows possibly foreign.
 //
-// In both, the job's output and exit status are those of a run without
+//   - "two-per-tile-24": 24 ranks, two per tile: 12 sample, 12 say why not.
+//
+// In all, the job's output and exit status are those of a run without
 // zestall, and every launch of every rank is recorded with its device
 // times.
 func TestMPINode(t *testing.T) {
@@ -39,15 +41,21 @@ func TestMPINode(t *testing.T) {
 	} {
 		for _, sc := range []struct {
 			name string
+			np   int
 			tile func(local int) int
 		}{
-			{"bound", func(l int) int { return l }},
-			{"pair", func(l int) int { return min(l, 10) }},
+			{"bound", 12, func(l int) int { return l }},
+			{"pair", 12, func(l int) int { return min(l, 10) }},
+			{"two-per-tile-24", 24, func(l int) int { return l % 12 }},
 		} {
 			t.Run(launcher.name+"-"+sc.name, func(t *testing.T) {
 				path := mustHaveMPI(t, tr, launcher.cmd, launcher.app)
-				const np = 12
+				np := sc.np
 				dir := t.TempDir()
+				ranksOn := map[int]int{} // tile -> ranks bound to it
+				for l := 0; l < np; l++ {
+					ranksOn[sc.tile(l)]++
+				}
 				// The Aurora wrapper: the rank's tile from its local rank.
 				var cases strings.Builder
 				for l := 0; l < np; l++ {
@@ -83,7 +91,7 @@ func TestMPINode(t *testing.T) {
 				for _, l := range zestallLines(got.stderr) {
 					if strings.Contains(l, "held by another process") {
 						busyLines++
-						if !strings.Contains(l, "ZE_AFFINITY_MASK entry 10 of this node") || !strings.Contains(l, "ZESTALL_SAMPLE_RANKS") {
+						if !strings.Contains(l, "ZE_AFFINITY_MASK entry ") || !strings.Contains(l, "ZESTALL_SAMPLE_RANKS") {
 							t.Errorf("the busy line does not name the tile and what to do: %s", l)
 						}
 					}
@@ -137,7 +145,7 @@ func TestMPINode(t *testing.T) {
 							foreignTruth++
 						}
 					}
-					shared := sc.name == "pair" && r >= 10
+					shared := ranksOn[sc.tile(r)] > 1
 					switch {
 					case !shared && (c.GetStallRowsPossiblyForeign() != 0 || foreignTruth != 0):
 						t.Errorf("rank %d alone on its tile: %d rows flagged possibly foreign, %d foreign samples in its truth", r, c.GetStallRowsPossiblyForeign(), foreignTruth)
@@ -150,17 +158,21 @@ func TestMPINode(t *testing.T) {
 						}
 					}
 					if shared && sampled[r] {
-						t.Logf("rank %d sampled tile 10: %d delivered samples of the other rank in its truth, %d of %d attributed rows flagged possibly foreign",
-							r, foreignTruth, c.GetStallRowsPossiblyForeign(), c.GetStallRowsAttributed())
+						t.Logf("rank %d sampled tile %d: %d delivered samples of the other rank in its truth, %d of %d attributed rows flagged possibly foreign",
+							r, sc.tile(r), foreignTruth, c.GetStallRowsPossiblyForeign(), c.GetStallRowsAttributed())
 					}
 				}
-				wantSampled, wantBusy := np, 0
-				if sc.name == "pair" {
-					wantSampled, wantBusy = np-1, 1
-					if sampled[10] == sampled[11] {
-						t.Errorf("ranks 10 and 11 share tile 10: sampled %v and %v, want exactly one", sampled[10], sampled[11])
+				// Exactly one sampler per tile, whoever opened first.
+				perTile := map[int]int{}
+				for r := range sampled {
+					perTile[sc.tile(r)]++
+				}
+				for tile := range ranksOn {
+					if perTile[tile] != 1 {
+						t.Errorf("tile %d (%d ranks): %d ranks sampled it, want exactly one", tile, ranksOn[tile], perTile[tile])
 					}
 				}
+				wantSampled, wantBusy := len(ranksOn), np-len(ranksOn)
 				if len(sampled) != wantSampled || busyLines != wantBusy {
 					t.Errorf("%d ranks sampled (want %d), %d busy lines (want %d)\nstderr:\n%s", len(sampled), wantSampled, busyLines, wantBusy, got.stderr)
 				}
