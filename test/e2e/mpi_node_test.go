@@ -22,6 +22,7 @@ import (
 //   - "bound": every rank has its own tile: every rank samples, its file
 //     says rank, host and tile (Device.affinity_entry), nothing is flagged
 //     possibly foreign, and the driver could say who else used the tile.
+//
 //   - "pair": local ranks 10 and 11 are both bound to tile 10. Exactly one
 //     of them samples; the other says one line naming the tile and what to
 //     do, and keeps timing every launch. Both run the same module at the
