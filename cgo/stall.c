@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <level_zero/zes_api.h>
 #include <level_zero/zet_api.h>
+#include <unistd.h>
 
 #ifndef ZET_METRIC_TYPE_IP
 #define ZET_METRIC_TYPE_IP ZET_METRIC_TYPE_IP_EXP
@@ -173,4 +175,33 @@ void zs_open_device(zs_stream_t *s, uint64_t device, uint32_t period_ns) {
         return;
     }
     zs_open(s, drv, (ze_device_handle_t)(uintptr_t)device, period_ns);
+}
+
+ze_result_t zs_other_processes(zs_stream_t *s, uint32_t *pids, uint32_t cap, uint32_t *n) {
+    *n = 0;
+    if (s == NULL || s->device == NULL) return ZE_RESULT_ERROR_UNINITIALIZED;
+    zes_device_handle_t dev = (zes_device_handle_t)s->device;
+    uint32_t count = 0;
+    ze_result_t r = zesDeviceProcessesGetState(dev, &count, NULL);
+    if (r != ZE_RESULT_SUCCESS) return r;
+    if (count == 0) return ZE_RESULT_SUCCESS;
+    if (count > 1024) count = 1024;
+    zes_process_state_t *ps = calloc(count, sizeof *ps);
+    if (ps == NULL) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t i = 0; i < count; i++) ps[i].stype = ZES_STRUCTURE_TYPE_PROCESS_STATE;
+    r = zesDeviceProcessesGetState(dev, &count, ps);
+    uint32_t me = (uint32_t)getpid();
+    for (uint32_t i = 0; r == ZE_RESULT_SUCCESS && i < count && *n < cap; i++) {
+        if (ps[i].processId == me) continue;
+        if (!(ps[i].engines & (ZES_ENGINE_TYPE_FLAG_COMPUTE | ZES_ENGINE_TYPE_FLAG_RENDER))) continue;
+        /* insertion: ascending, no duplicates */
+        uint32_t p = ps[i].processId, j = *n;
+        while (j > 0 && pids[j - 1] > p) j--;
+        if (j > 0 && pids[j - 1] == p) continue;
+        memmove(pids + j + 1, pids + j, (*n - j) * sizeof *pids);
+        pids[j] = p;
+        (*n)++;
+    }
+    free(ps);
+    return r;
 }

@@ -145,3 +145,22 @@ func (s *stallSource) Close(st *sampling.Stream) {
 		C.zs_close(cs)
 	}
 }
+
+// OtherProcesses asks Sysman which other processes run work on the
+// stream's device.
+func (s *stallSource) OtherProcesses(st *sampling.Stream) ([]uint32, error) {
+	cs := s.stream(st)
+	if cs == nil {
+		return nil, ze.ErrorUninitialized
+	}
+	var buf [256]C.uint32_t
+	var n C.uint32_t
+	if r := ze.Result(C.zs_other_processes(cs, &buf[0], C.uint32_t(len(buf)), &n)); r != ze.Success {
+		return nil, r
+	}
+	out := make([]uint32, 0, int(n))
+	for i := 0; i < int(n); i++ {
+		out = append(out, uint32(buf[i]))
+	}
+	return out, nil
+}

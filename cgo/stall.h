@@ -60,5 +60,11 @@ ze_result_t zs_calculate(zs_stream_t *s, const uint8_t *raw, size_t size, uint32
 /* Value count the calculation of raw would produce (count mode). */
 ze_result_t zs_calculate_count(zs_stream_t *s, const uint8_t *raw, size_t size, uint32_t *sets, uint32_t *total);
 void zs_close(zs_stream_t *s);
+/* Other processes using s's device that have run work on its compute or
+ * render engines (Sysman zesDeviceProcessesGetState with the core device
+ * handle, as Intel's driver accepts with ZES_ENABLE_SYSMAN=1): up to cap
+ * pids, ascending, count in *n. Returns the Level-Zero result. zes* calls
+ * are not traced either. */
+ze_result_t zs_other_processes(zs_stream_t *s, uint32_t *pids, uint32_t cap, uint32_t *n);
 
 #endif

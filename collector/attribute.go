@@ -163,6 +163,12 @@ type AttributionTotals struct {
 	AttributedCounters   []uint64
 	UnattributedCounters []uint64
 
+	// Rows decided while other processes ran kernels on the device (see
+	// SetOtherProcesses): attributed rows flagged possibly foreign, and
+	// unattributed rows given UNATTRIBUTED_CAUSE_OTHER_PROCESS.
+	PossiblyForeignRows   uint64
+	UnattributedOtherRows uint64
+
 	LaunchesTimed         uint64 // LaunchTimed calls
 	LaunchesUntimed       uint64 // LaunchUntimed calls
 	LaunchesUnknownKernel uint64 // launches of kernels not (or no longer) known: ignored
@@ -185,6 +191,8 @@ func SampleSum(sums []uint64) uint64 {
 func (t *AttributionTotals) AddTo(c *pb.Counters) {
 	c.StallRowsAttributed += t.AttributedRows
 	c.StallRowsUnattributed += t.UnattributedRows
+	c.StallRowsPossiblyForeign += t.PossiblyForeignRows
+	c.StallRowsUnattributedOtherProcess += t.UnattributedOtherRows
 }
 
 // Attributor assigns EU stall samples of one streamer (one device, or one
@@ -220,6 +228,11 @@ type Attributor struct {
 	// Pruning: work since the last prune, size after it.
 	churn, held int
 
+	// Other processes running kernels on the device, as last reported
+	// (SetOtherProcesses); every window added takes them.
+	others      []uint32
+	othersKnown bool
+
 	tot AttributionTotals
 
 	// scratch
@@ -249,9 +262,10 @@ type atKernel struct {
 
 	// KERNEL rows held, one per offset: offsets, row-major counters, and
 	// the row of each offset.
-	accOff []uint32
-	accCnt []uint64
-	accIdx map[uint32]int32
+	accOff     []uint32
+	accCnt     []uint64
+	accIdx     map[uint32]int32
+	accForeign bool // some held row came from a possibly foreign window
 }
 
 type atLaunch struct{ id, start, end uint64 }
@@ -279,6 +293,8 @@ type atWindow struct {
 	amb        [][]*atKernel
 	uaAddr     []uint64
 	uaCnt      []uint64 // m counters per unattributed row
+	others     []uint32 // other processes running kernels on the device (shared, never modified)
+	known      bool     // others was asked of the driver
 }
 
 // NewAttributor returns an Attributor for the streamer of device (and of
@@ -491,6 +507,25 @@ func (a *Attributor) AddWindowValues(startNs, endNs uint64, values []uint64, ipI
 	a.endWindow(w)
 }
 
+// SetOtherProcesses says which other processes run kernels on the device
+// (ascending pids; known: the driver could be asked, Sysman
+// zesDeviceProcessesGetState). Windows added from now on take this set:
+// the EU stall unit samples the whole tile and the IP is an offset from
+// each process's own instruction base, so while another process runs
+// kernels its samples can land on our kernels' addresses (those rows are
+// flagged possibly foreign) and samples at no address of ours are most
+// likely its (UNATTRIBUTED_CAUSE_OTHER_PROCESS); with no other process
+// they can only be the driver's own kernels
+// (UNATTRIBUTED_CAUSE_DRIVER_INTERNAL).
+func (a *Attributor) SetOtherProcesses(pids []uint32, known bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if known == a.othersKnown && slices.Equal(pids, a.others) {
+		return
+	}
+	a.others, a.othersKnown = slices.Clone(pids), known
+}
+
 func (a *Attributor) beginWindow(startNs, endNs uint64, n int) *atWindow {
 	a.tot.Windows++
 	a.tot.InputRows += uint64(n)
@@ -510,6 +545,7 @@ func (a *Attributor) beginWindow(startNs, endNs uint64, n int) *atWindow {
 		w = new(atWindow)
 	}
 	w.start, w.end = startNs, endNs
+	w.others, w.known = a.others, a.othersKnown
 	if cap(w.rows) < n {
 		w.rows = make([]atRow, 0, n)
 		w.cnt = make([]uint64, 0, n*a.m)
@@ -738,6 +774,7 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 	}
 	lo := sat(w.start, a.opt.SlackNs)
 	m := a.m
+	foreign := len(w.others) > 0
 
 	// Ambiguous kernels: prefer those with a timed launch in the window,
 	// then the most recently created.
@@ -844,6 +881,10 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 		switch att {
 		case pb.StallAttribution_STALL_ATTRIBUTION_KERNEL:
 			a.tot.KernelRows += uint64(len(rows))
+			if foreign {
+				a.tot.PossiblyForeignRows += uint64(len(rows))
+				k.accForeign = true
+			}
 			if !a.accAny {
 				a.accAny, a.accSince = true, w.end
 			}
@@ -874,6 +915,9 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 		default:
 			a.tot.SharedRows += uint64(len(rows))
 		}
+		if foreign {
+			a.tot.PossiblyForeignRows += uint64(len(rows))
+		}
 		// Rows are sorted by offset: merge equal offsets, store by column.
 		deltas, counters := packColumns(len(rows), m,
 			func(x int) uint64 { return uint64(rows[x].off) },
@@ -888,6 +932,7 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 			ColumnCount:       uint32(m),
 			OffsetDeltas:      deltas,
 			Counters:          counters,
+			PossiblyForeign:   foreign,
 		}
 		if att == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
 			s.LaunchId = ids[0]
@@ -926,12 +971,23 @@ func (a *Attributor) unattributed(w *atWindow) *pb.Unattributed {
 		AddressDeltas:     deltas,
 		Counters:          counters,
 	}
+	switch {
+	case !w.known:
+		u.Cause = pb.UnattributedCause_UNATTRIBUTED_CAUSE_UNKNOWN
+	case len(w.others) > 0:
+		u.Cause = pb.UnattributedCause_UNATTRIBUTED_CAUSE_OTHER_PROCESS
+		u.OtherPids = slices.Clone(w.others)
+		a.tot.UnattributedOtherRows += uint64(len(w.uaAddr))
+	default:
+		u.Cause = pb.UnattributedCause_UNATTRIBUTED_CAUSE_DRIVER_INTERNAL
+	}
 	return u
 }
 
 func (a *Attributor) recycle(w *atWindow) {
 	clear(w.rows) // drop kernel pointers
 	w.rows, w.cnt, w.uaAddr, w.uaCnt = w.rows[:0], w.cnt[:0], w.uaAddr[:0], w.uaCnt[:0]
+	w.others, w.known = nil, false
 	w.amb = nil
 	if a.poolRows+cap(w.rows) <= windowPoolRows {
 		a.pool = append(a.pool, w)
@@ -964,7 +1020,10 @@ func (a *Attributor) flushKernelRows(out []*pb.Record) []*pb.Record {
 			ColumnCount:    uint32(m),
 			OffsetDeltas:   deltas,
 			Counters:       counters,
+			// Summed over windows: possibly foreign if any of them was.
+			PossiblyForeign: k.accForeign,
 		}
+		k.accForeign = false
 		out = append(out, &pb.Record{Kind: &pb.Record_StallRows{StallRows: s}})
 		if len(k.accOff) <= 1024 {
 			// Reuse: the same kernels recur.

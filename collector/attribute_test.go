@@ -1108,3 +1108,81 @@ func TestAttributorNeverTimedBounded(t *testing.T) {
 		t.Errorf("LaunchesUntimed %d, want 100000", tot.LaunchesUntimed)
 	}
 }
+
+// TestAttributorOtherProcesses: windows taken while other processes run
+// kernels on the device flag their rows possibly foreign (LAUNCH, SHARED
+// and KERNEL rows alike) and give unattributed rows the other-process
+// cause with the pids; with no other process the cause is driver-internal,
+// and unknown when the driver could not say. Nothing is moved or dropped.
+func TestAttributorOtherProcesses(t *testing.T) {
+	type window struct {
+		others []uint32
+		known  bool
+	}
+	for _, c := range []struct {
+		name        string
+		w           window
+		wantForeign bool
+		wantCause   pb.UnattributedCause
+		wantPids    []uint32
+	}{
+		{"alone", window{nil, true}, false, pb.UnattributedCause_UNATTRIBUTED_CAUSE_DRIVER_INTERNAL, nil},
+		{"not known", window{nil, false}, false, pb.UnattributedCause_UNATTRIBUTED_CAUSE_UNKNOWN, nil},
+		{"others", window{[]uint32{7, 9}, true}, true, pb.UnattributedCause_UNATTRIBUTED_CAUSE_OTHER_PROCESS, []uint32{7, 9}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := NewAttributor(1, nil, 1)
+			a.KernelCreated(1, baseA, 0x100, 10)
+			a.KernelCreated(2, baseB, 0x100, 10)
+			a.LaunchTimed(10, 1, 100, 150)
+			a.LaunchUntimed(20, 2, 50) // kernel 2: KERNEL rows
+			a.SetOtherProcesses(c.w.others, c.w.known)
+			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1), smp(baseB+0x10, 2), smp(0x7000_0000, 3)})
+			// A later window alone: flags belong to windows, not to the attributor's state at decision.
+			a.SetOtherProcesses(nil, true)
+			a.AddWindow(200, 300, []Sample{smp(baseA+0x10, 4)})
+			recs := a.Resolve(never, true)
+			var foreign, plain, unattr int
+			for _, r := range recs {
+				switch k := r.Kind.(type) {
+				case *pb.Record_StallRows:
+					s := k.StallRows
+					// kernel 1: LAUNCH in the first window, KERNEL rows (window 0-0) from the second
+					// only; kernel 2: KERNEL rows from the first only.
+					inFirst := s.WindowEndHostNs == 200 || s.KernelId == 2
+					if s.PossiblyForeign != (c.wantForeign && inFirst) {
+						t.Errorf("kernel %d window %d-%d: possibly_foreign %v", s.KernelId, s.WindowStartHostNs, s.WindowEndHostNs, s.PossiblyForeign)
+					}
+					if s.PossiblyForeign {
+						foreign += len(s.OffsetDeltas)
+					} else {
+						plain += len(s.OffsetDeltas)
+					}
+				case *pb.Record_Unattributed:
+					u := k.Unattributed
+					unattr += len(u.AddressDeltas)
+					if u.Cause != c.wantCause || !slices.Equal(u.OtherPids, c.wantPids) {
+						t.Errorf("unattributed cause %v pids %v, want %v %v", u.Cause, u.OtherPids, c.wantCause, c.wantPids)
+					}
+				}
+			}
+			tot := a.Totals()
+			checkTotals(t, tot, recs)
+			wantForeignRows := uint64(0)
+			if c.wantForeign {
+				wantForeignRows = 2
+			}
+			if uint64(foreign) != wantForeignRows || tot.PossiblyForeignRows != wantForeignRows || foreign+plain != 3 || unattr != 1 {
+				t.Errorf("rows: %d foreign (totals %d), %d plain, %d unattributed", foreign, tot.PossiblyForeignRows, plain, unattr)
+			}
+			if want := map[bool]uint64{true: 1, false: 0}[c.wantForeign]; tot.UnattributedOtherRows != want {
+				t.Errorf("unattributed other-process rows %d, want %d", tot.UnattributedOtherRows, want)
+			}
+			var cnt pb.Counters
+			tot.AddTo(&cnt)
+			if cnt.StallRowsPossiblyForeign != wantForeignRows {
+				t.Errorf("Counters.stall_rows_possibly_foreign %d", cnt.StallRowsPossiblyForeign)
+			}
+		})
+	}
+}

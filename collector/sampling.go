@@ -17,15 +17,22 @@ func (a samplingAttributor) Rows() (attributed, unattributed uint64) {
 	return t.AttributedRows, t.UnattributedRows
 }
 
+func (a samplingAttributor) ForeignRows() (possiblyForeign, unattributedOther uint64) {
+	t := a.Totals()
+	return t.PossiblyForeignRows, t.UnattributedOtherRows
+}
+
 // openStalls opens the stall reader over src on every root device (under
 // s.mu, at start). s.stall is set when some streamer is open.
 func (s *Session) openStalls(src sampling.Source) {
 	var roots []sampling.Device
+	entries := s.affinityEntries()
 	for i, d := range s.devices {
 		if d.Parent >= 0 {
 			continue // sub-devices: sampled through their root (COMPOSITE)
 		}
-		roots = append(roots, sampling.Device{ID: uint32(i + 1), Handle: uint64(d.Handle), Name: d.Name, Platform: platformName(d.PCIDeviceID)})
+		roots = append(roots, sampling.Device{ID: uint32(i + 1), Handle: uint64(d.Handle), Name: d.Name,
+			Platform: platformName(d.PCIDeviceID), AffinityEntry: entries[i]})
 	}
 	slack := uint64(s.cfg.StallLatency)
 	r := sampling.Open(src, roots, sampling.Options{

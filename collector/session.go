@@ -325,9 +325,30 @@ func (s *Session) Devices(devs []Device) {
 	}
 }
 
+// affinityEntries maps root devices (by index in s.devices) to the
+// ZE_AFFINITY_MASK entry that selected each (config.AffinityEntries).
+func (s *Session) affinityEntries() map[int]string {
+	var roots []int
+	for i, d := range s.devices {
+		if d.Parent < 0 {
+			roots = append(roots, i)
+		}
+	}
+	// Intel's driver reads the mask as card indices only in COMPOSITE
+	// mode; FLAT and COMBINED index tiles (docs/mpi.md §5).
+	composite := s.getenv("ZE_FLAT_DEVICE_HIERARCHY") == "COMPOSITE"
+	entries := config.AffinityEntries(s.getenv("ZE_AFFINITY_MASK"), composite, len(roots))
+	out := map[int]string{}
+	for k, e := range entries {
+		out[roots[k]] = e
+	}
+	return out
+}
+
 // headerDevices describes the devices for the header.
 func (s *Session) headerDevices() []*pb.Device {
 	var out []*pb.Device
+	entries := s.affinityEntries()
 	for i, d := range s.devices {
 		pd := &pb.Device{
 			Id:                       uint32(i + 1),
@@ -339,6 +360,7 @@ func (s *Session) headerDevices() []*pb.Device {
 			TimestampValidBits:       d.TimestampBits,
 			KernelTimestampValidBits: d.KernelTimestampBits,
 			Uuid:                     d.UUID,
+			AffinityEntry:            entries[i],
 		}
 		if d.Parent >= 0 {
 			pd.ParentId = uint32(d.Parent + 1)
@@ -435,6 +457,7 @@ func (s *Session) startLocked() {
 	}
 	hdr.Devices = s.headerDevices()
 	s.stallHeader(hdr.Devices)
+	hdr.OtherProcessesKnown = s.sampler != nil && s.sampler.OtherProcessesKnown()
 	if id.Rank >= 0 {
 		r := uint32(id.Rank)
 		hdr.MpiRank = &r

@@ -292,6 +292,9 @@ func (quietStalls) Calculate(*sampling.Stream, []byte) ([][]uint64, bool, error)
 	return nil, false, nil
 }
 func (quietStalls) Close(*sampling.Stream) {}
+func (quietStalls) OtherProcesses(*sampling.Stream) ([]uint32, error) {
+	return nil, nil
+}
 
 // TestWriterWithSampling: with a stall source, the header describes each
 // root device's sampling, the reader runs with launch timing, and the

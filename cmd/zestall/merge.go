@@ -330,9 +330,12 @@ func mergedHeader(ins []*mergeInput, offs []idOffsets) *pb.Header {
 		}
 		if first {
 			h.HostName = ih.HostName
+			h.OtherProcessesKnown = ih.OtherProcessesKnown
 		} else if h.HostName != ih.HostName {
 			h.HostName = ""
 		}
+		// Known for the merged file only if known for every input.
+		h.OtherProcessesKnown = h.OtherProcessesKnown && ih.OtherProcessesKnown
 		first = false
 		for _, d := range ih.Devices {
 			nd := cloneDevice(d)
@@ -370,6 +373,8 @@ func summedCounters(ins []*mergeInput) *pb.Counters {
 		sum.StallRecordsRead += c.StallRecordsRead
 		sum.StallRowsAttributed += c.StallRowsAttributed
 		sum.StallRowsUnattributed += c.StallRowsUnattributed
+		sum.StallRowsPossiblyForeign += c.StallRowsPossiblyForeign
+		sum.StallRowsUnattributedOtherProcess += c.StallRowsUnattributedOtherProcess
 		sum.StallDropWarnings += c.StallDropWarnings
 		sum.StallDropFlagRecords += c.StallDropFlagRecords
 		for _, r := range c.LaunchesWithoutTimestamp {

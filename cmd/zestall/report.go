@@ -170,6 +170,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top, maxRanks int) {
 		if c.StallRecordsRead > 0 || c.StallDropWarnings > 0 {
 			fmt.Fprintf(w, "EU stall records read: %d; rows calculated from them: %d attributed to kernels, %d unattributed\n", c.StallRecordsRead, c.StallRowsAttributed, c.StallRowsUnattributed)
 		}
+		writeForeign(w, m.header, c)
 		if c.StallRecordsDiscardedStopped > 0 || c.LaunchesWhileStopped > 0 {
 			fmt.Fprintf(w, "while collection was stopped: %d EU stall records read and discarded, %d kernel launches passed (counted only with ZESTALL_LAUNCHES)\n", c.StallRecordsDiscardedStopped, c.LaunchesWhileStopped)
 		}
@@ -624,5 +625,25 @@ func writeSampling(w io.Writer, d *pb.Device) {
 			fmt.Fprintf(w, " (%s)", ss.Detail)
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// writeForeign says where samples that are not this process's may come
+// from: unattributed rows by cause, and attributed rows taken while other
+// processes ran kernels on the same device (their samples can land on this
+// process's addresses: the IP is an offset from each process's own base).
+func writeForeign(w io.Writer, h *pb.Header, c *pb.Counters) {
+	known := h != nil && h.OtherProcessesKnown
+	if c.StallRowsUnattributed > 0 {
+		if known {
+			fmt.Fprintf(w, "unattributed rows: %d while other processes ran kernels on the device (most likely theirs), %d with no other process there (the driver's own kernels: copies and fills on compute engines run as built-in kernels)\n",
+				c.StallRowsUnattributedOtherProcess, c.StallRowsUnattributed-c.StallRowsUnattributedOtherProcess)
+		} else {
+			fmt.Fprintln(w, "unattributed rows: cause unknown (zestall could not ask the driver which processes use the device: Sysman zesDeviceProcessesGetState)")
+		}
+	}
+	if c.StallRowsPossiblyForeign > 0 {
+		fmt.Fprintf(w, "POSSIBLY FOREIGN: %d of %d attributed rows were taken while other processes ran kernels on the same device; samples of theirs at this process's addresses cannot be told apart. Profile with the tile to yourself, or read those rows as an upper bound\n",
+			c.StallRowsPossiblyForeign, c.StallRowsAttributed)
 	}
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -277,5 +278,38 @@ func TestEntries(t *testing.T) {
 	}
 	if !from["ZESTALL_LAUNCHES"] || !from["ZESTALL_SAMPLING"] || from["ZESTALL_START"] || from["ZESTALL_OUTPUT"] {
 		t.Errorf("from environment: %v", from)
+	}
+}
+
+// TestAffinityEntries: the entry of ZE_AFFINITY_MASK behind each visible
+// root device, by the driver's rules (docs/mpi.md §5), and nil whenever
+// the mapping is not one to one.
+func TestAffinityEntries(t *testing.T) {
+	for _, c := range []struct {
+		mask      string
+		composite bool
+		roots     int
+		want      []string
+	}{
+		{"", false, 12, nil},
+		{"default", false, 12, nil},
+		{"3", false, 1, []string{"3"}},
+		{"11,0", false, 2, []string{"0", "11"}},
+		{"4,4", false, 1, []string{"4"}},
+		{"1.0", false, 0, nil}, // X.Y ignored in FLAT: nothing selected
+		{"2,1.0,x,5", false, 2, []string{"2", "5"}},
+		{"12", false, 0, nil},   // out of range: the driver shows nothing
+		{"3,40", false, 1, nil}, // one entry out of range: not one to one
+		{"2", true, 1, []string{"2"}},
+		{"2.1", true, 1, []string{"2.1"}},
+		{"2.0,2.1", true, 1, []string{"2.0+2.1"}},
+		{"5,0.1", true, 2, []string{"0.1", "5"}},
+		{"1.0.0", true, 0, nil},
+		{"3", false, 2, nil},
+	} {
+		got := AffinityEntries(c.mask, c.composite, c.roots)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("AffinityEntries(%q, composite %v, %d roots) = %q, want %q", c.mask, c.composite, c.roots, got, c.want)
+		}
 	}
 }

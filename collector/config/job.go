@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,4 +150,84 @@ func (rs RankSet) String() string {
 		return "all"
 	}
 	return rs.text
+}
+
+// AffinityEntries reads ZE_AFFINITY_MASK (mask) with the rules of Intel's
+// driver (docs/mpi.md §5 "ZE_AFFINITY_MASK") and returns, for each root
+// device it leaves visible, the entry that selected it, in the driver's
+// order: "3" (FLAT: the node's tile 3), "2" (COMPOSITE: card 2), "1.1"
+// (COMPOSITE: tile 1 of card 1), "1.0+1.1" (COMPOSITE: both tiles of card
+// 1 named one by one). composite is the hierarchy
+// (ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE). It returns nil when the mask is
+// unset or "default", or when the entries that can select something are
+// not exactly roots: zestall does not know the node's size, so
+// out-of-range entries cannot be told from valid ones then, and guessing
+// would name the wrong tile.
+func AffinityEntries(mask string, composite bool, roots int) []string {
+	mask = strings.TrimSpace(mask)
+	if mask == "" || mask == "default" {
+		return nil
+	}
+	type card struct {
+		whole bool
+		tiles []int
+	}
+	var flat []int
+	cards := map[int]*card{}
+	for _, e := range strings.Split(mask, ",") {
+		parts := strings.Split(e, ".")
+		idx := make([]int, 0, len(parts))
+		for _, p := range parts {
+			v, ok := nonNegative(p)
+			if !ok {
+				idx = nil
+				break
+			}
+			idx = append(idx, v)
+		}
+		switch {
+		case idx == nil || len(idx) > 2:
+			// not a form the driver selects with (X.Y.Z: engines, not simulated)
+		case !composite && len(idx) == 1:
+			if !slices.Contains(flat, idx[0]) {
+				flat = append(flat, idx[0])
+			}
+		case composite:
+			c := cards[idx[0]]
+			if c == nil {
+				c = &card{}
+				cards[idx[0]] = c
+			}
+			if len(idx) == 1 {
+				c.whole = true
+			} else if !slices.Contains(c.tiles, idx[1]) {
+				c.tiles = append(c.tiles, idx[1])
+			}
+		}
+	}
+	var out []string
+	if !composite {
+		slices.Sort(flat)
+		for _, v := range flat {
+			out = append(out, strconv.Itoa(v))
+		}
+	} else {
+		for _, n := range slices.Sorted(maps.Keys(cards)) {
+			c := cards[n]
+			if c.whole {
+				out = append(out, strconv.Itoa(n))
+				continue
+			}
+			slices.Sort(c.tiles)
+			var ts []string
+			for _, t := range c.tiles {
+				ts = append(ts, fmt.Sprintf("%d.%d", n, t))
+			}
+			out = append(out, strings.Join(ts, "+"))
+		}
+	}
+	if len(out) != roots {
+		return nil
+	}
+	return out
 }

@@ -32,9 +32,17 @@ type fakeSource struct {
 	closed  int
 	// readDelay makes every read take this long (a busy reader).
 	readDelay time.Duration
+	// others: what OtherProcesses answers, one entry per call (the last
+	// one repeats); othersErr: its error.
+	others    [][]uint32
+	othersErr error
+	busy      map[uint64]bool // Open fails as on a tile whose stream another process holds
 }
 
 func (f *fakeSource) Open(device uint64, periodNs uint32) *Stream {
+	if f.busy[device] { // the tile's stream is another process's: what Intel's driver returns
+		return &Stream{Device: device, Off: OffOpenFailed, Result: ze.ErrorUnknown}
+	}
 	if off := f.off[device]; off != On {
 		return &Stream{Device: device, Off: off, Result: ze.ErrorNotAvailable, Detail: " (fake)"}
 	}
@@ -96,6 +104,22 @@ func (f *fakeSource) Calculate(st *Stream, raw []byte) ([][]uint64, bool, error)
 	return [][]uint64{v}, dropped, err
 }
 
+func (f *fakeSource) OtherProcesses(*Stream) ([]uint32, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.othersErr != nil {
+		return nil, f.othersErr
+	}
+	if len(f.others) == 0 {
+		return nil, nil
+	}
+	o := f.others[0]
+	if len(f.others) > 1 {
+		f.others = f.others[1:]
+	}
+	return o, nil
+}
+
 func (f *fakeSource) Close(*Stream) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -136,7 +160,19 @@ type fakeAttributor struct {
 	timed    []uint64
 	resolves atomic.Int64
 	panicAt  int // AddWindowValues panics on this window (1-based; 0 never)
+	// others: the SetOtherProcesses value in force when each window came.
+	others      []uint32
+	othersKnown bool
+	windowOther [][]uint32
 }
+
+func (a *fakeAttributor) SetOtherProcesses(pids []uint32, known bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.others, a.othersKnown = pids, known
+}
+
+func (a *fakeAttributor) ForeignRows() (uint64, uint64) { return 0, 0 }
 
 func (a *fakeAttributor) KernelCreated(id, base, size, from uint64) {
 	a.mu.Lock()
@@ -161,6 +197,7 @@ func (a *fakeAttributor) AddWindowValues(start, end uint64, values []uint64, ipI
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.windows = append(a.windows, window{start, end, len(values) / (a.cols + 1)})
+	a.windowOther = append(a.windowOther, a.others)
 	if len(a.windows) == a.panicAt {
 		panic("fake attributor")
 	}

@@ -19,6 +19,9 @@ type Device struct {
 	Handle   uint64
 	Name     string
 	Platform string // collector's platform name ("PVC", "BMG", ...), "" when unknown
+	// AffinityEntry is the ZE_AFFINITY_MASK entry that selected the
+	// device ("3", "1.1"; config.AffinityEntries), "" when unknown.
+	AffinityEntry string
 }
 
 // Options are what the reader needs from its session.
@@ -91,8 +94,16 @@ type Reader struct {
 	attr    [][]Attributor // per stream, per set
 	raw     []*rawPath     // per stream; nil when no decoder fits
 	prevEnd []uint64       // start of each stream's last read: the next window's start
-	mu      sync.Mutex     // attr, live, the stand-ins, errs (fed from application threads)
-	wake    chan struct{}  // a launch completed: read now
+	// Other processes running kernels on each stream's device, as the
+	// driver said at the last read with data (Sysman), and whether it
+	// could say at all (the reader goroutine's).
+	others      [][]uint32
+	othersKnown []bool
+	// othersKnownAtOpen: the driver answered for every open stream when
+	// it was opened (Header.other_processes_known).
+	othersKnownAtOpen bool
+	mu                sync.Mutex    // attr, live, the stand-ins, errs (fed from application threads)
+	wake              chan struct{} // a launch completed: read now
 	// lastDone is the latest host ns by which completed work is known to
 	// have ended (a launch's device end, or a return from a wait).
 	lastDone atomic.Uint64
@@ -133,7 +144,7 @@ func Open(src Source, roots []Device, o Options) *Reader {
 	st := &Reader{src: src, opts: o, now: o.Now, emit: o.Emit, interval: o.ReadInterval,
 		wake: make(chan struct{}, 1), syncReq: make(chan chan struct{}, 16),
 		ctl: make(chan stallCtl, 16), collecting: true, latency: o.Latency, said: map[Off]bool{},
-		stop: make(chan struct{}), done: make(chan struct{}), errs: map[string]uint64{}}
+		stop: make(chan struct{}), done: make(chan struct{}), errs: map[string]uint64{}, othersKnownAtOpen: true}
 	for _, d := range roots {
 		var stream *Stream
 		if !o.Sampling {
@@ -165,9 +176,21 @@ func Open(src Source, roots []Device, o Options) *Reader {
 		st.devIDs = append(st.devIDs, d.ID)
 		st.attr = append(st.attr, as)
 		st.prevEnd = append(st.prevEnd, st.now())
+		others, err := src.OtherProcesses(stream)
+		st.others = append(st.others, others)
+		st.othersKnown = append(st.othersKnown, err == nil)
+		st.othersKnownAtOpen = st.othersKnownAtOpen && err == nil
+		for _, a := range as {
+			a.SetOtherProcesses(others, err == nil)
+		}
 	}
 	return st
 }
+
+// OtherProcessesKnown says whether the driver could tell, for every
+// stream opened, which other processes use its device (Sysman); false
+// also when no stream is open.
+func (st *Reader) OtherProcessesKnown() bool { return st.othersKnownAtOpen && len(st.streams) > 0 }
 
 // Active says whether some streamer is open: otherwise the reader has
 // nothing to do and is not run.
@@ -191,8 +214,24 @@ func (st *Reader) reportOff(d Device, s *Stream) {
 	case OffNoGroup:
 		fmt.Fprintf(st.opts.Stderr, "zestall: EU stall sampling is off on device %d (%s): it has no EuStallSampling metric group (the GPU may not support it, e.g. DG2, or access is denied: sysctl dev.i915.perf_stream_paranoid=0 or dev.xe.observation_paranoid=0). Kernel timing continues.\n", d.ID, d.Name)
 	default:
-		fmt.Fprintf(st.opts.Stderr, "zestall: EU stall sampling is off on device %d (%s): the metric streamer could not be opened (%s)%s; another sampling session may be active. Kernel timing continues.\n", d.ID, d.Name, s.Result, s.Detail)
+		if s.Result == ze.ErrorUnknown {
+			// What Intel's driver returns when the kernel driver refuses
+			// the stream: one per tile, whichever process holds it
+			// (docs/eu-stall-sampling.md §5.1 "Preconditions and results").
+			fmt.Fprintf(st.opts.Stderr, "zestall: EU stall sampling is off on device %d (%s%s): its EU stall stream is held by another process (one per tile; the open returned %s). Let one process per tile sample: ZESTALL_SAMPLE_RANKS=<one rank per tile>, or stop the other profiler. Kernel timing continues.\n", d.ID, d.Name, tileLabel(d), s.Result)
+			return
+		}
+		fmt.Fprintf(st.opts.Stderr, "zestall: EU stall sampling is off on device %d (%s%s): the metric streamer could not be opened (%s)%s; another sampling session may be active. Kernel timing continues.\n", d.ID, d.Name, tileLabel(d), s.Result, s.Detail)
 	}
+}
+
+// tileLabel names where d is on the node, for messages: ", tile <entry>
+// of this node (ZE_AFFINITY_MASK)" or "".
+func tileLabel(d Device) string {
+	if d.AffinityEntry == "" {
+		return ""
+	}
+	return ", ZE_AFFINITY_MASK entry " + d.AffinityEntry + " of this node"
 }
 
 // Header fills the header's per-device sampling description (devs[i] has
@@ -289,6 +328,9 @@ func (st *Reader) Counters(c *pb.Counters) {
 			attributed, unattributed := a.Rows()
 			c.StallRowsAttributed += attributed
 			c.StallRowsUnattributed += unattributed
+			foreign, other := a.ForeignRows()
+			c.StallRowsPossiblyForeign += foreign
+			c.StallRowsUnattributedOtherProcess += other
 		}
 	}
 	// In a stable order (by what): a map's order differs from run to run.
@@ -690,6 +732,9 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 			return
 		}
 		st.read += uint64(n / 64)
+		if !discard {
+			st.refreshOthers(i)
+		}
 		if discard {
 			st.discarded.Add(uint64(n / 64))
 			st.prevEnd[i] = begin
@@ -719,6 +764,31 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 			return
 		}
 	}
+}
+
+// refreshOthers asks the driver which other processes run kernels on
+// stream i's device, before a window of its samples is added. The window
+// began at the previous read: the processes seen then count too, so that
+// one that ended in between is not missed.
+func (st *Reader) refreshOthers(i int) {
+	now, err := st.src.OtherProcesses(st.streams[i])
+	known := err == nil
+	set := now
+	if known && st.othersKnown[i] && len(st.others[i]) > 0 {
+		set = slices.Clone(now)
+		for _, p := range st.others[i] {
+			if _, found := slices.BinarySearch(set, p); !found {
+				set = append(set, p)
+			}
+		}
+		slices.Sort(set)
+	}
+	st.others[i], st.othersKnown[i] = now, known
+	st.locked(func() {
+		for _, a := range st.attr[i] {
+			a.SetOtherProcesses(set, known)
+		}
+	})
 }
 
 // resolve writes the windows whose launches are all known.

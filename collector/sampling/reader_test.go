@@ -460,3 +460,49 @@ func TestLossesWhileBusy(t *testing.T) {
 		t.Errorf("losses %v, want %v", got, want)
 	}
 }
+
+// TestTileBusy: a tile whose stream another process holds (Intel's driver
+// returns ZE_RESULT_ERROR_UNKNOWN) is said in one line naming the device,
+// its ZE_AFFINITY_MASK entry and what to do; timing is not affected.
+func TestTileBusy(t *testing.T) {
+	roots := []Device{{ID: 1, Handle: 0x100, Name: "fake PVC", Platform: "PVC", AffinityEntry: "3"}}
+	h := newHarness(t, &fakeSource{busy: map[uint64]bool{0x100: true}}, roots, true)
+	out := h.stderr()
+	want := "zestall: EU stall sampling is off on device 1 (fake PVC, ZE_AFFINITY_MASK entry 3 of this node): its EU stall stream is held by another process (one per tile; the open returned ZE_RESULT_ERROR_UNKNOWN (0x7ffffffe)). Let one process per tile sample: ZESTALL_SAMPLE_RANKS=<one rank per tile>, or stop the other profiler. Kernel timing continues.\n"
+	if out != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", out, want)
+	}
+	if h.r.Active() || h.r.OtherProcessesKnown() {
+		t.Errorf("active %v, other processes known %v", h.r.Active(), h.r.OtherProcessesKnown())
+	}
+}
+
+// TestOtherProcesses: before each window the reader asks which other
+// processes run kernels on the device; a window takes those seen at its
+// start (the previous read) and at its end, so a process that ended in
+// between still counts; a driver that cannot say makes them unknown.
+func TestOtherProcesses(t *testing.T) {
+	src := &fakeSource{others: [][]uint32{nil, {5}, nil, nil}}
+	h := newHarness(t, src, pvc, true)
+	if !h.r.OtherProcessesKnown() {
+		t.Error("other processes not known after a successful query")
+	}
+	h.run(t)
+	for i := 0; i < 3; i++ {
+		src.queue(fakeRead{data: records(1, 0x1000)})
+		h.read(t)
+	}
+	h.stop(t)
+	a := h.attr[0]
+	a.mu.Lock()
+	got := a.windowOther
+	a.mu.Unlock()
+	if want := [][]uint32{{5}, {5}, nil}; len(got) != 3 || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) || len(got[2]) != 0 {
+		t.Errorf("others per window %v, want %v", got, want)
+	}
+
+	unknown := newHarness(t, &fakeSource{othersErr: ze.ErrorUnsupportedFeature}, pvc, true)
+	if unknown.r.OtherProcessesKnown() || unknown.attr[0].othersKnown {
+		t.Error("other processes known although the driver could not say")
+	}
+}

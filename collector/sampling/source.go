@@ -51,6 +51,11 @@ type Source interface {
 	// metric order; dropped reports the calculation's drop warning.
 	Calculate(st *Stream, raw []byte) (sets [][]uint64, dropped bool, err error)
 	Close(st *Stream)
+	// OtherProcesses returns the ids of the processes other than this one
+	// that use st's device and have run work on its compute engines
+	// (Sysman zesDeviceProcessesGetState), ascending; an error when the
+	// driver cannot say.
+	OtherProcesses(st *Stream) ([]uint32, error)
 }
 
 // Attributor gives the samples of read windows to kernels and launches
@@ -73,4 +78,10 @@ type Attributor interface {
 	Resolve(pendingBefore uint64, final bool) []*pb.Record
 	// Rows are the sample rows given to a kernel and those given to none.
 	Rows() (attributed, unattributed uint64)
+	// SetOtherProcesses: the other processes running kernels on the
+	// device (known: the driver said) for the windows added from now on.
+	SetOtherProcesses(pids []uint32, known bool)
+	// ForeignRows: attributed rows flagged possibly foreign, unattributed
+	// rows whose cause is another process.
+	ForeignRows() (possiblyForeign, unattributedOther uint64)
 }

@@ -454,6 +454,65 @@ func (StallAttribution) EnumDescriptor() ([]byte, []int) {
 	return file_zestall_proto_rawDescGZIP(), []int{4}
 }
 
+// What ran at addresses that belong to no kernel of the profiled process.
+type UnattributedCause int32
+
+const (
+	// Unknown: zestall could not ask which processes use the device.
+	UnattributedCause_UNATTRIBUTED_CAUSE_UNKNOWN UnattributedCause = 0
+	// No other process ran kernels on the device during the window: the
+	// addresses belong to the driver's own kernels (Intel's driver runs
+	// memory copies and fills on compute engines as built-in kernels on the
+	// EUs, at addresses no application module covers).
+	UnattributedCause_UNATTRIBUTED_CAUSE_DRIVER_INTERNAL UnattributedCause = 1
+	// Other processes ran kernels on the device during the window
+	// (Unattributed.other_pids): the samples are most likely theirs (the
+	// stall unit samples the whole tile); driver-internal kernels are not
+	// excluded.
+	UnattributedCause_UNATTRIBUTED_CAUSE_OTHER_PROCESS UnattributedCause = 2
+)
+
+// Enum value maps for UnattributedCause.
+var (
+	UnattributedCause_name = map[int32]string{
+		0: "UNATTRIBUTED_CAUSE_UNKNOWN",
+		1: "UNATTRIBUTED_CAUSE_DRIVER_INTERNAL",
+		2: "UNATTRIBUTED_CAUSE_OTHER_PROCESS",
+	}
+	UnattributedCause_value = map[string]int32{
+		"UNATTRIBUTED_CAUSE_UNKNOWN":         0,
+		"UNATTRIBUTED_CAUSE_DRIVER_INTERNAL": 1,
+		"UNATTRIBUTED_CAUSE_OTHER_PROCESS":   2,
+	}
+)
+
+func (x UnattributedCause) Enum() *UnattributedCause {
+	p := new(UnattributedCause)
+	*p = x
+	return p
+}
+
+func (x UnattributedCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UnattributedCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[5].Descriptor()
+}
+
+func (UnattributedCause) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[5]
+}
+
+func (x UnattributedCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UnattributedCause.Descriptor instead.
+func (UnattributedCause) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{5}
+}
+
 type WindowEdge int32
 
 const (
@@ -487,11 +546,11 @@ func (x WindowEdge) String() string {
 }
 
 func (WindowEdge) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[5].Descriptor()
+	return file_zestall_proto_enumTypes[6].Descriptor()
 }
 
 func (WindowEdge) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[5]
+	return &file_zestall_proto_enumTypes[6]
 }
 
 func (x WindowEdge) Number() protoreflect.EnumNumber {
@@ -500,7 +559,7 @@ func (x WindowEdge) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowEdge.Descriptor instead.
 func (WindowEdge) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{5}
+	return file_zestall_proto_rawDescGZIP(), []int{6}
 }
 
 type WindowCause int32
@@ -579,11 +638,11 @@ func (x WindowCause) String() string {
 }
 
 func (WindowCause) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[6].Descriptor()
+	return file_zestall_proto_enumTypes[7].Descriptor()
 }
 
 func (WindowCause) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[6]
+	return &file_zestall_proto_enumTypes[7]
 }
 
 func (x WindowCause) Number() protoreflect.EnumNumber {
@@ -592,7 +651,7 @@ func (x WindowCause) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowCause.Descriptor instead.
 func (WindowCause) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{6}
+	return file_zestall_proto_rawDescGZIP(), []int{7}
 }
 
 // Record is the unit of the stream: exactly one member of kind is set.
@@ -826,7 +885,7 @@ func (*Record_MergeSource) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 4.
+	// "Compatibility and versioning" above). This revision is 5.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -869,8 +928,15 @@ type Header struct {
 	// (cards, or card.tile) the driver exposed to it. devices lists what
 	// that left visible.
 	ZeAffinityMask string `protobuf:"bytes,15,opt,name=ze_affinity_mask,json=zeAffinityMask,proto3" json:"ze_affinity_mask,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// True when zestall could ask the driver which other processes use each
+	// sampled device (Sysman zesDeviceProcessesGetState answered): then
+	// StallRows.possibly_foreign and Unattributed.cause say what it found.
+	// False: nothing is known about other processes on the devices, and
+	// samples of theirs at our addresses cannot be flagged. Added in
+	// revision 5.
+	OtherProcessesKnown bool `protobuf:"varint,20,opt,name=other_processes_known,json=otherProcessesKnown,proto3" json:"other_processes_known,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Header) Reset() {
@@ -1008,6 +1074,13 @@ func (x *Header) GetZeAffinityMask() string {
 	return ""
 }
 
+func (x *Header) GetOtherProcessesKnown() bool {
+	if x != nil {
+		return x.OtherProcessesKnown
+	}
+	return false
+}
+
 // ConfigEntry is one configuration setting.
 type ConfigEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1109,6 +1182,14 @@ type Device struct {
 	Uuid []byte `protobuf:"bytes,12,opt,name=uuid,proto3" json:"uuid,omitempty"`
 	// EU stall sampling on this device: how it was set up, or why it is off.
 	StallSampling *StallSampling `protobuf:"bytes,13,opt,name=stall_sampling,json=stallSampling,proto3" json:"stall_sampling,omitempty"`
+	// For a root device: the ZE_AFFINITY_MASK entry (or entries, joined by
+	// "+") that selected it, read with the driver's rules (zestall's
+	// docs/mpi.md §5): "3" is the node's tile 3 in FLAT mode, "1.1" tile 1
+	// of card 1 and "2" card 2 in COMPOSITE mode. With Header.host_name it
+	// says which tile of which node the device is. "" when the mask is unset
+	// or zestall cannot map its entries one to one onto the visible root
+	// devices. Added in revision 5.
+	AffinityEntry string `protobuf:"bytes,14,opt,name=affinity_entry,json=affinityEntry,proto3" json:"affinity_entry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1232,6 +1313,13 @@ func (x *Device) GetStallSampling() *StallSampling {
 		return x.StallSampling
 	}
 	return nil
+}
+
+func (x *Device) GetAffinityEntry() string {
+	if x != nil {
+		return x.AffinityEntry
+	}
+	return ""
 }
 
 // StallSampling describes the EU stall sampling set-up of one device.
@@ -2089,9 +2177,17 @@ type StallRows struct {
 	// as described above.
 	OffsetDeltas []uint64 `protobuf:"varint,10,rep,packed,name=offset_deltas,json=offsetDeltas,proto3" json:"offset_deltas,omitempty"`
 	// Sample counts, column by column as described above.
-	Counters      []uint64 `protobuf:"varint,11,rep,packed,name=counters,proto3" json:"counters,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Counters []uint64 `protobuf:"varint,11,rep,packed,name=counters,proto3" json:"counters,omitempty"`
+	// True when other processes were running kernels on the device while
+	// these samples were taken (Header.other_processes_known). The stall
+	// unit samples the whole tile, and the IP is an offset from each
+	// process's own instruction base, so samples of another process's kernel
+	// can land on this kernel's addresses and cannot be told apart: these
+	// rows are possibly (partly) foreign. For KERNEL rows aggregated over
+	// several windows: true when any of them was. Added in revision 5.
+	PossiblyForeign bool `protobuf:"varint,12,opt,name=possibly_foreign,json=possiblyForeign,proto3" json:"possibly_foreign,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *StallRows) Reset() {
@@ -2201,6 +2297,13 @@ func (x *StallRows) GetCounters() []uint64 {
 	return nil
 }
 
+func (x *StallRows) GetPossiblyForeign() bool {
+	if x != nil {
+		return x.PossiblyForeign
+	}
+	return false
+}
+
 // Unattributed holds EU stall samples whose address lies in no known
 // kernel's instructions during the read window. They are kept, not dropped,
 // so every sample is accounted for. Columns as in StallRows:
@@ -2224,7 +2327,13 @@ type Unattributed struct {
 	// platforms with a 61-bit IP field), delta-encoded.
 	AddressDeltas []uint64 `protobuf:"varint,6,rep,packed,name=address_deltas,json=addressDeltas,proto3" json:"address_deltas,omitempty"`
 	// Sample counts, column by column.
-	Counters      []uint64 `protobuf:"varint,7,rep,packed,name=counters,proto3" json:"counters,omitempty"`
+	Counters []uint64 `protobuf:"varint,7,rep,packed,name=counters,proto3" json:"counters,omitempty"`
+	// What most likely ran at these addresses (Header.other_processes_known).
+	// Added in revision 5.
+	Cause UnattributedCause `protobuf:"varint,8,opt,name=cause,proto3,enum=zestall.v1.UnattributedCause" json:"cause,omitempty"`
+	// With UNATTRIBUTED_CAUSE_OTHER_PROCESS: the process ids of the other
+	// processes that were running kernels on the device, ascending.
+	OtherPids     []uint32 `protobuf:"varint,9,rep,packed,name=other_pids,json=otherPids,proto3" json:"other_pids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2304,6 +2413,20 @@ func (x *Unattributed) GetAddressDeltas() []uint64 {
 func (x *Unattributed) GetCounters() []uint64 {
 	if x != nil {
 		return x.Counters
+	}
+	return nil
+}
+
+func (x *Unattributed) GetCause() UnattributedCause {
+	if x != nil {
+		return x.Cause
+	}
+	return UnattributedCause_UNATTRIBUTED_CAUSE_UNKNOWN
+}
+
+func (x *Unattributed) GetOtherPids() []uint32 {
+	if x != nil {
+		return x.OtherPids
 	}
 	return nil
 }
@@ -2437,8 +2560,16 @@ type Counters struct {
 	// while a launch-count window (ZESTALL_LAUNCHES) is set: otherwise a
 	// stopped launch costs no counting at all and this stays 0.
 	LaunchesWhileStopped uint64 `protobuf:"varint,15,opt,name=launches_while_stopped,json=launchesWhileStopped,proto3" json:"launches_while_stopped,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Attributed rows taken while other processes ran kernels on the same
+	// device (StallRows.possibly_foreign): some of their samples may be
+	// another process's. Added in revision 5.
+	StallRowsPossiblyForeign uint64 `protobuf:"varint,20,opt,name=stall_rows_possibly_foreign,json=stallRowsPossiblyForeign,proto3" json:"stall_rows_possibly_foreign,omitempty"`
+	// Unattributed rows with UNATTRIBUTED_CAUSE_OTHER_PROCESS (the rest of
+	// stall_rows_unattributed is driver-internal or of unknown cause, see
+	// Unattributed.cause). Added in revision 5.
+	StallRowsUnattributedOtherProcess uint64 `protobuf:"varint,21,opt,name=stall_rows_unattributed_other_process,json=stallRowsUnattributedOtherProcess,proto3" json:"stall_rows_unattributed_other_process,omitempty"`
+	unknownFields                     protoimpl.UnknownFields
+	sizeCache                         protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -2572,6 +2703,20 @@ func (x *Counters) GetStallRecordsDiscardedStopped() uint64 {
 func (x *Counters) GetLaunchesWhileStopped() uint64 {
 	if x != nil {
 		return x.LaunchesWhileStopped
+	}
+	return 0
+}
+
+func (x *Counters) GetStallRowsPossiblyForeign() uint64 {
+	if x != nil {
+		return x.StallRowsPossiblyForeign
+	}
+	return 0
+}
+
+func (x *Counters) GetStallRowsUnattributedOtherProcess() uint64 {
+	if x != nil {
+		return x.StallRowsUnattributedOtherProcess
 	}
 	return 0
 }
@@ -2880,7 +3025,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\bcounters\x18\n" +
 	" \x01(\v2\x14.zestall.v1.CountersH\x00R\bcounters\x12<\n" +
 	"\fmerge_source\x18\v \x01(\v2\x17.zestall.v1.MergeSourceH\x00R\vmergeSourceB\x06\n" +
-	"\x04kind\"\xaf\x04\n" +
+	"\x04kind\"\xe3\x04\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
 	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
@@ -2898,14 +3043,15 @@ const file_zestall_proto_rawDesc = "" +
 	"\bjob_size\x18\f \x01(\rH\x02R\ajobSize\x88\x01\x01\x12#\n" +
 	"\rrank_variable\x18\r \x01(\tR\frankVariable\x12\x15\n" +
 	"\x06job_id\x18\x0e \x01(\tR\x05jobId\x12(\n" +
-	"\x10ze_affinity_mask\x18\x0f \x01(\tR\x0ezeAffinityMaskB\v\n" +
+	"\x10ze_affinity_mask\x18\x0f \x01(\tR\x0ezeAffinityMask\x122\n" +
+	"\x15other_processes_known\x18\x14 \x01(\bR\x13otherProcessesKnownB\v\n" +
 	"\t_mpi_rankB\r\n" +
 	"\v_local_rankB\v\n" +
 	"\t_job_size\"`\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12)\n" +
-	"\x10from_environment\x18\x03 \x01(\bR\x0ffromEnvironment\"\x85\x04\n" +
+	"\x10from_environment\x18\x03 \x01(\bR\x0ffromEnvironment\"\xac\x04\n" +
 	"\x06Device\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1b\n" +
 	"\tparent_id\x18\x02 \x01(\rR\bparentId\x12\x12\n" +
@@ -2921,7 +3067,8 @@ const file_zestall_proto_rawDesc = "" +
 	" \x01(\rR\x12timestampValidBits\x12=\n" +
 	"\x1bkernel_timestamp_valid_bits\x18\v \x01(\rR\x18kernelTimestampValidBits\x12\x12\n" +
 	"\x04uuid\x18\f \x01(\fR\x04uuid\x12@\n" +
-	"\x0estall_sampling\x18\r \x01(\v2\x19.zestall.v1.StallSamplingR\rstallSamplingB\x13\n" +
+	"\x0estall_sampling\x18\r \x01(\v2\x19.zestall.v1.StallSamplingR\rstallSampling\x12%\n" +
+	"\x0eaffinity_entry\x18\x0e \x01(\tR\raffinityEntryB\x13\n" +
 	"\x11_sub_device_index\"\xe7\x02\n" +
 	"\rStallSampling\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12;\n" +
@@ -2990,7 +3137,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\x15device_start_delay_ns\x18\x15 \x01(\x12R\x12deviceStartDelayNs\x12,\n" +
 	"\x12device_duration_ns\x18\x16 \x01(\x04R\x10deviceDurationNs\x12\x19\n" +
 	"\bid_delta\x18\x17 \x01(\x12R\aidDeltaB\x17\n" +
-	"\x15_host_append_delta_ns\"\xda\x03\n" +
+	"\x15_host_append_delta_ns\"\x85\x04\n" +
 	"\tStallRows\x12\x1b\n" +
 	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12-\n" +
@@ -3003,8 +3150,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\fcolumn_count\x18\t \x01(\rR\vcolumnCount\x12#\n" +
 	"\roffset_deltas\x18\n" +
 	" \x03(\x04R\foffsetDeltas\x12\x1a\n" +
-	"\bcounters\x18\v \x03(\x04R\bcountersB\x13\n" +
-	"\x11_sub_device_index\"\xb3\x02\n" +
+	"\bcounters\x18\v \x03(\x04R\bcounters\x12)\n" +
+	"\x10possibly_foreign\x18\f \x01(\bR\x0fpossiblyForeignB\x13\n" +
+	"\x11_sub_device_index\"\x87\x03\n" +
 	"\fUnattributed\x12\x1b\n" +
 	"\tdevice_id\x18\x01 \x01(\rR\bdeviceId\x12-\n" +
 	"\x10sub_device_index\x18\x02 \x01(\rH\x00R\x0esubDeviceIndex\x88\x01\x01\x12/\n" +
@@ -3012,14 +3160,17 @@ const file_zestall_proto_rawDesc = "" +
 	"\x12window_end_host_ns\x18\x04 \x01(\x04R\x0fwindowEndHostNs\x12!\n" +
 	"\fcolumn_count\x18\x05 \x01(\rR\vcolumnCount\x12%\n" +
 	"\x0eaddress_deltas\x18\x06 \x03(\x04R\raddressDeltas\x12\x1a\n" +
-	"\bcounters\x18\a \x03(\x04R\bcountersB\x13\n" +
+	"\bcounters\x18\a \x03(\x04R\bcounters\x123\n" +
+	"\x05cause\x18\b \x01(\x0e2\x1d.zestall.v1.UnattributedCauseR\x05cause\x12\x1d\n" +
+	"\n" +
+	"other_pids\x18\t \x03(\rR\totherPidsB\x13\n" +
 	"\x11_sub_device_index\"\xb1\x01\n" +
 	"\x06Window\x12*\n" +
 	"\x04edge\x18\x01 \x01(\x0e2\x16.zestall.v1.WindowEdgeR\x04edge\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xce\x05\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xdf\x06\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -3036,7 +3187,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\rbytes_written\x18\f \x01(\x04R\fbytesWritten\x12$\n" +
 	"\x04lost\x18\r \x03(\v2\x10.zestall.v1.LossR\x04lost\x12E\n" +
 	"\x1fstall_records_discarded_stopped\x18\x0e \x01(\x04R\x1cstallRecordsDiscardedStopped\x124\n" +
-	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\"\x85\x04\n" +
+	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\x12=\n" +
+	"\x1bstall_rows_possibly_foreign\x18\x14 \x01(\x04R\x18stallRowsPossiblyForeign\x12P\n" +
+	"%stall_rows_unattributed_other_process\x18\x15 \x01(\x04R!stallRowsUnattributedOtherProcess\"\x85\x04\n" +
 	"\vMergeSource\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12*\n" +
@@ -3095,7 +3248,11 @@ const file_zestall_proto_rawDesc = "" +
 	"\x10StallAttribution\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_KERNEL\x10\x00\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_LAUNCH\x10\x01\x12\x1c\n" +
-	"\x18STALL_ATTRIBUTION_SHARED\x10\x02*V\n" +
+	"\x18STALL_ATTRIBUTION_SHARED\x10\x02*\x81\x01\n" +
+	"\x11UnattributedCause\x12\x1e\n" +
+	"\x1aUNATTRIBUTED_CAUSE_UNKNOWN\x10\x00\x12&\n" +
+	"\"UNATTRIBUTED_CAUSE_DRIVER_INTERNAL\x10\x01\x12$\n" +
+	" UNATTRIBUTED_CAUSE_OTHER_PROCESS\x10\x02*V\n" +
 	"\n" +
 	"WindowEdge\x12\x1b\n" +
 	"\x17WINDOW_EDGE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -3128,7 +3285,7 @@ func file_zestall_proto_rawDescGZIP() []byte {
 	return file_zestall_proto_rawDescData
 }
 
-var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
 var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_zestall_proto_goTypes = []any{
 	(StallSamplingOff)(0),   // 0: zestall.v1.StallSamplingOff
@@ -3136,59 +3293,61 @@ var file_zestall_proto_goTypes = []any{
 	(LaunchFlag)(0),         // 2: zestall.v1.LaunchFlag
 	(NoTimestampReason)(0),  // 3: zestall.v1.NoTimestampReason
 	(StallAttribution)(0),   // 4: zestall.v1.StallAttribution
-	(WindowEdge)(0),         // 5: zestall.v1.WindowEdge
-	(WindowCause)(0),        // 6: zestall.v1.WindowCause
-	(*Record)(nil),          // 7: zestall.v1.Record
-	(*Header)(nil),          // 8: zestall.v1.Header
-	(*ConfigEntry)(nil),     // 9: zestall.v1.ConfigEntry
-	(*Device)(nil),          // 10: zestall.v1.Device
-	(*StallSampling)(nil),   // 11: zestall.v1.StallSampling
-	(*Metric)(nil),          // 12: zestall.v1.Metric
-	(*Module)(nil),          // 13: zestall.v1.Module
-	(*ModuleDestroyed)(nil), // 14: zestall.v1.ModuleDestroyed
-	(*Kernel)(nil),          // 15: zestall.v1.Kernel
-	(*KernelDestroyed)(nil), // 16: zestall.v1.KernelDestroyed
-	(*Launch)(nil),          // 17: zestall.v1.Launch
-	(*StallRows)(nil),       // 18: zestall.v1.StallRows
-	(*Unattributed)(nil),    // 19: zestall.v1.Unattributed
-	(*Window)(nil),          // 20: zestall.v1.Window
-	(*Counters)(nil),        // 21: zestall.v1.Counters
-	(*MergeSource)(nil),     // 22: zestall.v1.MergeSource
-	(*ReasonCount)(nil),     // 23: zestall.v1.ReasonCount
-	(*Loss)(nil),            // 24: zestall.v1.Loss
+	(UnattributedCause)(0),  // 5: zestall.v1.UnattributedCause
+	(WindowEdge)(0),         // 6: zestall.v1.WindowEdge
+	(WindowCause)(0),        // 7: zestall.v1.WindowCause
+	(*Record)(nil),          // 8: zestall.v1.Record
+	(*Header)(nil),          // 9: zestall.v1.Header
+	(*ConfigEntry)(nil),     // 10: zestall.v1.ConfigEntry
+	(*Device)(nil),          // 11: zestall.v1.Device
+	(*StallSampling)(nil),   // 12: zestall.v1.StallSampling
+	(*Metric)(nil),          // 13: zestall.v1.Metric
+	(*Module)(nil),          // 14: zestall.v1.Module
+	(*ModuleDestroyed)(nil), // 15: zestall.v1.ModuleDestroyed
+	(*Kernel)(nil),          // 16: zestall.v1.Kernel
+	(*KernelDestroyed)(nil), // 17: zestall.v1.KernelDestroyed
+	(*Launch)(nil),          // 18: zestall.v1.Launch
+	(*StallRows)(nil),       // 19: zestall.v1.StallRows
+	(*Unattributed)(nil),    // 20: zestall.v1.Unattributed
+	(*Window)(nil),          // 21: zestall.v1.Window
+	(*Counters)(nil),        // 22: zestall.v1.Counters
+	(*MergeSource)(nil),     // 23: zestall.v1.MergeSource
+	(*ReasonCount)(nil),     // 24: zestall.v1.ReasonCount
+	(*Loss)(nil),            // 25: zestall.v1.Loss
 }
 var file_zestall_proto_depIdxs = []int32{
-	8,  // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
-	13, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
-	14, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
-	15, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
-	16, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
-	17, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
-	18, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
-	19, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
-	20, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
-	21, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
-	22, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
-	9,  // 11: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
-	10, // 12: zestall.v1.Header.devices:type_name -> zestall.v1.Device
-	11, // 13: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
+	9,  // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
+	14, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
+	15, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
+	16, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
+	17, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
+	18, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
+	19, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
+	20, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
+	21, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
+	22, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
+	23, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
+	10, // 11: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
+	11, // 12: zestall.v1.Header.devices:type_name -> zestall.v1.Device
+	12, // 13: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
 	0,  // 14: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
-	12, // 15: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
+	13, // 15: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
 	1,  // 16: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
 	3,  // 17: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
 	4,  // 18: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
-	5,  // 19: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
-	6,  // 20: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
-	23, // 21: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
-	24, // 22: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
-	8,  // 23: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
-	21, // 24: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
-	3,  // 25: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	5,  // 19: zestall.v1.Unattributed.cause:type_name -> zestall.v1.UnattributedCause
+	6,  // 20: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
+	7,  // 21: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
+	24, // 22: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
+	25, // 23: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
+	9,  // 24: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
+	22, // 25: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
+	3,  // 26: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_zestall_proto_init() }
@@ -3219,7 +3378,7 @@ func file_zestall_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)),
-			NumEnums:      7,
+			NumEnums:      8,
 			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,

@@ -191,6 +191,16 @@ void zc_test_kernels(void);
 void zc_test_extensions(void);
 /* "hold-stream" mode: opens an EU stall stream on device 0, says "held", waits to be killed. */
 int zc_hold_stream(void);
+/* "try-stream" mode: opens an EU stall stream on device 0, prints "open 0x<result>". */
+int zc_try_stream(void);
+/* The simulated node (zc_node.c): "node-probe" mode prints the device list. */
+int zc_node_probe(void);
+void zc_test_node(void);
+/* "sample-tile" and "app-tile" modes of the cross-process sampling test. */
+int zc_sample_tile(void);
+int zc_app_tile(void);
+/* Integer (or true/false) value of "key" in a JSON line (zc_gt.c). */
+bool zc_json_u64(const char *line, const char *key, uint64_t *out);
 void zc_test_metrics(void);
 /* Ground truth: the child part runs before the parent's zeInit. */
 int zc_gt_child(const char *gt_path, const char *obs_path);

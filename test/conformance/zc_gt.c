@@ -132,7 +132,7 @@ static const char *json_value(const char *line, const char *key) {
     return NULL;
 }
 
-static bool json_u64(const char *line, const char *key, uint64_t *out) {
+bool zc_json_u64(const char *line, const char *key, uint64_t *out) {
     const char *p = json_value(line, key);
     if (!p) return false;
     if (strncmp(p, "true", 4) == 0) { *out = 1; return true; }
@@ -224,7 +224,7 @@ void zc_gt_check(const char *gt_path, const char *obs_path, int st) {
              * otherwise. */
             uint64_t off = 0, hz = 0;
             const char *env = getenv("ZESIM_TIMESTAMP_OFFSET");
-            if (json_u64(line, "timestamp_offset_ticks", &off) && json_u64(line, "timestamp_hz", &hz) && hz > 0) {
+            if (zc_json_u64(line, "timestamp_offset_ticks", &off) && zc_json_u64(line, "timestamp_hz", &hz) && hz > 0) {
                 if (env && *env)
                     CHECK_U64(off, strtoull(env, NULL, 0), "ground truth: timestamp_offset_ticks = ZESIM_TIMESTAMP_OFFSET");
                 else
@@ -236,16 +236,16 @@ void zc_gt_check(const char *gt_path, const char *obs_path, int st) {
             }
         } else if (is_type(line, "launch")) {
             launch_t l = {0, 0, 0};
-            if (!json_u64(line, "launch", &l.id) || !json_u64(line, "start_ticks", &l.start) ||
-                !json_u64(line, "end_ticks", &l.end)) { bad++; continue; }
+            if (!zc_json_u64(line, "launch", &l.id) || !zc_json_u64(line, "start_ticks", &l.start) ||
+                !zc_json_u64(line, "end_ticks", &l.end)) { bad++; continue; }
             if (ngl < 4096) gl[ngl++] = l;
         } else if (is_type(line, "sample")) {
             uint64_t dropped = 0, ip;
             key_t_ k;
             memset(&k, 0, sizeof k);
-            json_u64(line, "dropped", &dropped);
+            zc_json_u64(line, "dropped", &dropped);
             int nc = json_arr(line, "counters", &k.v[1], 11);
-            if (!json_u64(line, "ip", &ip) || nc < 0) { bad++; continue; }
+            if (!zc_json_u64(line, "ip", &ip) || nc < 0) { bad++; continue; }
             if (dropped) continue;
             k.v[0] = ip;
             if (ngs == gcap) gs = realloc(gs, (gcap *= 2) * sizeof *gs);

@@ -354,9 +354,28 @@ int main(int argc, char **argv) {
         init_driver();
         return zc_hold_stream();
     }
+    if (only && strcmp(only, "try-stream") == 0) {
+        init_driver();
+        return zc_try_stream();
+    }
+    if (only && strcmp(only, "node-probe") == 0) return zc_node_probe();
+    if (only && strcmp(only, "sample-tile") == 0) {
+        init_driver();
+        return zc_sample_tile();
+    }
+    /* the node's cases run children with their own environments */
+    if (only && strcmp(only, "node") == 0) {
+        zc_test_node();
+        printf("%u passed, %u failed\n", zc_passed, zc_failed);
+        return zc_failed ? 1 : 0;
+    }
     if (!load_kernels()) {
         printf("%u passed, %u failed\n", zc_passed, zc_failed + 1);
         return 1;
+    }
+    if (only && strcmp(only, "app-tile") == 0) {
+        init_driver();
+        return zc_app_tile();
     }
     /* a long cost for one kernel (read by the driver at its first zeInit) */
     if (!getenv("ZESIM_KERNEL_COST")) {

@@ -60,6 +60,24 @@ type Sample struct {
 	// Undelivered: taken, but still invisible to reads when the stream
 	// was closed (ZESIM_EUSS_POLL_NS), so no read ever returned it.
 	Undelivered bool `json:"undelivered"`
+	// Pid is the process whose kernel was sampled; Foreign is true when
+	// that is not the process that wrote this file (a stream samples every
+	// process on its tile, ZESIM_MACHINE). Launch and Kernel are then ids
+	// of that process's ground truth.
+	Pid     int  `json:"pid"`
+	Foreign bool `json:"foreign"`
+}
+
+// Device is a {"type":"device"} line: where a device of the process is
+// on the simulated node (ZESIM_CARDS, ZE_AFFINITY_MASK). Tile and NodeTile
+// are absent (-1) for a device of several tiles.
+type Device struct {
+	Device    int `json:"device"`
+	Subdevice int `json:"subdevice"`
+	Card      int `json:"card"`
+	Tile      int `json:"tile"`
+	NodeTile  int `json:"node_tile"`
+	Tiles     int `json:"tiles"`
 }
 
 // Truth is everything a ground-truth file holds.
@@ -68,6 +86,7 @@ type Truth struct {
 	Kernels  []Kernel
 	Launches []Launch
 	Samples  []Sample
+	Devices  []Device
 	Other    int // lines of other types
 }
 
@@ -115,6 +134,10 @@ func Parse(r io.Reader) (*Truth, error) {
 			var s Sample
 			err = json.Unmarshal(b, &s)
 			t.Samples = append(t.Samples, s)
+		case "device":
+			d := Device{Tile: -1, NodeTile: -1}
+			err = json.Unmarshal(b, &d)
+			t.Devices = append(t.Devices, d)
 		default:
 			t.Other++
 		}

@@ -216,6 +216,15 @@ static void sim_config_load(void) {
     sim_cfg.device_id = m->device_id;
     sim_cfg.device_name = m->name;
     sim_cfg.tiles = m->tiles;
+    sim_cfg.cards = 1;
+    v = getenv("ZESIM_CARDS");
+    if (v != NULL) {
+        uint64_t c = 0;
+        if (parse_u64(v, &c) && c >= 1 && c <= SIM_MAX_CARDS) sim_cfg.cards = (uint32_t)c;
+        else cfg_warn("ZESIM_CARDS", v, "1");
+    }
+    /* Read by Intel's driver, so by us: which tiles this process sees. */
+    sim_cfg.affinity_mask = getenv("ZE_AFFINITY_MASK");
     sim_cfg.xecores_per_tile = m->xecores_per_tile;
     sim_cfg.eus_per_xecore = m->eus_per_xecore;
     sim_cfg.threads_per_eu = m->threads_per_eu;
@@ -470,19 +479,21 @@ static bool gt_open_locked(void) {
         return false;
     }
     setvbuf(gt_file, NULL, _IOFBF, 1 << 16);
-    char name[256];
+    char name[256], mask[256];
     fprintf(gt_file,
             "{\"type\":\"config\",\"model\":\"%s\",\"device_name\":\"%s\",\"device_id\":%u,"
             "\"hierarchy\":\"%s\",\"tiles\":%u,\"xecores_per_tile\":%u,\"eus_per_xecore\":%u,"
             "\"threads_per_eu\":%u,\"timestamp_hz\":%llu,\"timestamp_valid_bits\":%u,"
             "\"kernel_timestamp_valid_bits\":%u,\"timestamp_offset_ticks\":%llu,\"seed\":%llu,"
-            "\"kmd\":\"%s\",\"time_scale\":%.17g,\"time_ns\":%llu}\n",
+            "\"kmd\":\"%s\",\"time_scale\":%.17g,\"cards\":%u,\"affinity_mask\":\"%s\",\"pid\":%ld,\"time_ns\":%llu}\n",
             sim_cfg.model_name, sim_json_str(sim_cfg.device_name, name, sizeof(name)), sim_cfg.device_id,
             sim_cfg.composite ? "COMPOSITE" : "FLAT", sim_cfg.tiles, sim_cfg.xecores_per_tile,
             sim_cfg.eus_per_xecore, sim_cfg.threads_per_eu, (unsigned long long)sim_cfg.timestamp_hz,
             sim_cfg.timestamp_valid_bits, sim_cfg.kernel_timestamp_valid_bits,
             (unsigned long long)sim_cfg.timestamp_offset_ticks, (unsigned long long)sim_cfg.seed, kmd_name(),
-            sim_cfg.time_scale, (unsigned long long)sim_now_ns());
+            sim_cfg.time_scale, sim_cfg.cards,
+            sim_json_str(sim_cfg.affinity_mask ? sim_cfg.affinity_mask : "", mask, sizeof(mask)), (long)getpid(),
+            (unsigned long long)sim_now_ns());
     return true;
 }
 
@@ -545,33 +556,63 @@ static void sim_init_once(void) {
     memcpy(drv->uuid.id, &a, 8);
     memcpy(drv->uuid.id + 8, &b, 8);
 
-    /* One timestamp clock per card: every (sub)device shares the epoch. */
+    /* One timestamp clock for the node: every (sub)device shares the epoch. */
     uint64_t epoch = sim_now_ns();
     uint32_t tiles = sim_cfg.tiles, per = sim_cfg.xecores_per_tile;
     /* A single-tile card has no sub-devices in either mode. */
     bool composite = sim_cfg.composite && tiles > 1;
     sim_cfg.composite = composite;
-    drv->num_devices = composite ? 1 : tiles;
-    drv->devices = calloc(drv->num_devices, sizeof(*drv->devices));
+    sim_node_dev_t sel[SIM_MAX_CARDS * 2];
+    char bad[80];
+    uint32_t nsel = sim_node_select(sim_cfg.cards, tiles, composite, sim_cfg.affinity_mask, sel,
+                                    SIM_MAX_CARDS * 2, bad, sizeof(bad));
+    if (bad[0] != '\0')
+        fprintf(stderr, "zesim: ZE_AFFINITY_MASK=\"%s\": entry \"%s\" is not an index, X or X.Y; ignored\n",
+                sim_cfg.affinity_mask, bad);
+    if (nsel == 0)
+        fprintf(stderr, "zesim: ZE_AFFINITY_MASK=\"%s\" selects no device of %u card(s) x %u tile(s) (%s)\n",
+                sim_cfg.affinity_mask ? sim_cfg.affinity_mask : "", sim_cfg.cards, tiles,
+                composite ? "COMPOSITE: X = card, X.Y = tile Y of card X" : "FLAT: X = tile in card-major order");
+    drv->num_devices = nsel;
+    drv->devices = calloc(nsel ? nsel : 1, sizeof(*drv->devices));
     if (drv->devices == NULL) return;
-    if (composite) {
-        sim_device_t *root = device_new(drv, NULL, 0, tiles * per, 0, epoch);
+    for (uint32_t i = 0; i < nsel; i++) {
+        uint32_t card = sel[i].card, bits = sel[i].tiles, ntiles = (uint32_t)__builtin_popcount(bits);
+        uint32_t first_tile = (uint32_t)__builtin_ctz(bits);
+        uint32_t node_tile = card * tiles + first_tile;
+        /* Several tiles: a COMPOSITE card with one sub-device per tile
+         * (contiguous Xe-cores: a PVC card has two tiles). One tile: a root
+         * device of that tile alone, also in COMPOSITE mode, as Intel's
+         * driver makes a card with one tile left by the mask. */
+        sim_device_t *root = device_new(drv, NULL, i, ntiles * per, node_tile * per, epoch);
         if (root == NULL) return;
-        root->subdevices = calloc(tiles, sizeof(*root->subdevices));
-        if (root->subdevices == NULL) return;
-        for (uint32_t t = 0; t < tiles; t++) {
-            root->subdevices[t] = device_new(drv, root, t, per, t * per, epoch);
-            if (root->subdevices[t] == NULL) return;
+        root->card = card;
+        root->tile = first_tile;
+        root->node_tile = node_tile;
+        if (ntiles > 1) {
+            root->subdevices = calloc(ntiles, sizeof(*root->subdevices));
+            if (root->subdevices == NULL) return;
+            uint32_t s = 0;
+            for (uint32_t t = 0; t < tiles && t < 32; t++) {
+                if (!(bits & (1u << t))) continue;
+                sim_device_t *sd = device_new(drv, root, t, per, (card * tiles + t) * per, epoch);
+                if (sd == NULL) return;
+                sd->card = card;
+                sd->tile = t;
+                sd->node_tile = card * tiles + t;
+                root->subdevices[s++] = sd;
+            }
+            root->num_subdevices = ntiles;
         }
-        root->num_subdevices = tiles;
-        drv->devices[0] = root;
-    } else {
-        for (uint32_t t = 0; t < tiles; t++) {
-            drv->devices[t] = device_new(drv, NULL, t, per, t * per, epoch);
-            if (drv->devices[t] == NULL) return;
-        }
+        drv->devices[i] = root;
     }
     sim_driver = drv;
+    /* Other processes of the machine see this one on its tiles (Sysman). */
+    for (uint32_t i = 0; i < drv->num_devices; i++) {
+        sim_device_t *r = drv->devices[i];
+        if (r->num_subdevices == 0) sim_machine_register(r);
+        for (uint32_t s = 0; s < r->num_subdevices; s++) sim_machine_register(r->subdevices[s]);
+    }
     sim_metrics_init();
     if (sim_gt_enabled()) {
         pthread_atfork(gt_atfork_prepare, gt_atfork_done, gt_atfork_done);
@@ -579,10 +620,25 @@ static void sim_init_once(void) {
         pthread_mutex_lock(&gt_lock);
         gt_open_locked();
         pthread_mutex_unlock(&gt_lock);
+        /* Which physical card and tile each device is (ZE_AFFINITY_MASK). */
+        for (uint32_t i = 0; i < drv->num_devices; i++) {
+            sim_device_t *r = drv->devices[i];
+            for (uint32_t s = 0; s <= r->num_subdevices; s++) {
+                sim_device_t *d = s == 0 ? r : r->subdevices[s - 1];
+                if (s == 0 && r->num_subdevices > 0) {
+                    sim_gt_printf("{\"type\":\"device\",\"device\":%u,\"subdevice\":-1,\"card\":%u,\"tiles\":%u}",
+                                  i, r->card, r->num_subdevices);
+                    continue;
+                }
+                sim_gt_printf("{\"type\":\"device\",\"device\":%u,\"subdevice\":%d,\"card\":%u,\"tile\":%u,"
+                              "\"node_tile\":%u,\"tiles\":1}",
+                              i, d->parent ? (int)d->index : -1, d->card, d->tile, d->node_tile);
+            }
+        }
         sim_gt_flush();
     }
-    sim_log("zeInit: model %s, %u root device(s), %s", sim_cfg.model_name, drv->num_devices,
-            composite ? "COMPOSITE" : "FLAT");
+    sim_log("zeInit: model %s, %u card(s), %u root device(s), %s", sim_cfg.model_name, sim_cfg.cards,
+            drv->num_devices, composite ? "COMPOSITE" : "FLAT");
     init_result = ZE_RESULT_SUCCESS;
 }
 
@@ -723,9 +779,11 @@ static void dev_uuid(const sim_device_t *d, uint8_t out[ZE_MAX_DEVICE_UUID_SIZE]
     uint16_t vendor = 0x8086, devid = (uint16_t)sim_cfg.device_id;
     memcpy(out, &vendor, 2);
     memcpy(out + 2, &devid, 2);
-    out[4] = sim_model->pci_bus;
     const sim_device_t *root = d->parent ? d->parent : d;
-    out[8] = (uint8_t)(sim_cfg.composite ? 0 : root->index + 1); /* FLAT: tile of the card */
+    out[4] = (uint8_t)(sim_model->pci_bus + root->card); /* one PCI bus per card */
+    /* The tile of the card + 1 for a device of one tile (a FLAT root, a
+     * sub-device, a COMPOSITE card with one tile left); 0 for a whole card. */
+    out[8] = (uint8_t)(d->num_subdevices ? 0 : d->tile + 1);
     out[9] = (uint8_t)(d->parent ? d->index + 1 : 0);
 }
 
@@ -940,9 +998,9 @@ static ze_result_t ZE_APICALL sim_zeDeviceGetGlobalTimestamps(ze_device_handle_t
 static ze_result_t ZE_APICALL sim_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *p) {
     if (dev_of(hDevice) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (p == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    /* Every tile of the card shares the card's PCI function. */
+    /* Every tile of the card shares the card's PCI function; one bus per card. */
     p->address.domain = 0;
-    p->address.bus = sim_model->pci_bus;
+    p->address.bus = (uint32_t)sim_model->pci_bus + sim_root(dev_of(hDevice))->card;
     p->address.device = 0;
     p->address.function = 0;
     p->maxSpeed.genVersion = sim_model->pci_gen;
@@ -1358,7 +1416,59 @@ SIM_EMPTY_GETTER(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditabl
 SIM_EMPTY_GETTER(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 SIM_EMPTY_GETTER(zetGetDebugProcAddrTable, zet_debug_dditable_t)
 SIM_EMPTY_GETTER(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t)
-SIM_EMPTY_GETTER(zesGetDeviceProcAddrTable, zes_device_dditable_t)
+/* Sysman: only zesDeviceProcessesGetState (which processes use a device;
+ * zestall's hint that samples may come from another process). It accepts
+ * core device handles, as Intel's driver does with ZES_ENABLE_SYSMAN=1. */
+static ze_result_t ZE_APICALL sim_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount,
+                                                             zes_process_state_t *pProcesses) {
+    sim_device_t *d = dev_of((ze_device_handle_t)hDevice);
+    if (d == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    enum { CAP = 256 };
+    uint32_t pids[CAP], launched[CAP], n = 0;
+    uint32_t ntiles = d->num_subdevices ? d->num_subdevices : 1;
+    for (uint32_t t = 0; t < ntiles; t++) {
+        const sim_device_t *leaf = d->num_subdevices ? d->subdevices[t] : d;
+        uint32_t p[64], l[64];
+        uint32_t k = sim_machine_processes(leaf, p, l, 64);
+        for (uint32_t i = 0; i < k; i++) {
+            uint32_t j = 0;
+            while (j < n && pids[j] != p[i]) j++;
+            if (j == n && n < CAP) {
+                pids[n] = p[i];
+                launched[n++] = l[i];
+            } else if (j < n) {
+                launched[j] |= l[i];
+            }
+        }
+    }
+    /* This process uses the device, machine or not. */
+    uint32_t me = sim_machine_pid(), j = 0;
+    while (j < n && pids[j] != me) j++;
+    if (j == n && n < CAP) {
+        pids[n] = me;
+        launched[n++] = 1;
+    }
+    if (*pCount == 0 || pProcesses == NULL) {
+        *pCount = n;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (*pCount > n) *pCount = n;
+    for (uint32_t i = 0; i < *pCount; i++) {
+        pProcesses[i].processId = pids[i];
+        pProcesses[i].memSize = 0;
+        pProcesses[i].sharedSize = 0;
+        pProcesses[i].engines = launched[i] ? ZES_ENGINE_TYPE_FLAG_COMPUTE : 0;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+SIM_EXPORT ze_result_t ZE_APICALL zesGetDeviceProcAddrTable(ze_api_version_t version, zes_device_dditable_t *t) {
+    SIM_DDI_TABLE_CHECK(version, t);
+    memset(t, 0, sizeof(*t));
+    t->pfnProcessesGetState = sim_zesDeviceProcessesGetState;
+    return ZE_RESULT_SUCCESS;
+}
 SIM_EMPTY_GETTER(zesGetDriverProcAddrTable, zes_driver_dditable_t)
 SIM_EMPTY_GETTER(zesGetDiagnosticsProcAddrTable, zes_diagnostics_dditable_t)
 SIM_EMPTY_GETTER(zesGetEngineProcAddrTable, zes_engine_dditable_t)

@@ -130,6 +130,7 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
         r->first_xecore = first;
         r->num_xecores = num;
         r->seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id);
+        r->pid = 0;
         run_push(&dev->runs_incoming, r, r);
         /* Without a stream nobody collects: bound the backlog, but only if
          * run_lock is free (a reader holding it prunes anyway). */
@@ -140,6 +141,11 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
             pthread_mutex_unlock(&dev->run_lock);
         }
     }
+    /* Other processes' streams on this tile sample it too (ZESIM_MACHINE). */
+    sim_run_t pub = {.launch_id = launch_id, .device = dev, .isa = k->isa, .start_ns = start, .end_ns = end,
+                     .first_xecore = first, .num_xecores = num,
+                     .seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id)};
+    sim_machine_publish(&pub, builtin);
     if (gt) {
         char name[512];
         sim_device_t *root = sim_root(dev);

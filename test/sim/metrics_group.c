@@ -135,7 +135,7 @@ static sim_metric_dev_t *mdev_create(sim_device_t *dev) {
     uint32_t ntiles = dev->num_subdevices ? dev->num_subdevices : 1;
     for (uint32_t i = 0; i < ntiles && i < SCOPES_MAX; i++) {
         sim_metric_scope_t *sc = &md->scopes[md->nscopes];
-        uint32_t tile = dev->num_subdevices ? i : dev->index;
+        uint32_t tile = dev->num_subdevices ? dev->subdevices[i]->tile : dev->tile; /* tile of its card */
         sim_obj_init(&sc->obj, SIM_K_METRIC_SCOPE);
         sc->id = (uint16_t)md->nscopes++;
         snprintf(sc->name, sizeof(sc->name), "COMPUTE_TILE_%u", tile);

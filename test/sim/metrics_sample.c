@@ -189,6 +189,7 @@ typedef struct run_snap {
     sim_device_t *device;
     uint64_t launch_id, start, end, seed;
     uint32_t first_xecore, num_xecores;
+    uint32_t pid; /* the process that ran it (ground truth) */
     uint64_t k_lo, k_hi, k_first; /* sample indices [k_lo, k_hi); k_first: the run's first */
 } run_snap_t;
 
@@ -272,10 +273,12 @@ static void emit_sample(sim_streamer_t *s, const run_snap_t *r, uint64_t k, uint
                 cl += (size_t)snprintf(cnt + cl, sizeof(cnt) - cl, "%s%u", k2 ? "," : "", rec.raw[k2]);
             int w = snprintf(gt->buf + gt->len, sizeof(gt->buf) - gt->len,
                              "{\"type\":\"sample\",\"launch\":%llu,\"kernel\":%llu,\"device\":%u,\"subdevice\":%d,"
-                             "\"xecore\":%u,\"ip\":%u,\"offset\":%u,\"counters\":[%s],\"t_ns\":%llu,\"dropped\":%s%s}\n",
+                             "\"xecore\":%u,\"ip\":%u,\"offset\":%u,\"counters\":[%s],\"t_ns\":%llu,\"dropped\":%s%s,"
+                             "\"pid\":%u%s}\n",
                              (unsigned long long)r->launch_id, (unsigned long long)r->isa->kernel_id,
                              sim_root(tile)->index, sub, local, rec.ip, off, cnt, (unsigned long long)t,
-                             ok ? "false" : "true", s->closing ? ",\"undelivered\":true" : "");
+                             ok ? "false" : "true", s->closing ? ",\"undelivered\":true" : "",
+                             r->pid ? r->pid : sim_machine_pid(), r->pid ? ",\"foreign\":true" : "");
             if (w > 0 && (size_t)w < sizeof(gt->buf) - gt->len) gt->len += (size_t)w;
         }
     }
@@ -315,6 +318,8 @@ void gen_streamer(sim_streamer_t *s, uint64_t now) {
     size_t nv = 0, cap = 0;
     uint64_t p = s->period_ns, t0 = s->t0_ns;
     uint32_t nfam = 1 + root->num_subdevices;
+    /* Kernels of the other processes on the stream's tiles (ZESIM_MACHINE). */
+    for (uint32_t i = 0; i < s->ntiles; i++) sim_machine_ingest(s->tiles[i], now);
     for (uint32_t f = 0; f < nfam; f++) {
         sim_device_t *fd = f == 0 ? root : root->subdevices[f - 1];
         if (fd == NULL) continue;
@@ -345,6 +350,7 @@ void gen_streamer(sim_streamer_t *s, uint64_t now) {
             sn->seed = r->seed;
             sn->first_xecore = r->first_xecore;
             sn->num_xecores = r->num_xecores;
+            sn->pid = r->pid;
             sn->k_lo = k_lo;
             sn->k_hi = k_hi;
             sn->k_first = r->start_ns > t0 ? ceil_div(r->start_ns - t0, p) : 1;

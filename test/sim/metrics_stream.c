@@ -86,32 +86,16 @@ void set_sampling_flags(sim_device_t *root) {
  * process frees its tile and leaves nothing behind that matters (the empty
  * lock files are reused). Unset: the process is a machine of its own, so
  * that parallel tests never collide. */
-static bool machine_dir(char *out, size_t cap) {
-    const char *m = getenv("ZESIM_MACHINE");
-    if (m == NULL || *m == 0) return false;
-    if (m[0] == '/') {
-        snprintf(out, cap, "%s", m);
-    } else {
-        const char *rt = getenv("XDG_RUNTIME_DIR");
-        char base[512];
-        snprintf(base, sizeof(base), "%s/zesim-%u", rt && *rt ? rt : "/tmp", (unsigned)getuid());
-        mkdir(base, 0700);
-        snprintf(out, cap, "%s/%s", base, m);
-    }
-    mkdir(out, 0700);
-    return true;
-}
-
 /* g_mx held. False when another process holds one of s's tiles (its
  * locks are then all released). */
 bool machine_claim(sim_streamer_t *s) {
     for (uint32_t t = 0; t < 8; t++) s->tile_lock[t] = -1;
     char dir[700];
-    if (!machine_dir(dir, sizeof(dir))) return true;
+    if (!sim_machine_dir(dir, sizeof(dir))) return true;
     for (uint32_t t = 0; t < s->ntiles; t++) {
         sim_device_t *tile = s->tiles[t];
         char path[800];
-        snprintf(path, sizeof(path), "%s/tile-%u.lock", dir, tile->xecores ? tile->first_xecore / tile->xecores : t);
+        snprintf(path, sizeof(path), "%s/tile-%u.lock", dir, tile->node_tile);
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
             s->tile_lock[t] = fd;
@@ -121,6 +105,10 @@ bool machine_claim(sim_streamer_t *s) {
         machine_release(s);
         return false;
     }
+    /* The stream covers the whole tile: it reads the runs every process of
+     * the machine publishes from now on (machine.c). */
+    uint64_t now = sim_now_ns();
+    for (uint32_t t = 0; t < s->ntiles; t++) sim_machine_reader_open(s->tiles[t], now);
     return true;
 }
 

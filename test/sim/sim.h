@@ -12,6 +12,11 @@
  *   module_*.c    modules (zebin parsing, ISA placement, SPIR-V through
  *               libocloc), kernels, build logs, zetModuleGetDebugInfo,
  *               zetKernelGetProfileInfo.
+ *   node.c      which tiles of the node (ZESIM_CARDS) a process sees
+ *               (ZE_AFFINITY_MASK, as Intel's driver reads it).
+ *   machine.c   state shared by the processes of one ZESIM_MACHINE: runs
+ *               of every process per tile (a stream samples them all),
+ *               kernel code, processes per tile (zesDeviceProcessesGetState).
  *   debugzebin.c  merging IGC's legacy .dbg output into a zebin (offline and
  *               for SPIR-V builds) and building the "debug zebin" that
  *               zetModuleGetDebugInfo returns.
@@ -148,6 +153,8 @@ typedef struct sim_config {
     uint32_t device_id;          /* PCI device id                       */
     const char *device_name;     /* ze_device_properties_t.name         */
     uint32_t tiles;              /* tiles per card                      */
+    uint32_t cards;              /* ZESIM_CARDS: cards of the node      */
+    const char *affinity_mask;   /* ZE_AFFINITY_MASK as given (NULL: unset) */
     bool composite;              /* ZESIM_HIERARCHY / ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE */
     uint32_t xecores_per_tile;   /* Xe-cores (DSS) per tile             */
     uint32_t eus_per_xecore;     /* XVEs per Xe-core                    */
@@ -221,10 +228,13 @@ typedef struct sim_device {
     struct sim_driver *driver;
     struct sim_device *parent;     /* root device of a sub-device, else NULL */
     uint32_t index;                /* root: index among roots; sub: sub-device id */
+    uint32_t card;                 /* physical card of the node (ZESIM_CARDS) */
+    uint32_t tile;                 /* leaf: tile within its card; COMPOSITE root with sub-devices: its first */
+    uint32_t node_tile;            /* leaf: card * tiles + tile, the tile's index on the node */
     uint32_t num_subdevices;       /* COMPOSITE root: tiles, else 0 */
     struct sim_device **subdevices;
     uint32_t xecores;              /* Xe-cores of this (sub)device (root COMPOSITE: sum) */
-    uint32_t first_xecore;         /* global index of this device's first Xe-core */
+    uint32_t first_xecore;         /* node-wide index of this device's first Xe-core (node_tile * Xe-cores per tile) */
     uint64_t ns_per_tick_q32;      /* (1e9 << 32) / timestamp_hz */
     uint64_t epoch_ns;             /* host ns at which device ticks are offset_ticks */
 
@@ -257,6 +267,20 @@ typedef struct sim_driver {
 } sim_driver_t;
 
 SIM_HIDDEN extern sim_driver_t *sim_driver; /* the one driver, after zeInit */
+
+/* A root device of this process (node.c): a card and the tiles of it the
+ * device covers (bit t = tile t; one bit in FLAT mode). */
+#define SIM_MAX_CARDS 32u /* ZESIM_CARDS limit */
+typedef struct sim_node_dev {
+    uint32_t card;
+    uint32_t tiles;
+} sim_node_dev_t;
+/* The root devices that ZE_AFFINITY_MASK (mask, NULL = all) leaves of a
+ * node of `cards` cards with `tiles` tiles each, in physical order, as
+ * Intel's driver selects them; at most cap. The first entry that is not of
+ * a valid form goes to bad ("" if none). */
+SIM_HIDDEN uint32_t sim_node_select(uint32_t cards, uint32_t tiles, bool composite, const char *mask,
+                                    sim_node_dev_t *out, uint32_t cap, char *bad, size_t badcap);
 
 /* Device ticks <-> host ns. Ticks include timestamp_offset_ticks and are
  * NOT masked; mask with (1 << valid_bits) - 1 where the API requires. */
@@ -299,6 +323,7 @@ typedef struct sim_isa {
     void *profile;
     /* Frees profile when the last reference goes (NULL: free()). */
     void (*profile_free)(void *profile);
+    atomic_bool machine_shared;   /* machine.c: its code file was written (ZESIM_MACHINE) */
 } sim_isa_t;
 SIM_HIDDEN sim_isa_t *sim_isa_ref(sim_isa_t *isa);
 /* Extension functions owned by module_*.c (zexKernelGetBaseAddress,
@@ -366,6 +391,7 @@ typedef struct sim_run {
     uint32_t first_xecore;        /* Xe-cores [first, first+num) of device, modulo device->xecores */
     uint32_t num_xecores;
     uint64_t seed;                /* per-run RNG seed (config seed, kernel, launch) */
+    uint32_t pid;                 /* 0: this process's launch; else the process that ran it (machine.c) */
 } sim_run_t;
 
 /* Advance every engine of dev (and its sub-devices) so that all commands
@@ -378,6 +404,29 @@ SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
 /* run_lock held: moves the runs launches published since the last call
  * to the end of dev->runs_head..runs_tail, in publication order. */
 SIM_HIDDEN void sim_runs_collect_locked(sim_device_t *dev);
+
+/* ------------------------------------------------------------------ */
+/* The machine (machine.c): state shared by the processes that set the  */
+/* same ZESIM_MACHINE, per node tile. Every function is a no-op without */
+/* ZESIM_MACHINE (the process is then a machine of its own).           */
+/* ------------------------------------------------------------------ */
+/* The machine's directory (created 0700); false if ZESIM_MACHINE is unset. */
+SIM_HIDDEN bool sim_machine_dir(char *out, size_t cap);
+/* This process uses leaf's tile (zeInit): listed by zesDeviceProcessesGetState. */
+SIM_HIDDEN void sim_machine_register(const sim_device_t *leaf);
+/* Live processes using leaf's tile (this one included if registered):
+ * pids, and whether each has run a kernel on it; at most cap. */
+SIM_HIDDEN uint32_t sim_machine_processes(const sim_device_t *leaf, uint32_t *pids, uint32_t *launched, uint32_t cap);
+/* A run of this process on r->device (a leaf), for other processes'
+ * streams: lock-free, called by the launching thread. */
+SIM_HIDDEN void sim_machine_publish(const sim_run_t *r, bool builtin);
+/* A stream opened on leaf at since_ns: its reader starts here. */
+SIM_HIDDEN void sim_machine_reader_open(sim_device_t *leaf, uint64_t since_ns);
+/* Reader (metrics g_mx held): other processes' runs on leaf's tile
+ * published since the last call become local runs (pid set) on leaf. */
+SIM_HIDDEN uint64_t sim_machine_ingest(sim_device_t *leaf, uint64_t now);
+/* This process's id as the machine knows it. */
+SIM_HIDDEN uint32_t sim_machine_pid(void);
 
 /* Events: exec_*.c. The metrics streamer attaches its notification event,
  * whose state then comes from sim_metrics_notify_state(). */
