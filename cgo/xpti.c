@@ -97,6 +97,7 @@ static struct {
     int32_t (*register_string)(const char *, char **);
     zx_object_t (*lookup_object)(int32_t);
     int32_t (*get_stashed_tuple)(char **, uint64_t *);
+    bool (*check_trace_enabled)(uint16_t, uint16_t);
 } xf;
 
 /* ---- what the constructor decided ---------------------------------------- */
@@ -591,6 +592,7 @@ static void resolve(void) {
     xf.register_string = (int32_t(*)(const char *, char **))sym(h, "xptiRegisterString");
     xf.lookup_object = (zx_object_t(*)(int32_t))sym(h, "xptiLookupObject");
     xf.get_stashed_tuple = (int32_t(*)(char **, uint64_t *))sym(h, "xptiGetStashedTuple");
+    xf.check_trace_enabled = (bool (*)(uint16_t, uint16_t))sym(h, "xptiCheckTraceEnabled");
     if (h != NULL) dlclose(h); /* drops the reference RTLD_NOLOAD took */
     if (xf.register_stream == NULL || xf.register_callback == NULL || xf.query_payload == NULL) {
         setup.problem = "the XPTI dispatcher lacks xptiRegisterStream, xptiRegisterCallback or xptiQueryPayload";
@@ -612,11 +614,23 @@ static const uint16_t trace_points[] = {ZX_TP_NODE_CREATE, ZX_TP_EDGE_CREATE,   
                                         ZX_TP_TASK_END,    ZX_TP_BARRIER_BEGIN, ZX_TP_BARRIER_END,
                                         ZX_TP_WAIT_BEGIN,  ZX_TP_WAIT_END};
 
+static void register_on(const char *stream, int bit) {
+    uint8_t id = xf.register_stream(stream);
+    for (size_t i = 0; i < sizeof trace_points / sizeof trace_points[0]; i++)
+        xf.register_callback(id, trace_points[i], callback); /* DUPLICATE on a repeated init: fine */
+    atomic_fetch_or(&streams_registered, bit);
+}
+
 /* Called once per stream (maybe more: docs/xpti.md §2.1 "Required
- * exports"). The sycl/sycl.debug policy of docs/xpti.md §10 "The sycl /
- * sycl.debug routing trap": "sycl" always; "sycl.debug" too when other
- * subscribers are listed, since any of them may switch the runtime's
- * notifications over to it. Other streams are ignored. */
+ * exports"). "sycl" always. "sycl.debug" only when another subscriber
+ * listens there: any callback on it moves all the runtime's notifications
+ * to it (docs/xpti.md §10 "The sycl / sycl.debug routing trap"), so
+ * zestall must follow, but registering there itself would starve another
+ * subscriber that listens on "sycl" only. The dispatcher initialises the
+ * subscribers of a stream in list order and zestall comes after the
+ * others it found listed, so each later xptiTraceInit checks again. A
+ * dispatcher without xptiCheckTraceEnabled gets both streams (the
+ * reference's plain policy). Other streams are ignored. */
 __attribute__((visibility("default"))) void xptiTraceInit(unsigned int major, unsigned int minor,
                                                           const char *version, const char *stream) {
     (void)major;
@@ -624,18 +638,13 @@ __attribute__((visibility("default"))) void xptiTraceInit(unsigned int major, un
     (void)version;
     if (stream == NULL) return;
     if (setup.state == ZX_XPTI_SECOND_COPY || setup.state == ZX_XPTI_OFF_USER) return;
-    int bit = 0;
-    if (strcmp(stream, "sycl") == 0)
-        bit = ZX_STREAM_SYCL;
-    else if (strcmp(stream, "sycl.debug") == 0 && setup.debug_policy)
-        bit = ZX_STREAM_SYCL_DEBUG;
-    if (bit == 0) return;
     pthread_once(&resolve_once, resolve);
     if (!resolved) return;
-    uint8_t id = xf.register_stream(stream);
-    for (size_t i = 0; i < sizeof trace_points / sizeof trace_points[0]; i++)
-        xf.register_callback(id, trace_points[i], callback); /* DUPLICATE on a repeated init: fine */
-    atomic_fetch_or(&streams_registered, bit);
+    if (strcmp(stream, "sycl") == 0) register_on("sycl", ZX_STREAM_SYCL);
+    if (!setup.debug_policy || (atomic_load(&streams_registered) & ZX_STREAM_SYCL_DEBUG)) return;
+    bool others_there = xf.check_trace_enabled == NULL ||
+                        xf.check_trace_enabled(xf.register_stream("sycl.debug"), 0);
+    if (others_there) register_on("sycl.debug", ZX_STREAM_SYCL_DEBUG);
 }
 
 /* Records stay in the ring until Go drains them (at the latest at exit). */
