@@ -20,10 +20,14 @@
  *
  *   zestall-sycl-app THREADS SUBMISSIONS TRUTH
  *
+ * Every eighth submission or so takes the scheduler path instead
+ * (docs/xpti.md §8.2 "Scheduler path"): node_create on the submitting
+ * thread, the task and its launch on a scheduler thread.
+ *
  * TRUTH receives one line per kernel launch, what the submission carried:
- *   <tid> <sycl kernel name|-> <file|-> <line> <column> <level-zero kernel>
- * ("-" and 0 for a launch outside any task). Stdout is the same with and
- * without XPTI and zestall.
+ *   <tid> <sycl kernel name|-> <file|-> <line> <column> <level-zero kernel> <fast|sched|direct>
+ * ("-" and 0 for a launch outside any task; tid is the appending thread).
+ * Stdout is the same with and without XPTI and zestall.
  */
 #include "../apps/app_common.h"
 
@@ -138,9 +142,10 @@ static void mangle(char *out, size_t cap, const char *name) {
     snprintf(out, cap, "Z4mainE%zu%s", strlen(name), name);
 }
 
-/* node_create and task_begin of one submission; returns the task. */
-static task_t task_begin(worker_t *w, const char *sycl_name, const char *file, uint32_t line, uint32_t col,
-                         uint64_t queue_id, xpti_event_t **prev_node) {
+/* node_create of one submission (and an edge from the thread's previous
+ * node), with the queue id stashed; the caller unstashes. */
+static task_t node_create(const char *sycl_name, const char *file, uint32_t line, uint32_t col, uint64_t queue_id,
+                          xpti_event_t **prev_node) {
     task_t t = {NULL, 0};
     if (!tracing) return t;
     xpti_payload_t p = {.name = "worker", .source_file = file, .line_no = line, .column_no = col,
@@ -165,9 +170,20 @@ static task_t task_begin(worker_t *w, const char *sycl_name, const char *file, u
         notify(s, XPTI_EDGE_CREATE, graph_event, edge, ei, NULL);
     }
     *prev_node = t.ev;
-    notify(s, XPTI_TASK_BEGIN, graph_event, t.ev, t.inst, NULL);
-    X.unstash();
-    (void)w;
+    return t;
+}
+
+static void task_begin_notify(task_t t) {
+    if (tracing && t.ev != NULL) notify(active_stream(), XPTI_TASK_BEGIN, graph_event, t.ev, t.inst, NULL);
+}
+
+/* The fast path's node_create and task_begin on the submitting thread
+ * (docs/xpti.md §8.1 "Fast path (scheduler bypass)"). */
+static task_t task_begin(const char *sycl_name, const char *file, uint32_t line, uint32_t col, uint64_t queue_id,
+                         xpti_event_t **prev_node) {
+    task_t t = node_create(sycl_name, file, line, col, queue_id, prev_node);
+    task_begin_notify(t);
+    if (tracing) X.unstash();
     return t;
 }
 
@@ -180,7 +196,7 @@ static void task_end(task_t t) {
 
 /* The UR call around the Level-Zero append, and the append itself. */
 static void launch(worker_t *w, ze_command_list_handle_t l, ze_kernel_handle_t *k, uint32_t ki, const char *sycl,
-                   const char *file, uint32_t line, uint32_t col, pid_t tid) {
+                   const char *file, uint32_t line, uint32_t col, pid_t tid, const char *path) {
     xpti_event_t *ur = NULL;
     uint64_t ui = 0;
     if (tracing && sycl != NULL) {
@@ -193,8 +209,8 @@ static void launch(worker_t *w, ze_command_list_handle_t l, ze_kernel_handle_t *
     if (ur != NULL) notify(ur_stream, XPTI_FUNCTION_WITH_ARGS_END, NULL, ur, ui, NULL);
     char mangled[256];
     if (sycl != NULL) mangle(mangled, sizeof mangled, sycl);
-    fprintf(w->truth, "%d %s %s %u %u %s\n", (int)tid, sycl ? sycl : "-", sycl ? file : "-", sycl ? line : 0,
-            sycl ? col : 0, knames[ki]);
+    fprintf(w->truth, "%d %s %s %u %u %s %s\n", (int)tid, sycl ? sycl : "-", sycl ? file : "-", sycl ? line : 0,
+            sycl ? col : 0, knames[ki], path);
     w->launches++;
 }
 
@@ -215,6 +231,56 @@ static void span(uint16_t begin, const char *name, ze_command_list_handle_t l, z
     }
     sync_list(l, done);
     if (ev != NULL) notify(active_stream(), (uint16_t)(begin + 1), graph_event, ev, inst, NULL);
+}
+
+/* ---- the scheduler path (docs/xpti.md §8.2 "Scheduler path") -------------
+ * node_create on the submitting thread; task_begin, the append, signal
+ * and task_end later on the scheduler's thread. The submitter waits for
+ * its job, so its command list is never used by two threads at once. */
+
+typedef struct {
+    worker_t *w;
+    ze_command_list_handle_t l;
+    ze_kernel_handle_t *k;
+    uint32_t ki, line, col;
+    const char *sycl, *file;
+    task_t t;
+    bool done;
+} job_t;
+
+static pthread_mutex_t sched_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sched_cv = PTHREAD_COND_INITIALIZER;
+static job_t *sched_job;
+static bool sched_stop;
+
+static void *scheduler(void *arg) {
+    (void)arg;
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    pthread_mutex_lock(&sched_mu);
+    for (;;) {
+        while (sched_job == NULL && !sched_stop) pthread_cond_wait(&sched_cv, &sched_mu);
+        if (sched_job == NULL) break;
+        job_t *j = sched_job;
+        sched_job = NULL;
+        pthread_mutex_unlock(&sched_mu);
+        task_begin_notify(j->t);
+        launch(j->w, j->l, j->k, j->ki, j->sycl, j->file, j->line, j->col, tid, "sched");
+        task_end(j->t);
+        pthread_mutex_lock(&sched_mu);
+        j->done = true;
+        pthread_cond_broadcast(&sched_cv);
+    }
+    pthread_mutex_unlock(&sched_mu);
+    return NULL;
+}
+
+static void schedule(job_t *j) {
+    pthread_mutex_lock(&sched_mu);
+    while (sched_job != NULL) pthread_cond_wait(&sched_cv, &sched_mu);
+    sched_job = j;
+    pthread_cond_broadcast(&sched_cv);
+    while (!j->done) pthread_cond_wait(&sched_cv, &sched_mu);
+    pthread_mutex_unlock(&sched_mu);
 }
 
 static void *worker(void *arg) {
@@ -239,19 +305,26 @@ static void *worker(void *arg) {
         uint32_t ki = (uint32_t)((w->index + i) % nk);
         uint32_t line = 100 + (uint32_t)i, col = 1 + (uint32_t)w->index;
         snprintf(sycl, sizeof sycl, "K%d_%s", w->index, knames[ki]);
-        task_t t = task_begin(w, sycl, file, line, col, queue_id, &prev);
-        if (i % 10 == 3) {
-            /* a task nested in this one, with its own launch first */
-            uint32_t kj = (ki + 1) % nk;
-            snprintf(inner_sycl, sizeof inner_sycl, "Inner%d_%s", w->index, knames[kj]);
-            task_t in = task_begin(w, inner_sycl, file, 5000 + (uint32_t)i, col, queue_id, &prev);
-            launch(w, l, k, kj, inner_sycl, file, 5000 + (uint32_t)i, col, tid);
-            task_end(in);
+        if (i % 8 == 5 && i % 10 != 3) {
+            job_t j = {.w = w, .l = l, .k = k, .ki = ki, .line = line, .col = col, .sycl = sycl, .file = file};
+            j.t = node_create(sycl, file, line, col, queue_id, &prev);
+            if (tracing) X.unstash();
+            schedule(&j);
+        } else {
+            task_t t = task_begin(sycl, file, line, col, queue_id, &prev);
+            if (i % 10 == 3) {
+                /* a task nested in this one, with its own launch first */
+                uint32_t kj = (ki + 1) % nk;
+                snprintf(inner_sycl, sizeof inner_sycl, "Inner%d_%s", w->index, knames[kj]);
+                task_t in = task_begin(inner_sycl, file, 5000 + (uint32_t)i, col, queue_id, &prev);
+                launch(w, l, k, kj, inner_sycl, file, 5000 + (uint32_t)i, col, tid, "fast");
+                task_end(in);
+            }
+            launch(w, l, k, ki, sycl, file, line, col, tid, "fast");
+            task_end(t);
         }
-        launch(w, l, k, ki, sycl, file, line, col, tid);
-        task_end(t);
         if (i % 16 == 7) {
-            launch(w, l, k, ki, NULL, NULL, 0, 0, tid); /* direct Level Zero, outside any task */
+            launch(w, l, k, ki, NULL, NULL, 0, 0, tid, "direct"); /* direct Level Zero, outside any task */
             w->direct++;
         }
         if (i % 50 == 49) span(XPTI_WAIT_BEGIN, "queue.wait", l, done);
@@ -284,6 +357,8 @@ int main(int argc, char **argv) {
     if (nk == 0) app_die("module has no kernels");
     for (int i = 0; i < 3; i++) bufs[i] = app_alloc_device(&env, 1 << 16);
 
+    pthread_t sched;
+    if (pthread_create(&sched, NULL, scheduler, NULL) != 0) app_die("pthread_create");
     worker_t *w = calloc((size_t)threads, sizeof *w);
     pthread_t *th = calloc((size_t)threads, sizeof *th);
     if (w == NULL || th == NULL) app_die("out of memory");
@@ -302,6 +377,11 @@ int main(int argc, char **argv) {
         direct += w[i].direct;
     }
     fclose(truth);
+    pthread_mutex_lock(&sched_mu);
+    sched_stop = true;
+    pthread_cond_broadcast(&sched_cv);
+    pthread_mutex_unlock(&sched_mu);
+    pthread_join(sched, NULL);
     for (int i = 0; i < 3; i++) CK(zeMemFree(env.context, bufs[i]));
     CK(zeModuleDestroy(module));
     app_fini(&env);
