@@ -36,3 +36,30 @@ const (
 )
 
 const MetricTypeIP = 0x7ffffffe
+
+const (
+	XptiUnknown    = 0x0
+	XptiEnabled    = 0x1
+	XptiAppended   = 0x2
+	XptiListed     = 0x3
+	XptiOffUser    = 0x4
+	XptiOffEnv     = 0x5
+	XptiSecondCopy = 0x6
+)
+
+const (
+	SyclRecSpan = 0x1
+	SyclRecNode = 0x2
+	SyclRecEdge = 0x3
+)
+
+const (
+	SyclSpanTask    = 0x1
+	SyclSpanBarrier = 0x2
+	SyclSpanWait    = 0x3
+)
+
+const (
+	SyclStream      = 0x1
+	SyclStreamDebug = 0x2
+)

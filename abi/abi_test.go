@@ -37,6 +37,16 @@ func TestProtoAgrees(t *testing.T) {
 		{"ZL_REASON_EVENT_ERROR", NoTimestampEventError, int32(pb.NoTimestampReason_NO_TIMESTAMP_REASON_EVENT_ERROR)},
 		{"ZL_REASON_UNSUPPORTED", NoTimestampUnsupported, int32(pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED)},
 		{"ZL_REASON_APPENDED_WHILE_STOPPED", NoTimestampAppendedWhileStopped, int32(pb.NoTimestampReason_NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED)},
+		{"ZX_XPTI_UNKNOWN", XptiUnknown, int32(pb.SyclXptiState_SYCL_XPTI_STATE_UNKNOWN)},
+		{"ZX_XPTI_ENABLED", XptiEnabled, int32(pb.SyclXptiState_SYCL_XPTI_STATE_ENABLED)},
+		{"ZX_XPTI_APPENDED", XptiAppended, int32(pb.SyclXptiState_SYCL_XPTI_STATE_APPENDED)},
+		{"ZX_XPTI_LISTED", XptiListed, int32(pb.SyclXptiState_SYCL_XPTI_STATE_LISTED)},
+		{"ZX_XPTI_OFF_USER", XptiOffUser, int32(pb.SyclXptiState_SYCL_XPTI_STATE_OFF_USER)},
+		{"ZX_XPTI_OFF_ENV", XptiOffEnv, int32(pb.SyclXptiState_SYCL_XPTI_STATE_OFF_ENV)},
+		{"ZX_XPTI_SECOND_COPY", XptiSecondCopy, int32(pb.SyclXptiState_SYCL_XPTI_STATE_SECOND_COPY)},
+		{"ZX_SPAN_TASK", SyclSpanTask, int32(pb.SyclSpanKind_SYCL_SPAN_KIND_TASK)},
+		{"ZX_SPAN_BARRIER", SyclSpanBarrier, int32(pb.SyclSpanKind_SYCL_SPAN_KIND_BARRIER)},
+		{"ZX_SPAN_WAIT", SyclSpanWait, int32(pb.SyclSpanKind_SYCL_SPAN_KIND_WAIT)},
 	} {
 		if tc.abi != tc.want {
 			t.Errorf("%s = %d, proto says %d", tc.name, tc.abi, tc.want)

@@ -50,3 +50,34 @@ const (
 
 // MetricTypeIP is the zet_metric_type_t of the IP metric.
 const MetricTypeIP = C.ZESTALL_METRIC_TYPE_IP
+
+// How zestall took part in XPTI (proto SyclXptiState).
+const (
+	XptiUnknown    = C.ZX_XPTI_UNKNOWN
+	XptiEnabled    = C.ZX_XPTI_ENABLED
+	XptiAppended   = C.ZX_XPTI_APPENDED
+	XptiListed     = C.ZX_XPTI_LISTED
+	XptiOffUser    = C.ZX_XPTI_OFF_USER
+	XptiOffEnv     = C.ZX_XPTI_OFF_ENV
+	XptiSecondCopy = C.ZX_XPTI_SECOND_COPY
+)
+
+// Records of the XPTI ring (collector.SyclRecord.Kind).
+const (
+	SyclRecSpan = C.ZX_REC_SPAN
+	SyclRecNode = C.ZX_REC_NODE
+	SyclRecEdge = C.ZX_REC_EDGE
+)
+
+// Kinds of SYCL host span (proto SyclSpanKind).
+const (
+	SyclSpanTask    = C.ZX_SPAN_TASK
+	SyclSpanBarrier = C.ZX_SPAN_BARRIER
+	SyclSpanWait    = C.ZX_SPAN_WAIT
+)
+
+// SYCL streams the callbacks were registered on (a bit set).
+const (
+	SyclStream      = C.ZX_STREAM_SYCL
+	SyclStreamDebug = C.ZX_STREAM_SYCL_DEBUG
+)

@@ -90,4 +90,55 @@ typedef struct zl_event_ref {
     uint64_t context, event;
 } zl_event_ref_t;
 
+/* XPTI (cgo/xpti.c; docs/xpti.md). How zestall took part in XPTI, decided
+ * by the library's constructor (proto SyclXptiState, Header.sycl). */
+enum {
+    ZX_XPTI_UNKNOWN = 0,     /* the constructor did not run */
+    ZX_XPTI_ENABLED = 1,     /* zestall enabled XPTI and is the only subscriber */
+    ZX_XPTI_APPENDED = 2,    /* zestall appended itself to other subscribers */
+    ZX_XPTI_LISTED = 3,      /* XPTI_SUBSCRIBERS already named this library */
+    ZX_XPTI_OFF_USER = 4,    /* ZESTALL_XPTI=0 */
+    ZX_XPTI_OFF_ENV = 5,     /* XPTI_TRACE_ENABLE=0 (or false) set by the user */
+    ZX_XPTI_SECOND_COPY = 6, /* this instance is a second copy of the library: ignored */
+};
+
+/* What the XPTI callbacks hand to Go (zx_record_t.kind). */
+enum {
+    ZX_REC_SPAN = 1, /* a host span: task, barrier or wait */
+    ZX_REC_NODE = 2, /* node_create: a node of the SYCL task graph */
+    ZX_REC_EDGE = 3, /* edge_create: a dependency between two nodes */
+};
+
+/* Kinds of host span (zx_record_t.span; proto SyclSpanKind). */
+enum {
+    ZX_SPAN_TASK = 1,    /* task_begin .. task_end */
+    ZX_SPAN_BARRIER = 2, /* barrier_begin .. barrier_end */
+    ZX_SPAN_WAIT = 3,    /* wait_begin .. wait_end */
+};
+
+/* Which SYCL streams the callbacks were registered on (a bit set). */
+enum {
+    ZX_STREAM_SYCL = 1,       /* "sycl" */
+    ZX_STREAM_SYCL_DEBUG = 2, /* "sycl.debug" (only when other subscribers are listed) */
+};
+
+/* One record of the XPTI ring (xpti.c pushes on the notifying thread,
+ * Go drains on the harvester's goroutine). */
+typedef struct zx_record {
+    uint64_t begin_ns;  /* SPAN: begin; NODE, EDGE: when notified (host ns) */
+    uint64_t end_ns;    /* SPAN: end */
+    uint64_t id;        /* SPAN of a task: the task id launches carry */
+    uint64_t node;      /* SPAN, NODE: the node's id (event unique_id); EDGE: source node */
+    uint64_t target;    /* EDGE: target node */
+    uint64_t queue;     /* SPAN, NODE: the stashed "queue_id" (see has_queue) */
+    uint64_t instance;  /* SPAN, NODE: the instance number of the notification */
+    uint32_t location;  /* SPAN, NODE: id of the source location (0: none) */
+    uint32_t tid;       /* the notifying OS thread */
+    uint8_t kind;       /* ZX_REC_* */
+    uint8_t span;       /* ZX_SPAN_* for a SPAN */
+    uint8_t has_queue;  /* queue is valid */
+    uint8_t depth;      /* SPAN: how many spans were open below it on its thread */
+    uint32_t pad_;
+} zx_record_t;
+
 #endif

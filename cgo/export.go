@@ -28,6 +28,7 @@ import (
 type Handler interface {
 	Devices(devs []collector.Device)
 	Timestamps(src timing.Source)
+	Sycl(src collector.SyclSource)
 	Stalls(src sampling.Source)
 	ContextDestroying(context uint64)
 	Status(st collector.LayerState, result ze.Result)
@@ -105,6 +106,7 @@ func zestallReport(state C.int, code C.uint32_t) {
 	if collector.LayerState(state) == collector.StateActive {
 		h.Devices(devices())
 		h.Timestamps(&source{})
+		h.Sycl(&syclSource{})
 		h.Stalls(&stallSource{})
 		h.Controls(controls{})
 	}

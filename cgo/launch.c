@@ -13,6 +13,7 @@
  * call, no I/O and no allocation happen per launch in the steady state.
  */
 #include "launch.h"
+#include "xpti.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -856,6 +857,10 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
     s.flags = p->flags;
     s.reason = p->reason;
     s.launch_kind = launch_kind;
+    /* The SYCL task open on this thread, if any (docs/xpti.md §9
+     * "Correlating a SYCL task with its Level-Zero launch"). */
+    s.sycl_task = zx_tag.task;
+    s.sycl_location = zx_tag.location;
     uint64_t kv[ZMAP_WORDS];
     if (zmap_get(&kernels, (uintptr_t)kernel, kv)) {
         s.kernel_id = (uint32_t)kv[0];

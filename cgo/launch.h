@@ -28,9 +28,11 @@ typedef struct zl_slot {
     uint8_t flags;         /* ZL_FLAG_* */
     uint8_t reason;        /* ZL_REASON_* when ZL_FLAG_NO_EVENT */
     uint32_t ev_index;     /* LAUNCH, regular list: 1 + index of its event in the list's harvest (0: none) */
+    uint32_t sycl_location; /* LAUNCH: the enclosing SYCL task's source location (xpti.c; 0: none) */
     uint64_t harvest;      /* EXEC: the harvest unit that copies this execution's times (0: none) */
     uint64_t harvest_prev; /* EXEC: the unit that copies the previous execution's times (0: none) */
     uint64_t seq;          /* EXEC: the list's submission number (0: none) */
+    uint64_t sycl_task;    /* LAUNCH: the enclosing SYCL task on the appending thread (xpti.c; 0: none) */
 } zl_slot_t;
 
 /* Registers the launch-path callbacks on tracer (before it is enabled). */

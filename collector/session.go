@@ -127,6 +127,7 @@ type Session struct {
 	pollReq  chan chan struct{} // harvest now and say when done
 	ctlSrc   ControlSource
 	ctl      *control
+	sycl     sycl // SYCL tasks and locations from XPTI (sycl.go)
 }
 
 // Stalls attaches the EU stall sampling source (before Status(StateActive)).
@@ -211,6 +212,7 @@ func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) {
 // wait for the writer (the harvester's goroutine, never an application
 // thread). After the exit path closed the queue they count as lost.
 func (s *Session) emitLaunches(ls []*pb.Launch) {
+	s.syclLocations() // before the launches that name them
 	sendOrLose(s, func() chan []*pb.Launch { return s.launches }, ls, uint64(len(ls)))
 }
 
@@ -253,6 +255,7 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	var acks []chan struct{}
 	for {
 		drained, pending := h.Poll()
+		s.syclRecords()
 		for _, a := range acks {
 			close(a)
 		}
@@ -471,6 +474,7 @@ func (s *Session) startLocked() {
 		hdr.JobSize = &n
 	}
 	hdr.RankVariable, hdr.JobId, hdr.ZeAffinityMask = id.RankVar, id.JobID, s.getenv("ZE_AFFINITY_MASK")
+	hdr.Sycl = syclHeader(s.sycl.src)
 	s.out = make(chan *pb.Record, 4096)
 	s.bulk = make(chan *pb.Record, 4096)
 	s.launches = make(chan []*pb.Launch, 64)
@@ -529,6 +533,7 @@ func (s *Session) runningCounters() *pb.Counters {
 	if st != nil {
 		st.Counters(c)
 	}
+	s.syclCounters(c)
 	if noID > 0 {
 		c.Lost = append(c.Lost, &pb.Loss{What: LossKernelNoID, Count: noID})
 	}
@@ -795,6 +800,8 @@ func (s *Session) Shutdown() {
 			}
 			h.Final()
 			h.Counters(c)
+			s.syclRecords()
+			s.syclCounters(c)
 		}
 		if st := s.stall; st != nil {
 			// A last read, then every window decided.

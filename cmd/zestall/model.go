@@ -61,7 +61,8 @@ type runModel struct {
 	inputs     []*inputRead
 	readErr    error // what was lost reading the inputs, or nil
 
-	source uint32 // index of the MergeSource the records belong to (0: not merged)
+	source uint32    // index of the MergeSource the records belong to (0: not merged)
+	sycl   syclModel // SYCL call sites (sycl.go)
 }
 
 // windowEdge is one Window record with the input it came from.
@@ -183,6 +184,9 @@ func (m *runModel) add(rec *pb.Record) {
 		m.ended[k.KernelDestroyed.Id] = k.KernelDestroyed.ValidUntilHostNs
 	case *pb.Record_Launch:
 		m.addLaunch(k.Launch)
+		m.sycl.addLaunch(k.Launch)
+	case *pb.Record_SyclLocation:
+		m.sycl.addLocation(k.SyclLocation)
 	case *pb.Record_Window:
 		m.windows = append(m.windows, windowEdge{k.Window, m.source})
 	case *pb.Record_MergeSource:

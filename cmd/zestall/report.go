@@ -209,6 +209,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top, maxRanks int) {
 		return
 	}
 	writeKernelTime(w, m)
+	writeSyclSites(w, m, top)
 	writeStalls(w, m, code, top)
 	ks := append([]*pb.Kernel(nil), m.kernels...)
 	sort.SliceStable(ks, func(i, j int) bool { return ks[i].Id < ks[j].Id })

@@ -44,6 +44,11 @@ type Slot struct {
 	HarvestPrev uint64
 	// SlotExec: the list's submission number (see Source.ListSubmits).
 	Seq uint64
+	// SlotLaunch: the SYCL task open on the appending thread and its
+	// source location (0: none), copied into Launch.sycl_task_id and
+	// sycl_location_id.
+	SyclTask     uint64
+	SyclLocation uint32
 }
 
 // KernelTimestamp is what zeEventQueryKernelTimestamp returned, in device
@@ -450,6 +455,7 @@ func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
 		GroupSizeX: uint32(s.GroupSize[0]), GroupSizeY: uint32(s.GroupSize[1]), GroupSizeZ: uint32(s.GroupSize[2]),
 		HostAppendNs: s.HostNs, ExecutionIndex: exec,
+		SyclTaskId: s.SyclTask, SyclLocationId: s.SyclLocation,
 	}
 	if c != nil {
 		rec.DeviceId = c.id

@@ -77,6 +77,8 @@ func appendCompactLaunch(b []byte, l *pb.Launch, appendDelta, idDelta, startDela
 	u(21, protowire.EncodeZigZag(startDelay))
 	u(22, duration)
 	u(23, protowire.EncodeZigZag(idDelta))
+	u(26, uint64(l.SyclLocationId))
+	u(27, l.SyclTaskId)
 	// Record{launch = 6}, length-delimited in the stream.
 	b = protowire.AppendVarint(b, uint64(protowire.SizeTag(6)+protowire.SizeBytes(len(p))))
 	b = protowire.AppendTag(b, 6, protowire.BytesType)

@@ -36,7 +36,9 @@
 //   - A record that refers to an id comes after the record that defines it:
 //     Kernel after its Module, Launch after its Kernel, StallRows after the
 //     Kernel and the Launches it names. ModuleDestroyed and KernelDestroyed
-//     come after the record they end.
+//     come after the record they end. SyclLocation comes before the
+//     records that name it; a Launch's sycl_task_id may name a SyclSpan
+//     that comes later (the span is written when the task ends).
 //   - Launch records appear in the order the writer learned their device
 //     times, not in append order.
 //   - Counters may appear many times (zestall writes them periodically, so
@@ -111,6 +113,79 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// How zestall took part in XPTI.
+type SyclXptiState int32
+
+const (
+	// zestall's constructor did not run (or the file predates revision 5).
+	SyclXptiState_SYCL_XPTI_STATE_UNKNOWN SyclXptiState = 0
+	// zestall enabled XPTI (XPTI_TRACE_ENABLE, XPTI_FRAMEWORK_DISPATCHER
+	// when unset) and is the only subscriber.
+	SyclXptiState_SYCL_XPTI_STATE_ENABLED SyclXptiState = 1
+	// Other subscribers were listed; zestall appended itself and also
+	// subscribes to "sycl.debug".
+	SyclXptiState_SYCL_XPTI_STATE_APPENDED SyclXptiState = 2
+	// XPTI_SUBSCRIBERS already named libzestall.so.
+	SyclXptiState_SYCL_XPTI_STATE_LISTED SyclXptiState = 3
+	// ZESTALL_XPTI=0: zestall left XPTI alone.
+	SyclXptiState_SYCL_XPTI_STATE_OFF_USER SyclXptiState = 4
+	// XPTI_TRACE_ENABLE=0 (or false) was set: zestall left XPTI off.
+	SyclXptiState_SYCL_XPTI_STATE_OFF_ENV SyclXptiState = 5
+	// This copy of libzestall.so found another copy loaded first and
+	// ignores XPTI (a copy of the file was given to XPTI instead of the
+	// preloaded file itself).
+	SyclXptiState_SYCL_XPTI_STATE_SECOND_COPY SyclXptiState = 6
+)
+
+// Enum value maps for SyclXptiState.
+var (
+	SyclXptiState_name = map[int32]string{
+		0: "SYCL_XPTI_STATE_UNKNOWN",
+		1: "SYCL_XPTI_STATE_ENABLED",
+		2: "SYCL_XPTI_STATE_APPENDED",
+		3: "SYCL_XPTI_STATE_LISTED",
+		4: "SYCL_XPTI_STATE_OFF_USER",
+		5: "SYCL_XPTI_STATE_OFF_ENV",
+		6: "SYCL_XPTI_STATE_SECOND_COPY",
+	}
+	SyclXptiState_value = map[string]int32{
+		"SYCL_XPTI_STATE_UNKNOWN":     0,
+		"SYCL_XPTI_STATE_ENABLED":     1,
+		"SYCL_XPTI_STATE_APPENDED":    2,
+		"SYCL_XPTI_STATE_LISTED":      3,
+		"SYCL_XPTI_STATE_OFF_USER":    4,
+		"SYCL_XPTI_STATE_OFF_ENV":     5,
+		"SYCL_XPTI_STATE_SECOND_COPY": 6,
+	}
+)
+
+func (x SyclXptiState) Enum() *SyclXptiState {
+	p := new(SyclXptiState)
+	*p = x
+	return p
+}
+
+func (x SyclXptiState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SyclXptiState) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[0].Descriptor()
+}
+
+func (SyclXptiState) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[0]
+}
+
+func (x SyclXptiState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SyclXptiState.Descriptor instead.
+func (SyclXptiState) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{0}
+}
+
 // Why EU stall sampling is off on a device.
 type StallSamplingOff int32
 
@@ -164,11 +239,11 @@ func (x StallSamplingOff) String() string {
 }
 
 func (StallSamplingOff) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[0].Descriptor()
+	return file_zestall_proto_enumTypes[1].Descriptor()
 }
 
 func (StallSamplingOff) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[0]
+	return &file_zestall_proto_enumTypes[1]
 }
 
 func (x StallSamplingOff) Number() protoreflect.EnumNumber {
@@ -177,7 +252,7 @@ func (x StallSamplingOff) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use StallSamplingOff.Descriptor instead.
 func (StallSamplingOff) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{0}
+	return file_zestall_proto_rawDescGZIP(), []int{1}
 }
 
 // The append function of a launch.
@@ -222,11 +297,11 @@ func (x LaunchKind) String() string {
 }
 
 func (LaunchKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[1].Descriptor()
+	return file_zestall_proto_enumTypes[2].Descriptor()
 }
 
 func (LaunchKind) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[1]
+	return &file_zestall_proto_enumTypes[2]
 }
 
 func (x LaunchKind) Number() protoreflect.EnumNumber {
@@ -235,7 +310,7 @@ func (x LaunchKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LaunchKind.Descriptor instead.
 func (LaunchKind) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{1}
+	return file_zestall_proto_rawDescGZIP(), []int{2}
 }
 
 // Bits of Launch.flags.
@@ -296,11 +371,11 @@ func (x LaunchFlag) String() string {
 }
 
 func (LaunchFlag) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[2].Descriptor()
+	return file_zestall_proto_enumTypes[3].Descriptor()
 }
 
 func (LaunchFlag) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[2]
+	return &file_zestall_proto_enumTypes[3]
 }
 
 func (x LaunchFlag) Number() protoreflect.EnumNumber {
@@ -309,7 +384,7 @@ func (x LaunchFlag) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LaunchFlag.Descriptor instead.
 func (LaunchFlag) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{2}
+	return file_zestall_proto_rawDescGZIP(), []int{3}
 }
 
 // Why a launch has no device times.
@@ -384,11 +459,11 @@ func (x NoTimestampReason) String() string {
 }
 
 func (NoTimestampReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[3].Descriptor()
+	return file_zestall_proto_enumTypes[4].Descriptor()
 }
 
 func (NoTimestampReason) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[3]
+	return &file_zestall_proto_enumTypes[4]
 }
 
 func (x NoTimestampReason) Number() protoreflect.EnumNumber {
@@ -397,7 +472,7 @@ func (x NoTimestampReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use NoTimestampReason.Descriptor instead.
 func (NoTimestampReason) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{3}
+	return file_zestall_proto_rawDescGZIP(), []int{4}
 }
 
 // How stall samples are attributed to launches.
@@ -438,11 +513,11 @@ func (x StallAttribution) String() string {
 }
 
 func (StallAttribution) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[4].Descriptor()
+	return file_zestall_proto_enumTypes[5].Descriptor()
 }
 
 func (StallAttribution) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[4]
+	return &file_zestall_proto_enumTypes[5]
 }
 
 func (x StallAttribution) Number() protoreflect.EnumNumber {
@@ -451,7 +526,7 @@ func (x StallAttribution) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use StallAttribution.Descriptor instead.
 func (StallAttribution) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{4}
+	return file_zestall_proto_rawDescGZIP(), []int{5}
 }
 
 // What ran at addresses that belong to no kernel of the profiled process.
@@ -497,11 +572,11 @@ func (x UnattributedCause) String() string {
 }
 
 func (UnattributedCause) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[5].Descriptor()
+	return file_zestall_proto_enumTypes[6].Descriptor()
 }
 
 func (UnattributedCause) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[5]
+	return &file_zestall_proto_enumTypes[6]
 }
 
 func (x UnattributedCause) Number() protoreflect.EnumNumber {
@@ -510,7 +585,7 @@ func (x UnattributedCause) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UnattributedCause.Descriptor instead.
 func (UnattributedCause) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{5}
+	return file_zestall_proto_rawDescGZIP(), []int{6}
 }
 
 type WindowEdge int32
@@ -546,11 +621,11 @@ func (x WindowEdge) String() string {
 }
 
 func (WindowEdge) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[6].Descriptor()
+	return file_zestall_proto_enumTypes[7].Descriptor()
 }
 
 func (WindowEdge) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[6]
+	return &file_zestall_proto_enumTypes[7]
 }
 
 func (x WindowEdge) Number() protoreflect.EnumNumber {
@@ -559,7 +634,7 @@ func (x WindowEdge) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowEdge.Descriptor instead.
 func (WindowEdge) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{6}
+	return file_zestall_proto_rawDescGZIP(), []int{7}
 }
 
 type WindowCause int32
@@ -638,11 +713,11 @@ func (x WindowCause) String() string {
 }
 
 func (WindowCause) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[7].Descriptor()
+	return file_zestall_proto_enumTypes[8].Descriptor()
 }
 
 func (WindowCause) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[7]
+	return &file_zestall_proto_enumTypes[8]
 }
 
 func (x WindowCause) Number() protoreflect.EnumNumber {
@@ -651,7 +726,113 @@ func (x WindowCause) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowCause.Descriptor instead.
 func (WindowCause) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{7}
+	return file_zestall_proto_rawDescGZIP(), []int{8}
+}
+
+// The kind of a SyclSpan.
+type SyclSpanKind int32
+
+const (
+	SyclSpanKind_SYCL_SPAN_KIND_UNSPECIFIED SyclSpanKind = 0
+	// task_begin .. task_end: a command group executed (a kernel submitted).
+	SyclSpanKind_SYCL_SPAN_KIND_TASK SyclSpanKind = 1
+	// barrier_begin .. barrier_end.
+	SyclSpanKind_SYCL_SPAN_KIND_BARRIER SyclSpanKind = 2
+	// wait_begin .. wait_end: the host waited (e.g. queue.wait()).
+	SyclSpanKind_SYCL_SPAN_KIND_WAIT SyclSpanKind = 3
+)
+
+// Enum value maps for SyclSpanKind.
+var (
+	SyclSpanKind_name = map[int32]string{
+		0: "SYCL_SPAN_KIND_UNSPECIFIED",
+		1: "SYCL_SPAN_KIND_TASK",
+		2: "SYCL_SPAN_KIND_BARRIER",
+		3: "SYCL_SPAN_KIND_WAIT",
+	}
+	SyclSpanKind_value = map[string]int32{
+		"SYCL_SPAN_KIND_UNSPECIFIED": 0,
+		"SYCL_SPAN_KIND_TASK":        1,
+		"SYCL_SPAN_KIND_BARRIER":     2,
+		"SYCL_SPAN_KIND_WAIT":        3,
+	}
+)
+
+func (x SyclSpanKind) Enum() *SyclSpanKind {
+	p := new(SyclSpanKind)
+	*p = x
+	return p
+}
+
+func (x SyclSpanKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SyclSpanKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[9].Descriptor()
+}
+
+func (SyclSpanKind) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[9]
+}
+
+func (x SyclSpanKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SyclSpanKind.Descriptor instead.
+func (SyclSpanKind) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{9}
+}
+
+// The kind of a SyclGraph record.
+type SyclGraphKind int32
+
+const (
+	SyclGraphKind_SYCL_GRAPH_KIND_UNSPECIFIED SyclGraphKind = 0
+	SyclGraphKind_SYCL_GRAPH_KIND_NODE        SyclGraphKind = 1
+	SyclGraphKind_SYCL_GRAPH_KIND_EDGE        SyclGraphKind = 2
+)
+
+// Enum value maps for SyclGraphKind.
+var (
+	SyclGraphKind_name = map[int32]string{
+		0: "SYCL_GRAPH_KIND_UNSPECIFIED",
+		1: "SYCL_GRAPH_KIND_NODE",
+		2: "SYCL_GRAPH_KIND_EDGE",
+	}
+	SyclGraphKind_value = map[string]int32{
+		"SYCL_GRAPH_KIND_UNSPECIFIED": 0,
+		"SYCL_GRAPH_KIND_NODE":        1,
+		"SYCL_GRAPH_KIND_EDGE":        2,
+	}
+)
+
+func (x SyclGraphKind) Enum() *SyclGraphKind {
+	p := new(SyclGraphKind)
+	*p = x
+	return p
+}
+
+func (x SyclGraphKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SyclGraphKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[10].Descriptor()
+}
+
+func (SyclGraphKind) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[10]
+}
+
+func (x SyclGraphKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SyclGraphKind.Descriptor instead.
+func (SyclGraphKind) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{10}
 }
 
 // Record is the unit of the stream: exactly one member of kind is set.
@@ -670,6 +851,9 @@ type Record struct {
 	//	*Record_Window
 	//	*Record_Counters
 	//	*Record_MergeSource
+	//	*Record_SyclLocation
+	//	*Record_SyclSpan
+	//	*Record_SyclGraph
 	Kind          isRecord_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -811,6 +995,33 @@ func (x *Record) GetMergeSource() *MergeSource {
 	return nil
 }
 
+func (x *Record) GetSyclLocation() *SyclLocation {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_SyclLocation); ok {
+			return x.SyclLocation
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetSyclSpan() *SyclSpan {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_SyclSpan); ok {
+			return x.SyclSpan
+		}
+	}
+	return nil
+}
+
+func (x *Record) GetSyclGraph() *SyclGraph {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_SyclGraph); ok {
+			return x.SyclGraph
+		}
+	}
+	return nil
+}
+
 type isRecord_Kind interface {
 	isRecord_Kind()
 }
@@ -859,6 +1070,19 @@ type Record_MergeSource struct {
 	MergeSource *MergeSource `protobuf:"bytes,11,opt,name=merge_source,json=mergeSource,proto3,oneof"`
 }
 
+type Record_SyclLocation struct {
+	// SYCL records (revision 5): see "SYCL tasks and source locations".
+	SyclLocation *SyclLocation `protobuf:"bytes,13,opt,name=sycl_location,json=syclLocation,proto3,oneof"`
+}
+
+type Record_SyclSpan struct {
+	SyclSpan *SyclSpan `protobuf:"bytes,14,opt,name=sycl_span,json=syclSpan,proto3,oneof"`
+}
+
+type Record_SyclGraph struct {
+	SyclGraph *SyclGraph `protobuf:"bytes,15,opt,name=sycl_graph,json=syclGraph,proto3,oneof"`
+}
+
 func (*Record_Header) isRecord_Kind() {}
 
 func (*Record_Module) isRecord_Kind() {}
@@ -880,6 +1104,12 @@ func (*Record_Window) isRecord_Kind() {}
 func (*Record_Counters) isRecord_Kind() {}
 
 func (*Record_MergeSource) isRecord_Kind() {}
+
+func (*Record_SyclLocation) isRecord_Kind() {}
+
+func (*Record_SyclSpan) isRecord_Kind() {}
+
+func (*Record_SyclGraph) isRecord_Kind() {}
 
 // Header describes the run. It is the first record of every file.
 type Header struct {
@@ -935,8 +1165,11 @@ type Header struct {
 	// samples of theirs at our addresses cannot be flagged. Added in
 	// revision 5.
 	OtherProcessesKnown bool `protobuf:"varint,20,opt,name=other_processes_known,json=otherProcessesKnown,proto3" json:"other_processes_known,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// How zestall took part in the SYCL runtime's XPTI instrumentation.
+	// Added in revision 5.
+	Sycl          *SyclSetup `protobuf:"bytes,18,opt,name=sycl,proto3" json:"sycl,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Header) Reset() {
@@ -1081,6 +1314,101 @@ func (x *Header) GetOtherProcessesKnown() bool {
 	return false
 }
 
+func (x *Header) GetSycl() *SyclSetup {
+	if x != nil {
+		return x.Sycl
+	}
+	return nil
+}
+
+// SyclSetup says how libzestall.so subscribed to XPTI, the SYCL runtime's
+// instrumentation (zestall's docs/xpti.md). Decided when the library was
+// loaded, before the application's main.
+type SyclSetup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	State SyclXptiState          `protobuf:"varint,1,opt,name=state,proto3,enum=zestall.v1.SyclXptiState" json:"state,omitempty"`
+	// XPTI_SUBSCRIBERS as the runtime reads it (after zestall added itself),
+	// "" when zestall did not set it.
+	Subscribers string `protobuf:"bytes,2,opt,name=subscribers,proto3" json:"subscribers,omitempty"`
+	// XPTI_FRAMEWORK_DISPATCHER as the runtime reads it.
+	Dispatcher string `protobuf:"bytes,3,opt,name=dispatcher,proto3" json:"dispatcher,omitempty"`
+	// Streams zestall's callbacks were registered on by the time the file
+	// started ("sycl", and "sycl.debug" when other subscribers are listed).
+	// Empty when the runtime had not initialised XPTI yet (or never does:
+	// the application does not use SYCL).
+	Streams []string `protobuf:"bytes,4,rep,name=streams,proto3" json:"streams,omitempty"`
+	// Why the callbacks could not be registered (e.g. the dispatcher lacks a
+	// function), "" when nothing went wrong.
+	Problem       string `protobuf:"bytes,5,opt,name=problem,proto3" json:"problem,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyclSetup) Reset() {
+	*x = SyclSetup{}
+	mi := &file_zestall_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyclSetup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyclSetup) ProtoMessage() {}
+
+func (x *SyclSetup) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyclSetup.ProtoReflect.Descriptor instead.
+func (*SyclSetup) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SyclSetup) GetState() SyclXptiState {
+	if x != nil {
+		return x.State
+	}
+	return SyclXptiState_SYCL_XPTI_STATE_UNKNOWN
+}
+
+func (x *SyclSetup) GetSubscribers() string {
+	if x != nil {
+		return x.Subscribers
+	}
+	return ""
+}
+
+func (x *SyclSetup) GetDispatcher() string {
+	if x != nil {
+		return x.Dispatcher
+	}
+	return ""
+}
+
+func (x *SyclSetup) GetStreams() []string {
+	if x != nil {
+		return x.Streams
+	}
+	return nil
+}
+
+func (x *SyclSetup) GetProblem() string {
+	if x != nil {
+		return x.Problem
+	}
+	return ""
+}
+
 // ConfigEntry is one configuration setting.
 type ConfigEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1097,7 +1425,7 @@ type ConfigEntry struct {
 
 func (x *ConfigEntry) Reset() {
 	*x = ConfigEntry{}
-	mi := &file_zestall_proto_msgTypes[2]
+	mi := &file_zestall_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1109,7 +1437,7 @@ func (x *ConfigEntry) String() string {
 func (*ConfigEntry) ProtoMessage() {}
 
 func (x *ConfigEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[2]
+	mi := &file_zestall_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1122,7 +1450,7 @@ func (x *ConfigEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigEntry.ProtoReflect.Descriptor instead.
 func (*ConfigEntry) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{2}
+	return file_zestall_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ConfigEntry) GetKey() string {
@@ -1196,7 +1524,7 @@ type Device struct {
 
 func (x *Device) Reset() {
 	*x = Device{}
-	mi := &file_zestall_proto_msgTypes[3]
+	mi := &file_zestall_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1536,7 @@ func (x *Device) String() string {
 func (*Device) ProtoMessage() {}
 
 func (x *Device) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[3]
+	mi := &file_zestall_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1549,7 @@ func (x *Device) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Device.ProtoReflect.Descriptor instead.
 func (*Device) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{3}
+	return file_zestall_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Device) GetId() uint32 {
@@ -1355,7 +1683,7 @@ type StallSampling struct {
 
 func (x *StallSampling) Reset() {
 	*x = StallSampling{}
-	mi := &file_zestall_proto_msgTypes[4]
+	mi := &file_zestall_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1367,7 +1695,7 @@ func (x *StallSampling) String() string {
 func (*StallSampling) ProtoMessage() {}
 
 func (x *StallSampling) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[4]
+	mi := &file_zestall_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1380,7 +1708,7 @@ func (x *StallSampling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StallSampling.ProtoReflect.Descriptor instead.
 func (*StallSampling) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{4}
+	return file_zestall_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StallSampling) GetEnabled() bool {
@@ -1459,7 +1787,7 @@ type Metric struct {
 
 func (x *Metric) Reset() {
 	*x = Metric{}
-	mi := &file_zestall_proto_msgTypes[5]
+	mi := &file_zestall_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1471,7 +1799,7 @@ func (x *Metric) String() string {
 func (*Metric) ProtoMessage() {}
 
 func (x *Metric) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[5]
+	mi := &file_zestall_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1484,7 +1812,7 @@ func (x *Metric) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Metric.ProtoReflect.Descriptor instead.
 func (*Metric) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{5}
+	return file_zestall_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Metric) GetName() string {
@@ -1553,7 +1881,7 @@ type Module struct {
 
 func (x *Module) Reset() {
 	*x = Module{}
-	mi := &file_zestall_proto_msgTypes[6]
+	mi := &file_zestall_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1565,7 +1893,7 @@ func (x *Module) String() string {
 func (*Module) ProtoMessage() {}
 
 func (x *Module) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[6]
+	mi := &file_zestall_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1578,7 +1906,7 @@ func (x *Module) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Module.ProtoReflect.Descriptor instead.
 func (*Module) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{6}
+	return file_zestall_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Module) GetId() uint64 {
@@ -1650,7 +1978,7 @@ type ModuleDestroyed struct {
 
 func (x *ModuleDestroyed) Reset() {
 	*x = ModuleDestroyed{}
-	mi := &file_zestall_proto_msgTypes[7]
+	mi := &file_zestall_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1662,7 +1990,7 @@ func (x *ModuleDestroyed) String() string {
 func (*ModuleDestroyed) ProtoMessage() {}
 
 func (x *ModuleDestroyed) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[7]
+	mi := &file_zestall_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1675,7 +2003,7 @@ func (x *ModuleDestroyed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModuleDestroyed.ProtoReflect.Descriptor instead.
 func (*ModuleDestroyed) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{7}
+	return file_zestall_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ModuleDestroyed) GetId() uint64 {
@@ -1721,7 +2049,7 @@ type Kernel struct {
 
 func (x *Kernel) Reset() {
 	*x = Kernel{}
-	mi := &file_zestall_proto_msgTypes[8]
+	mi := &file_zestall_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1733,7 +2061,7 @@ func (x *Kernel) String() string {
 func (*Kernel) ProtoMessage() {}
 
 func (x *Kernel) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[8]
+	mi := &file_zestall_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1746,7 +2074,7 @@ func (x *Kernel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Kernel.ProtoReflect.Descriptor instead.
 func (*Kernel) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{8}
+	return file_zestall_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Kernel) GetId() uint64 {
@@ -1812,7 +2140,7 @@ type KernelDestroyed struct {
 
 func (x *KernelDestroyed) Reset() {
 	*x = KernelDestroyed{}
-	mi := &file_zestall_proto_msgTypes[9]
+	mi := &file_zestall_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1824,7 +2152,7 @@ func (x *KernelDestroyed) String() string {
 func (*KernelDestroyed) ProtoMessage() {}
 
 func (x *KernelDestroyed) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[9]
+	mi := &file_zestall_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1837,7 +2165,7 @@ func (x *KernelDestroyed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelDestroyed.ProtoReflect.Descriptor instead.
 func (*KernelDestroyed) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{9}
+	return file_zestall_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *KernelDestroyed) GetId() uint64 {
@@ -1945,14 +2273,25 @@ type Launch struct {
 	// Compact form: device_end_ns minus device_start_ns, ns.
 	DeviceDurationNs uint64 `protobuf:"varint,22,opt,name=device_duration_ns,json=deviceDurationNs,proto3" json:"device_duration_ns,omitempty"`
 	// Compact form: id minus F.id minus 1; 0 when ids are consecutive.
-	IdDelta       int64 `protobuf:"zigzag64,23,opt,name=id_delta,json=idDelta,proto3" json:"id_delta,omitempty"`
+	IdDelta int64 `protobuf:"zigzag64,23,opt,name=id_delta,json=idDelta,proto3" json:"id_delta,omitempty"`
+	// Id of the SyclLocation of the SYCL task that appended this kernel:
+	// the innermost task open (between task_begin and task_end) on the
+	// thread that called the append. 0 when the launch was appended outside
+	// any SYCL task (direct Level-Zero use), or the location is unknown.
+	// Added in revision 5, like sycl_task_id.
+	SyclLocationId uint32 `protobuf:"varint,26,opt,name=sycl_location_id,json=syclLocationId,proto3" json:"sycl_location_id,omitempty"`
+	// Id of that task: the id of the SyclSpan (kind SYCL_SPAN_KIND_TASK)
+	// that carries its queue, node, instance, thread and host times. 0
+	// outside any task. For a regular command list, every execution of the
+	// list carries the task of the append.
+	SyclTaskId    uint64 `protobuf:"varint,27,opt,name=sycl_task_id,json=syclTaskId,proto3" json:"sycl_task_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Launch) Reset() {
 	*x = Launch{}
-	mi := &file_zestall_proto_msgTypes[10]
+	mi := &file_zestall_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1964,7 +2303,7 @@ func (x *Launch) String() string {
 func (*Launch) ProtoMessage() {}
 
 func (x *Launch) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[10]
+	mi := &file_zestall_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1977,7 +2316,7 @@ func (x *Launch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Launch.ProtoReflect.Descriptor instead.
 func (*Launch) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{10}
+	return file_zestall_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Launch) GetId() uint64 {
@@ -2134,6 +2473,20 @@ func (x *Launch) GetIdDelta() int64 {
 	return 0
 }
 
+func (x *Launch) GetSyclLocationId() uint32 {
+	if x != nil {
+		return x.SyclLocationId
+	}
+	return 0
+}
+
+func (x *Launch) GetSyclTaskId() uint64 {
+	if x != nil {
+		return x.SyclTaskId
+	}
+	return 0
+}
+
 // StallRows holds EU stall samples of one kernel on one device, summed per
 // instruction offset, for one attribution.
 //
@@ -2192,7 +2545,7 @@ type StallRows struct {
 
 func (x *StallRows) Reset() {
 	*x = StallRows{}
-	mi := &file_zestall_proto_msgTypes[11]
+	mi := &file_zestall_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2204,7 +2557,7 @@ func (x *StallRows) String() string {
 func (*StallRows) ProtoMessage() {}
 
 func (x *StallRows) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[11]
+	mi := &file_zestall_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2217,7 +2570,7 @@ func (x *StallRows) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StallRows.ProtoReflect.Descriptor instead.
 func (*StallRows) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{11}
+	return file_zestall_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StallRows) GetKernelId() uint64 {
@@ -2340,7 +2693,7 @@ type Unattributed struct {
 
 func (x *Unattributed) Reset() {
 	*x = Unattributed{}
-	mi := &file_zestall_proto_msgTypes[12]
+	mi := &file_zestall_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2352,7 +2705,7 @@ func (x *Unattributed) String() string {
 func (*Unattributed) ProtoMessage() {}
 
 func (x *Unattributed) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[12]
+	mi := &file_zestall_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2365,7 +2718,7 @@ func (x *Unattributed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Unattributed.ProtoReflect.Descriptor instead.
 func (*Unattributed) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{12}
+	return file_zestall_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Unattributed) GetDeviceId() uint32 {
@@ -2451,7 +2804,7 @@ type Window struct {
 
 func (x *Window) Reset() {
 	*x = Window{}
-	mi := &file_zestall_proto_msgTypes[13]
+	mi := &file_zestall_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2463,7 +2816,7 @@ func (x *Window) String() string {
 func (*Window) ProtoMessage() {}
 
 func (x *Window) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[13]
+	mi := &file_zestall_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2476,7 +2829,7 @@ func (x *Window) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Window.ProtoReflect.Descriptor instead.
 func (*Window) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{13}
+	return file_zestall_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Window) GetEdge() WindowEdge {
@@ -2568,13 +2921,19 @@ type Counters struct {
 	// stall_rows_unattributed is driver-internal or of unknown cause, see
 	// Unattributed.cause). Added in revision 5.
 	StallRowsUnattributedOtherProcess uint64 `protobuf:"varint,21,opt,name=stall_rows_unattributed_other_process,json=stallRowsUnattributedOtherProcess,proto3" json:"stall_rows_unattributed_other_process,omitempty"`
-	unknownFields                     protoimpl.UnknownFields
-	sizeCache                         protoimpl.SizeCache
+	// SYCL tasks that ended (SyclSpan records of kind TASK made). Added in
+	// revision 5, like sycl_records_lost.
+	SyclTasks uint64 `protobuf:"varint,18,opt,name=sycl_tasks,json=syclTasks,proto3" json:"sycl_tasks,omitempty"`
+	// SYCL records lost: the XPTI ring was full, spans nested deeper than
+	// 16 on one thread, or more than 16384 source locations.
+	SyclRecordsLost uint64 `protobuf:"varint,19,opt,name=sycl_records_lost,json=syclRecordsLost,proto3" json:"sycl_records_lost,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
 	*x = Counters{}
-	mi := &file_zestall_proto_msgTypes[14]
+	mi := &file_zestall_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2945,7 @@ func (x *Counters) String() string {
 func (*Counters) ProtoMessage() {}
 
 func (x *Counters) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[14]
+	mi := &file_zestall_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2958,7 @@ func (x *Counters) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Counters.ProtoReflect.Descriptor instead.
 func (*Counters) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{14}
+	return file_zestall_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Counters) GetFinal() bool {
@@ -2721,6 +3080,365 @@ func (x *Counters) GetStallRowsUnattributedOtherProcess() uint64 {
 	return 0
 }
 
+func (x *Counters) GetSyclTasks() uint64 {
+	if x != nil {
+		return x.SyclTasks
+	}
+	return 0
+}
+
+func (x *Counters) GetSyclRecordsLost() uint64 {
+	if x != nil {
+		return x.SyclRecordsLost
+	}
+	return 0
+}
+
+// SyclLocation is one source location of a SYCL submission (a call site),
+// written once, before the first record that names it.
+type SyclLocation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Location id (non-zero, unique in the file).
+	Id uint32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The SYCL kernel name, demangled ("kernel_name" metadata), e.g.
+	// "main::VectorAdd"; "" when the runtime gave none (e.g. a barrier).
+	KernelName string `protobuf:"bytes,2,opt,name=kernel_name,json=kernelName,proto3" json:"kernel_name,omitempty"`
+	// The kernel name as the runtime gave it, when demangling changed it;
+	// "" otherwise.
+	KernelNameRaw string `protobuf:"bytes,3,opt,name=kernel_name_raw,json=kernelNameRaw,proto3" json:"kernel_name_raw,omitempty"`
+	// The payload's name: the function that submitted (or the kernel name,
+	// as the runtime chose).
+	FunctionName string `protobuf:"bytes,4,opt,name=function_name,json=functionName,proto3" json:"function_name,omitempty"`
+	// Source file of the submission; "" when unknown.
+	File string `protobuf:"bytes,5,opt,name=file,proto3" json:"file,omitempty"`
+	// Line and column in file; 0 when unknown.
+	Line          uint32 `protobuf:"varint,6,opt,name=line,proto3" json:"line,omitempty"`
+	Column        uint32 `protobuf:"varint,7,opt,name=column,proto3" json:"column,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyclLocation) Reset() {
+	*x = SyclLocation{}
+	mi := &file_zestall_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyclLocation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyclLocation) ProtoMessage() {}
+
+func (x *SyclLocation) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyclLocation.ProtoReflect.Descriptor instead.
+func (*SyclLocation) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SyclLocation) GetId() uint32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *SyclLocation) GetKernelName() string {
+	if x != nil {
+		return x.KernelName
+	}
+	return ""
+}
+
+func (x *SyclLocation) GetKernelNameRaw() string {
+	if x != nil {
+		return x.KernelNameRaw
+	}
+	return ""
+}
+
+func (x *SyclLocation) GetFunctionName() string {
+	if x != nil {
+		return x.FunctionName
+	}
+	return ""
+}
+
+func (x *SyclLocation) GetFile() string {
+	if x != nil {
+		return x.File
+	}
+	return ""
+}
+
+func (x *SyclLocation) GetLine() uint32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *SyclLocation) GetColumn() uint32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+// SyclSpan is a span of host time on one thread: a SYCL task (the
+// submission's task_begin to task_end), a barrier or a wait. Written when
+// it ends.
+type SyclSpan struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  SyclSpanKind           `protobuf:"varint,1,opt,name=kind,proto3,enum=zestall.v1.SyclSpanKind" json:"kind,omitempty"`
+	// Task id (kind TASK; what Launch.sycl_task_id names), unique in the
+	// file; 0 for other kinds.
+	Id uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	// OS thread id (Linux tid) of the thread the span ran on.
+	ThreadId uint32 `protobuf:"varint,3,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	// Host ns at the begin and end notifications.
+	BeginNs uint64 `protobuf:"varint,4,opt,name=begin_ns,json=beginNs,proto3" json:"begin_ns,omitempty"`
+	EndNs   uint64 `protobuf:"varint,5,opt,name=end_ns,json=endNs,proto3" json:"end_ns,omitempty"`
+	// Id of its SyclLocation; 0 when unknown.
+	LocationId uint32 `protobuf:"varint,6,opt,name=location_id,json=locationId,proto3" json:"location_id,omitempty"`
+	// The runtime's id of the graph node (the XPTI event's unique_id, as in
+	// SyclGraph.node_id); 0 when unknown.
+	NodeId uint64 `protobuf:"varint,7,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	// The SYCL queue id the runtime stashed for the submission; absent when
+	// it stashed none.
+	QueueId *uint64 `protobuf:"varint,8,opt,name=queue_id,json=queueId,proto3,oneof" json:"queue_id,omitempty"`
+	// The instance number of the notification (the n-th execution of that
+	// trace point).
+	Instance uint64 `protobuf:"varint,9,opt,name=instance,proto3" json:"instance,omitempty"`
+	// Spans open below this one on the same thread when it began (0: an
+	// outermost span).
+	Depth         uint32 `protobuf:"varint,10,opt,name=depth,proto3" json:"depth,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyclSpan) Reset() {
+	*x = SyclSpan{}
+	mi := &file_zestall_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyclSpan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyclSpan) ProtoMessage() {}
+
+func (x *SyclSpan) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyclSpan.ProtoReflect.Descriptor instead.
+func (*SyclSpan) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SyclSpan) GetKind() SyclSpanKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SyclSpanKind_SYCL_SPAN_KIND_UNSPECIFIED
+}
+
+func (x *SyclSpan) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetThreadId() uint32 {
+	if x != nil {
+		return x.ThreadId
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetBeginNs() uint64 {
+	if x != nil {
+		return x.BeginNs
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetEndNs() uint64 {
+	if x != nil {
+		return x.EndNs
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetLocationId() uint32 {
+	if x != nil {
+		return x.LocationId
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetNodeId() uint64 {
+	if x != nil {
+		return x.NodeId
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetQueueId() uint64 {
+	if x != nil && x.QueueId != nil {
+		return *x.QueueId
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetInstance() uint64 {
+	if x != nil {
+		return x.Instance
+	}
+	return 0
+}
+
+func (x *SyclSpan) GetDepth() uint32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+// SyclGraph is one element of the SYCL runtime's task graph, as the
+// runtime published it: a node (a command group, at node_create) or an
+// edge (a dependency, at edge_create).
+type SyclGraph struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  SyclGraphKind          `protobuf:"varint,1,opt,name=kind,proto3,enum=zestall.v1.SyclGraphKind" json:"kind,omitempty"`
+	// NODE: the node's id. EDGE: the node the dependency starts from (the
+	// one that must finish first).
+	NodeId uint64 `protobuf:"varint,2,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	// EDGE: the node that depends on node_id.
+	TargetNodeId uint64 `protobuf:"varint,3,opt,name=target_node_id,json=targetNodeId,proto3" json:"target_node_id,omitempty"`
+	// NODE: id of its SyclLocation; 0 when unknown.
+	LocationId uint32 `protobuf:"varint,4,opt,name=location_id,json=locationId,proto3" json:"location_id,omitempty"`
+	// NODE: the stashed SYCL queue id; absent when none.
+	QueueId *uint64 `protobuf:"varint,5,opt,name=queue_id,json=queueId,proto3,oneof" json:"queue_id,omitempty"`
+	// NODE: the notification's instance number.
+	Instance uint64 `protobuf:"varint,6,opt,name=instance,proto3" json:"instance,omitempty"`
+	// Host ns of the notification and the OS thread that made it.
+	HostNs        uint64 `protobuf:"varint,7,opt,name=host_ns,json=hostNs,proto3" json:"host_ns,omitempty"`
+	ThreadId      uint32 `protobuf:"varint,8,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyclGraph) Reset() {
+	*x = SyclGraph{}
+	mi := &file_zestall_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyclGraph) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyclGraph) ProtoMessage() {}
+
+func (x *SyclGraph) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyclGraph.ProtoReflect.Descriptor instead.
+func (*SyclGraph) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SyclGraph) GetKind() SyclGraphKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SyclGraphKind_SYCL_GRAPH_KIND_UNSPECIFIED
+}
+
+func (x *SyclGraph) GetNodeId() uint64 {
+	if x != nil {
+		return x.NodeId
+	}
+	return 0
+}
+
+func (x *SyclGraph) GetTargetNodeId() uint64 {
+	if x != nil {
+		return x.TargetNodeId
+	}
+	return 0
+}
+
+func (x *SyclGraph) GetLocationId() uint32 {
+	if x != nil {
+		return x.LocationId
+	}
+	return 0
+}
+
+func (x *SyclGraph) GetQueueId() uint64 {
+	if x != nil && x.QueueId != nil {
+		return *x.QueueId
+	}
+	return 0
+}
+
+func (x *SyclGraph) GetInstance() uint64 {
+	if x != nil {
+		return x.Instance
+	}
+	return 0
+}
+
+func (x *SyclGraph) GetHostNs() uint64 {
+	if x != nil {
+		return x.HostNs
+	}
+	return 0
+}
+
+func (x *SyclGraph) GetThreadId() uint32 {
+	if x != nil {
+		return x.ThreadId
+	}
+	return 0
+}
+
 // MergeSource records where the following records came from, in a file made
 // by merging several zestall files (`zestall merge`: the runs of several
 // processes, MPI ranks or hosts). Added in revision 3.
@@ -2778,7 +3496,7 @@ type MergeSource struct {
 
 func (x *MergeSource) Reset() {
 	*x = MergeSource{}
-	mi := &file_zestall_proto_msgTypes[15]
+	mi := &file_zestall_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2790,7 +3508,7 @@ func (x *MergeSource) String() string {
 func (*MergeSource) ProtoMessage() {}
 
 func (x *MergeSource) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[15]
+	mi := &file_zestall_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2803,7 +3521,7 @@ func (x *MergeSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeSource.ProtoReflect.Descriptor instead.
 func (*MergeSource) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{15}
+	return file_zestall_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *MergeSource) GetIndex() uint32 {
@@ -2908,7 +3626,7 @@ type ReasonCount struct {
 
 func (x *ReasonCount) Reset() {
 	*x = ReasonCount{}
-	mi := &file_zestall_proto_msgTypes[16]
+	mi := &file_zestall_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2920,7 +3638,7 @@ func (x *ReasonCount) String() string {
 func (*ReasonCount) ProtoMessage() {}
 
 func (x *ReasonCount) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[16]
+	mi := &file_zestall_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2933,7 +3651,7 @@ func (x *ReasonCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasonCount.ProtoReflect.Descriptor instead.
 func (*ReasonCount) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{16}
+	return file_zestall_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReasonCount) GetReason() NoTimestampReason {
@@ -2963,7 +3681,7 @@ type Loss struct {
 
 func (x *Loss) Reset() {
 	*x = Loss{}
-	mi := &file_zestall_proto_msgTypes[17]
+	mi := &file_zestall_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2975,7 +3693,7 @@ func (x *Loss) String() string {
 func (*Loss) ProtoMessage() {}
 
 func (x *Loss) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[17]
+	mi := &file_zestall_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2988,7 +3706,7 @@ func (x *Loss) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Loss.ProtoReflect.Descriptor instead.
 func (*Loss) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{17}
+	return file_zestall_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Loss) GetWhat() string {
@@ -3010,7 +3728,7 @@ var File_zestall_proto protoreflect.FileDescriptor
 const file_zestall_proto_rawDesc = "" +
 	"\n" +
 	"\rzestall.proto\x12\n" +
-	"zestall.v1\"\xf4\x04\n" +
+	"zestall.v1\"\xa2\x06\n" +
 	"\x06Record\x12,\n" +
 	"\x06header\x18\x01 \x01(\v2\x12.zestall.v1.HeaderH\x00R\x06header\x12,\n" +
 	"\x06module\x18\x02 \x01(\v2\x12.zestall.v1.ModuleH\x00R\x06module\x12H\n" +
@@ -3024,8 +3742,12 @@ const file_zestall_proto_rawDesc = "" +
 	"\x06window\x18\t \x01(\v2\x12.zestall.v1.WindowH\x00R\x06window\x122\n" +
 	"\bcounters\x18\n" +
 	" \x01(\v2\x14.zestall.v1.CountersH\x00R\bcounters\x12<\n" +
-	"\fmerge_source\x18\v \x01(\v2\x17.zestall.v1.MergeSourceH\x00R\vmergeSourceB\x06\n" +
-	"\x04kind\"\xe3\x04\n" +
+	"\fmerge_source\x18\v \x01(\v2\x17.zestall.v1.MergeSourceH\x00R\vmergeSource\x12?\n" +
+	"\rsycl_location\x18\r \x01(\v2\x18.zestall.v1.SyclLocationH\x00R\fsyclLocation\x123\n" +
+	"\tsycl_span\x18\x0e \x01(\v2\x14.zestall.v1.SyclSpanH\x00R\bsyclSpan\x126\n" +
+	"\n" +
+	"sycl_graph\x18\x0f \x01(\v2\x15.zestall.v1.SyclGraphH\x00R\tsyclGraphB\x06\n" +
+	"\x04kind\"\x8e\x05\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
 	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
@@ -3044,10 +3766,19 @@ const file_zestall_proto_rawDesc = "" +
 	"\rrank_variable\x18\r \x01(\tR\frankVariable\x12\x15\n" +
 	"\x06job_id\x18\x0e \x01(\tR\x05jobId\x12(\n" +
 	"\x10ze_affinity_mask\x18\x0f \x01(\tR\x0ezeAffinityMask\x122\n" +
-	"\x15other_processes_known\x18\x14 \x01(\bR\x13otherProcessesKnownB\v\n" +
+	"\x15other_processes_known\x18\x14 \x01(\bR\x13otherProcessesKnown\x12)\n" +
+	"\x04sycl\x18\x12 \x01(\v2\x15.zestall.v1.SyclSetupR\x04syclB\v\n" +
 	"\t_mpi_rankB\r\n" +
 	"\v_local_rankB\v\n" +
-	"\t_job_size\"`\n" +
+	"\t_job_size\"\xb2\x01\n" +
+	"\tSyclSetup\x12/\n" +
+	"\x05state\x18\x01 \x01(\x0e2\x19.zestall.v1.SyclXptiStateR\x05state\x12 \n" +
+	"\vsubscribers\x18\x02 \x01(\tR\vsubscribers\x12\x1e\n" +
+	"\n" +
+	"dispatcher\x18\x03 \x01(\tR\n" +
+	"dispatcher\x12\x18\n" +
+	"\astreams\x18\x04 \x03(\tR\astreams\x12\x18\n" +
+	"\aproblem\x18\x05 \x01(\tR\aproblem\"`\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12)\n" +
@@ -3109,7 +3840,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\x12valid_from_host_ns\x18\a \x01(\x04R\x0fvalidFromHostNs\"P\n" +
 	"\x0fKernelDestroyed\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
-	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xde\x06\n" +
+	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xaa\a\n" +
 	"\x06Launch\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
 	"\tkernel_id\x18\x02 \x01(\x04R\bkernelId\x12\x1b\n" +
@@ -3136,7 +3867,10 @@ const file_zestall_proto_rawDesc = "" +
 	"\x14host_append_delta_ns\x18\x14 \x01(\x12H\x00R\x11hostAppendDeltaNs\x88\x01\x01\x121\n" +
 	"\x15device_start_delay_ns\x18\x15 \x01(\x12R\x12deviceStartDelayNs\x12,\n" +
 	"\x12device_duration_ns\x18\x16 \x01(\x04R\x10deviceDurationNs\x12\x19\n" +
-	"\bid_delta\x18\x17 \x01(\x12R\aidDeltaB\x17\n" +
+	"\bid_delta\x18\x17 \x01(\x12R\aidDelta\x12(\n" +
+	"\x10sycl_location_id\x18\x1a \x01(\rR\x0esyclLocationId\x12 \n" +
+	"\fsycl_task_id\x18\x1b \x01(\x04R\n" +
+	"syclTaskIdB\x17\n" +
 	"\x15_host_append_delta_ns\"\x85\x04\n" +
 	"\tStallRows\x12\x1b\n" +
 	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
@@ -3170,7 +3904,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xdf\x06\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xaa\a\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -3189,7 +3923,44 @@ const file_zestall_proto_rawDesc = "" +
 	"\x1fstall_records_discarded_stopped\x18\x0e \x01(\x04R\x1cstallRecordsDiscardedStopped\x124\n" +
 	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\x12=\n" +
 	"\x1bstall_rows_possibly_foreign\x18\x14 \x01(\x04R\x18stallRowsPossiblyForeign\x12P\n" +
-	"%stall_rows_unattributed_other_process\x18\x15 \x01(\x04R!stallRowsUnattributedOtherProcess\"\x85\x04\n" +
+	"%stall_rows_unattributed_other_process\x18\x15 \x01(\x04R!stallRowsUnattributedOtherProcess\x12\x1d\n" +
+	"\n" +
+	"sycl_tasks\x18\x12 \x01(\x04R\tsyclTasks\x12*\n" +
+	"\x11sycl_records_lost\x18\x13 \x01(\x04R\x0fsyclRecordsLost\"\xcc\x01\n" +
+	"\fSyclLocation\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1f\n" +
+	"\vkernel_name\x18\x02 \x01(\tR\n" +
+	"kernelName\x12&\n" +
+	"\x0fkernel_name_raw\x18\x03 \x01(\tR\rkernelNameRaw\x12#\n" +
+	"\rfunction_name\x18\x04 \x01(\tR\ffunctionName\x12\x12\n" +
+	"\x04file\x18\x05 \x01(\tR\x04file\x12\x12\n" +
+	"\x04line\x18\x06 \x01(\rR\x04line\x12\x16\n" +
+	"\x06column\x18\a \x01(\rR\x06column\"\xb0\x02\n" +
+	"\bSyclSpan\x12,\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x18.zestall.v1.SyclSpanKindR\x04kind\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\x04R\x02id\x12\x1b\n" +
+	"\tthread_id\x18\x03 \x01(\rR\bthreadId\x12\x19\n" +
+	"\bbegin_ns\x18\x04 \x01(\x04R\abeginNs\x12\x15\n" +
+	"\x06end_ns\x18\x05 \x01(\x04R\x05endNs\x12\x1f\n" +
+	"\vlocation_id\x18\x06 \x01(\rR\n" +
+	"locationId\x12\x17\n" +
+	"\anode_id\x18\a \x01(\x04R\x06nodeId\x12\x1e\n" +
+	"\bqueue_id\x18\b \x01(\x04H\x00R\aqueueId\x88\x01\x01\x12\x1a\n" +
+	"\binstance\x18\t \x01(\x04R\binstance\x12\x14\n" +
+	"\x05depth\x18\n" +
+	" \x01(\rR\x05depthB\v\n" +
+	"\t_queue_id\"\x99\x02\n" +
+	"\tSyclGraph\x12-\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x19.zestall.v1.SyclGraphKindR\x04kind\x12\x17\n" +
+	"\anode_id\x18\x02 \x01(\x04R\x06nodeId\x12$\n" +
+	"\x0etarget_node_id\x18\x03 \x01(\x04R\ftargetNodeId\x12\x1f\n" +
+	"\vlocation_id\x18\x04 \x01(\rR\n" +
+	"locationId\x12\x1e\n" +
+	"\bqueue_id\x18\x05 \x01(\x04H\x00R\aqueueId\x88\x01\x01\x12\x1a\n" +
+	"\binstance\x18\x06 \x01(\x04R\binstance\x12\x17\n" +
+	"\ahost_ns\x18\a \x01(\x04R\x06hostNs\x12\x1b\n" +
+	"\tthread_id\x18\b \x01(\rR\bthreadIdB\v\n" +
+	"\t_queue_id\"\x85\x04\n" +
 	"\vMergeSource\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12*\n" +
@@ -3211,7 +3982,15 @@ const file_zestall_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x04R\x05count\"0\n" +
 	"\x04Loss\x12\x12\n" +
 	"\x04what\x18\x01 \x01(\tR\x04what\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x04R\x05count*\xe9\x01\n" +
+	"\x05count\x18\x02 \x01(\x04R\x05count*\xdf\x01\n" +
+	"\rSyclXptiState\x12\x1b\n" +
+	"\x17SYCL_XPTI_STATE_UNKNOWN\x10\x00\x12\x1b\n" +
+	"\x17SYCL_XPTI_STATE_ENABLED\x10\x01\x12\x1c\n" +
+	"\x18SYCL_XPTI_STATE_APPENDED\x10\x02\x12\x1a\n" +
+	"\x16SYCL_XPTI_STATE_LISTED\x10\x03\x12\x1c\n" +
+	"\x18SYCL_XPTI_STATE_OFF_USER\x10\x04\x12\x1b\n" +
+	"\x17SYCL_XPTI_STATE_OFF_ENV\x10\x05\x12\x1f\n" +
+	"\x1bSYCL_XPTI_STATE_SECOND_COPY\x10\x06*\xe9\x01\n" +
 	"\x10StallSamplingOff\x12\"\n" +
 	"\x1eSTALL_SAMPLING_OFF_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bSTALL_SAMPLING_OFF_DISABLED\x10\x01\x12*\n" +
@@ -3271,7 +4050,16 @@ const file_zestall_proto_rawDesc = "" +
 	"\x19WINDOW_CAUSE_LAUNCH_COUNT\x10\t\x12\x1d\n" +
 	"\x19WINDOW_CAUSE_START_PAUSED\x10\n" +
 	"\x12\x14\n" +
-	"\x10WINDOW_CAUSE_ITT\x10\vB,Z*github.com/zestall/zestall/proto/zestallpbb\x06proto3"
+	"\x10WINDOW_CAUSE_ITT\x10\v*|\n" +
+	"\fSyclSpanKind\x12\x1e\n" +
+	"\x1aSYCL_SPAN_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13SYCL_SPAN_KIND_TASK\x10\x01\x12\x1a\n" +
+	"\x16SYCL_SPAN_KIND_BARRIER\x10\x02\x12\x17\n" +
+	"\x13SYCL_SPAN_KIND_WAIT\x10\x03*d\n" +
+	"\rSyclGraphKind\x12\x1f\n" +
+	"\x1bSYCL_GRAPH_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14SYCL_GRAPH_KIND_NODE\x10\x01\x12\x18\n" +
+	"\x14SYCL_GRAPH_KIND_EDGE\x10\x02B,Z*github.com/zestall/zestall/proto/zestallpbb\x06proto3"
 
 var (
 	file_zestall_proto_rawDescOnce sync.Once
@@ -3285,69 +4073,83 @@ func file_zestall_proto_rawDescGZIP() []byte {
 	return file_zestall_proto_rawDescData
 }
 
-var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
+var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_zestall_proto_goTypes = []any{
-	(StallSamplingOff)(0),   // 0: zestall.v1.StallSamplingOff
-	(LaunchKind)(0),         // 1: zestall.v1.LaunchKind
-	(LaunchFlag)(0),         // 2: zestall.v1.LaunchFlag
-	(NoTimestampReason)(0),  // 3: zestall.v1.NoTimestampReason
-	(StallAttribution)(0),   // 4: zestall.v1.StallAttribution
-	(UnattributedCause)(0),  // 5: zestall.v1.UnattributedCause
-	(WindowEdge)(0),         // 6: zestall.v1.WindowEdge
-	(WindowCause)(0),        // 7: zestall.v1.WindowCause
-	(*Record)(nil),          // 8: zestall.v1.Record
-	(*Header)(nil),          // 9: zestall.v1.Header
-	(*ConfigEntry)(nil),     // 10: zestall.v1.ConfigEntry
-	(*Device)(nil),          // 11: zestall.v1.Device
-	(*StallSampling)(nil),   // 12: zestall.v1.StallSampling
-	(*Metric)(nil),          // 13: zestall.v1.Metric
-	(*Module)(nil),          // 14: zestall.v1.Module
-	(*ModuleDestroyed)(nil), // 15: zestall.v1.ModuleDestroyed
-	(*Kernel)(nil),          // 16: zestall.v1.Kernel
-	(*KernelDestroyed)(nil), // 17: zestall.v1.KernelDestroyed
-	(*Launch)(nil),          // 18: zestall.v1.Launch
-	(*StallRows)(nil),       // 19: zestall.v1.StallRows
-	(*Unattributed)(nil),    // 20: zestall.v1.Unattributed
-	(*Window)(nil),          // 21: zestall.v1.Window
-	(*Counters)(nil),        // 22: zestall.v1.Counters
-	(*MergeSource)(nil),     // 23: zestall.v1.MergeSource
-	(*ReasonCount)(nil),     // 24: zestall.v1.ReasonCount
-	(*Loss)(nil),            // 25: zestall.v1.Loss
+	(SyclXptiState)(0),      // 0: zestall.v1.SyclXptiState
+	(StallSamplingOff)(0),   // 1: zestall.v1.StallSamplingOff
+	(LaunchKind)(0),         // 2: zestall.v1.LaunchKind
+	(LaunchFlag)(0),         // 3: zestall.v1.LaunchFlag
+	(NoTimestampReason)(0),  // 4: zestall.v1.NoTimestampReason
+	(StallAttribution)(0),   // 5: zestall.v1.StallAttribution
+	(UnattributedCause)(0),  // 6: zestall.v1.UnattributedCause
+	(WindowEdge)(0),         // 7: zestall.v1.WindowEdge
+	(WindowCause)(0),        // 8: zestall.v1.WindowCause
+	(SyclSpanKind)(0),       // 9: zestall.v1.SyclSpanKind
+	(SyclGraphKind)(0),      // 10: zestall.v1.SyclGraphKind
+	(*Record)(nil),          // 11: zestall.v1.Record
+	(*Header)(nil),          // 12: zestall.v1.Header
+	(*SyclSetup)(nil),       // 13: zestall.v1.SyclSetup
+	(*ConfigEntry)(nil),     // 14: zestall.v1.ConfigEntry
+	(*Device)(nil),          // 15: zestall.v1.Device
+	(*StallSampling)(nil),   // 16: zestall.v1.StallSampling
+	(*Metric)(nil),          // 17: zestall.v1.Metric
+	(*Module)(nil),          // 18: zestall.v1.Module
+	(*ModuleDestroyed)(nil), // 19: zestall.v1.ModuleDestroyed
+	(*Kernel)(nil),          // 20: zestall.v1.Kernel
+	(*KernelDestroyed)(nil), // 21: zestall.v1.KernelDestroyed
+	(*Launch)(nil),          // 22: zestall.v1.Launch
+	(*StallRows)(nil),       // 23: zestall.v1.StallRows
+	(*Unattributed)(nil),    // 24: zestall.v1.Unattributed
+	(*Window)(nil),          // 25: zestall.v1.Window
+	(*Counters)(nil),        // 26: zestall.v1.Counters
+	(*SyclLocation)(nil),    // 27: zestall.v1.SyclLocation
+	(*SyclSpan)(nil),        // 28: zestall.v1.SyclSpan
+	(*SyclGraph)(nil),       // 29: zestall.v1.SyclGraph
+	(*MergeSource)(nil),     // 30: zestall.v1.MergeSource
+	(*ReasonCount)(nil),     // 31: zestall.v1.ReasonCount
+	(*Loss)(nil),            // 32: zestall.v1.Loss
 }
 var file_zestall_proto_depIdxs = []int32{
-	9,  // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
-	14, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
-	15, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
-	16, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
-	17, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
-	18, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
-	19, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
-	20, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
-	21, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
-	22, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
-	23, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
-	10, // 11: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
-	11, // 12: zestall.v1.Header.devices:type_name -> zestall.v1.Device
-	12, // 13: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
-	0,  // 14: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
-	13, // 15: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
-	1,  // 16: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
-	3,  // 17: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
-	4,  // 18: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
-	5,  // 19: zestall.v1.Unattributed.cause:type_name -> zestall.v1.UnattributedCause
-	6,  // 20: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
-	7,  // 21: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
-	24, // 22: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
-	25, // 23: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
-	9,  // 24: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
-	22, // 25: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
-	3,  // 26: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
-	27, // [27:27] is the sub-list for method output_type
-	27, // [27:27] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	12, // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
+	18, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
+	19, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
+	20, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
+	21, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
+	22, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
+	23, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
+	24, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
+	25, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
+	26, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
+	30, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
+	27, // 11: zestall.v1.Record.sycl_location:type_name -> zestall.v1.SyclLocation
+	28, // 12: zestall.v1.Record.sycl_span:type_name -> zestall.v1.SyclSpan
+	29, // 13: zestall.v1.Record.sycl_graph:type_name -> zestall.v1.SyclGraph
+	14, // 14: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
+	15, // 15: zestall.v1.Header.devices:type_name -> zestall.v1.Device
+	13, // 16: zestall.v1.Header.sycl:type_name -> zestall.v1.SyclSetup
+	0,  // 17: zestall.v1.SyclSetup.state:type_name -> zestall.v1.SyclXptiState
+	16, // 18: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
+	1,  // 19: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
+	17, // 20: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
+	2,  // 21: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
+	4,  // 22: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
+	5,  // 23: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
+	6,  // 24: zestall.v1.Unattributed.cause:type_name -> zestall.v1.UnattributedCause
+	7,  // 25: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
+	8,  // 26: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
+	31, // 27: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
+	32, // 28: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
+	9,  // 29: zestall.v1.SyclSpan.kind:type_name -> zestall.v1.SyclSpanKind
+	10, // 30: zestall.v1.SyclGraph.kind:type_name -> zestall.v1.SyclGraphKind
+	12, // 31: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
+	26, // 32: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
+	4,  // 33: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
+	34, // [34:34] is the sub-list for method output_type
+	34, // [34:34] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_zestall_proto_init() }
@@ -3367,19 +4169,24 @@ func file_zestall_proto_init() {
 		(*Record_Window)(nil),
 		(*Record_Counters)(nil),
 		(*Record_MergeSource)(nil),
+		(*Record_SyclLocation)(nil),
+		(*Record_SyclSpan)(nil),
+		(*Record_SyclGraph)(nil),
 	}
 	file_zestall_proto_msgTypes[1].OneofWrappers = []any{}
-	file_zestall_proto_msgTypes[3].OneofWrappers = []any{}
-	file_zestall_proto_msgTypes[10].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[4].OneofWrappers = []any{}
 	file_zestall_proto_msgTypes[11].OneofWrappers = []any{}
 	file_zestall_proto_msgTypes[12].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[13].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[17].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)),
-			NumEnums:      8,
-			NumMessages:   18,
+			NumEnums:      11,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

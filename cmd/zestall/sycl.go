@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// syclModel is what report knows of SYCL call sites: the source locations
+// (SyclLocation records) and, per location, the launches tagged with it.
+// Bounded by the number of call sites, not by the run's length.
+type syclModel struct {
+	locs  map[uint32]*pb.SyclLocation
+	sites map[uint32]*syclSite
+	spans uint64 // task spans read
+}
+
+type syclSite struct {
+	launches, timed int
+	deviceNs        uint64
+}
+
+func (s *syclModel) addLocation(l *pb.SyclLocation) {
+	if s.locs == nil {
+		s.locs = map[uint32]*pb.SyclLocation{}
+	}
+	s.locs[l.Id] = l
+}
+
+func (s *syclModel) addLaunch(l *pb.Launch) {
+	if l.SyclLocationId == 0 {
+		return
+	}
+	if s.sites == nil {
+		s.sites = map[uint32]*syclSite{}
+	}
+	site := s.sites[l.SyclLocationId]
+	if site == nil {
+		site = &syclSite{}
+		s.sites[l.SyclLocationId] = site
+	}
+	site.launches++
+	if l.DeviceEndNs > l.DeviceStartNs && l.DeviceStartNs != 0 {
+		site.timed++
+		site.deviceNs += l.DeviceEndNs - l.DeviceStartNs
+	}
+}
+
+// syclSiteName is "kernel at file:line:column" for a location.
+func syclSiteName(l *pb.SyclLocation) string {
+	name := l.KernelName
+	if name == "" {
+		name = l.FunctionName
+	}
+	if l.File == "" {
+		return name
+	}
+	return fmt.Sprintf("%s at %s:%d:%d", name, l.File, l.Line, l.Column)
+}
+
+// writeSyclSites lists the SYCL call sites (kernel name and source
+// location of the submission) by device time, at most top of them.
+func writeSyclSites(w io.Writer, m *runModel, top int) {
+	s := &m.sycl
+	if h := m.header; h != nil && h.Sycl != nil && h.Sycl.Problem != "" {
+		fmt.Fprintf(w, "SYCL: %s\n", h.Sycl.Problem)
+	}
+	if c := m.counters; c != nil && c.SyclRecordsLost > 0 {
+		fmt.Fprintf(w, "LOST: %d SYCL records (XPTI ring full, tasks nested too deep, or too many call sites)\n", c.SyclRecordsLost)
+	}
+	if len(s.sites) == 0 {
+		return
+	}
+	ids := make([]uint32, 0, len(s.sites))
+	var total int
+	for id, site := range s.sites {
+		ids = append(ids, id)
+		total += site.launches
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := s.sites[ids[i]], s.sites[ids[j]]
+		if a.deviceNs != b.deviceNs {
+			return a.deviceNs > b.deviceNs
+		}
+		return ids[i] < ids[j]
+	})
+	fmt.Fprintf(w, "\nSYCL call sites (%d, %d launches tagged):\n", len(ids), total)
+	fmt.Fprintf(w, "  %12s %9s  %s\n", "device ms", "launches", "SYCL kernel at file:line:column")
+	for i, id := range ids {
+		if top > 0 && i == top {
+			fmt.Fprintf(w, "  ... %d more\n", len(ids)-top)
+			break
+		}
+		site := s.sites[id]
+		name := fmt.Sprintf("location %d (no SyclLocation record)", id)
+		if l := s.locs[id]; l != nil {
+			name = syclSiteName(l)
+		}
+		fmt.Fprintf(w, "  %12.3f %9d  %s\n", float64(site.deviceNs)/1e6, site.launches, name)
+	}
+}
