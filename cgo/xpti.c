@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -147,12 +148,20 @@ __attribute__((constructor)) static void zx_ctor(void) {
     /* A second copy of this library in the process (another file, e.g.
      * given as subscriber): its XPTI state would never reach the launch
      * path of the preloaded instance. */
-    char mine[64];
-    snprintf(mine, sizeof mine, "%ld:%p", (long)getpid(), (void *)zx_ctor);
+    /* The variable names the process image, not only the process: an
+     * exec keeps the pid and the environment (a shell wrapper that execs
+     * the application, as pyenv's shims do) and the new image's copy is
+     * the first of its image. The kernel's 16 random bytes (AT_RANDOM)
+     * differ for every exec. */
+    char image[64];
+    const unsigned char *rnd = (const unsigned char *)getauxval(AT_RANDOM);
+    int np = snprintf(image, sizeof image, "%ld:", (long)getpid());
+    for (int i = 0; rnd != NULL && i < 16; i++) np += snprintf(image + np, sizeof image - (size_t)np, "%02x", rnd[i]);
+    np += snprintf(image + np, sizeof image - (size_t)np, ":");
+    char mine[96];
+    snprintf(mine, sizeof mine, "%s%p", image, (void *)zx_ctor);
     const char *first = getenv(instance_var);
-    char pid[24];
-    int np = snprintf(pid, sizeof pid, "%ld:", (long)getpid());
-    if (first != NULL && strncmp(first, pid, (size_t)np) == 0 && strcmp(first, mine) != 0) {
+    if (first != NULL && strncmp(first, image, (size_t)np) == 0 && strcmp(first, mine) != 0) {
         setup.state = ZX_XPTI_SECOND_COPY;
         fprintf(stderr,
                 "zestall: %s is a second copy of libzestall.so in this process (loaded as an XPTI subscriber?); "
