@@ -689,8 +689,14 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 				continue
 			}
 			// Nothing was buffered when this read began: the next
-			// read's samples were all taken after that.
+			// read's samples were all taken after that, and the
+			// attributors may drop launches that ended long before.
 			st.prevEnd[i] = begin
+			st.locked(func() {
+				for _, a := range st.attr[i] {
+					a.NoSamplesUntil(begin)
+				}
+			})
 			return
 		}
 		st.read += uint64(n / 64)
