@@ -299,6 +299,11 @@ static zl_ring_t *my_ring(void) {
     return r;
 }
 
+/* Whether this thread has launched kernels under zestall (it owns a
+ * ring): an application thread, never one of zestall's own (layer.c parks
+ * such threads while the process exits). */
+int zl_thread_launched(void) { return tl_ring != NULL; }
+
 /* True when this thread's ring has room: checked before an event is
  * swapped in, so a launch whose slot could not be published never holds
  * one of zestall's events. */

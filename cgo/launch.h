@@ -61,6 +61,7 @@ void zl_kernel_destroyed(ze_kernel_handle_t k);
 uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
 void zl_set_enabled(int on);               /* launch path on/off */
+int zl_thread_launched(void);              /* this thread owns a launch ring */
 void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */
 void zl_set_collecting(int on);            /* runtime start/stop */
 void zl_set_launch_window(uint64_t from, uint64_t to); /* ZESTALL_LAUNCHES */

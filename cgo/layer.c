@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <level_zero/zet_api.h>
@@ -325,6 +326,60 @@ __attribute__((constructor)) static void zestall_ctor(void) {
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
+/* ---- threads still calling Level-Zero while the process exits ----------- */
+
+/* The loader's tracing layer crashes when a thread calls through it while
+ * the process exits: its destructor frees its global tracer state, and a
+ * thread still inside a traced call then faults in libze_tracing_layer.so.1
+ * (docs/level-zero-loader.md §10 "Hazards", P1; it happens with no tracer
+ * at all: test/e2e TestExitFromThread measures both). Destructors run on
+ * the thread that called exit(); every other thread keeps running.
+ * zestall's destructor runs before the tracing layer's (we link the
+ * loader, P10), and its shutdown takes milliseconds, so it keeps the
+ * application's launching threads away from the layer's teardown: before
+ * the shutdown it enables one more tracer whose prologue and epilogue, for
+ * every core API, park a thread that has launched kernels (one that owns a
+ * launch ring: never one of zestall's own, whose calls the shutdown needs,
+ * and never the exiting thread, whose calls are not traced anyway: P7).
+ * Such a thread reaches one of them at its next call and stays there until
+ * exit_group ends it; the layer's state is then freed under none of them.
+ * A park is bounded (EXIT_PARK_LIMIT_MS): should a later destructor wait
+ * for a parked thread, exit is delayed, never hung. Threads that never
+ * launched, or are blocked inside a call when the layer is torn down, are
+ * not protected: the defect is the layer's. */
+#define EXIT_PARK_LIMIT_MS 2000
+
+static atomic_bool exit_parking;
+static pthread_t exit_thread;
+
+static void ZE_APICALL exit_park(void *params, ze_result_t r, void *user, void **instance) {
+    (void)params, (void)r, (void)user, (void)instance;
+    if (!atomic_load_explicit(&exit_parking, memory_order_acquire) || pthread_equal(pthread_self(), exit_thread) ||
+        !zl_thread_launched())
+        return;
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < EXIT_PARK_LIMIT_MS; i++) nanosleep(&ms, NULL);
+}
+
+static void park_launchers_until_exit(void) {
+    zel_tracer_handle_t guard;
+    zel_tracer_desc_t desc = {ZEL_STRUCTURE_TYPE_TRACER_EXP_DESC, NULL, NULL};
+    if (zelTracerCreate(&desc, &guard) != ZE_RESULT_SUCCESS) return;
+    /* Every entry of the core table is a callback of the same shape
+     * (params, result, tracer data, instance data). A fresh tracer: the
+     * table setters erase nothing of ours (P6). */
+    static zel_core_callbacks_t cbs;
+    void (*park)(void *, ze_result_t, void *, void **) = exit_park;
+    void **slot = (void **)&cbs;
+    for (size_t i = 0; i < sizeof cbs / sizeof(void *); i++) memcpy(&slot[i], &park, sizeof park);
+    exit_thread = pthread_self();
+    atomic_store_explicit(&exit_parking, true, memory_order_release);
+    zelTracerSetPrologues(guard, &cbs);
+    zelTracerSetEpilogues(guard, &cbs);
+    zelTracerSetEnabled(guard, 1);
+    /* Never destroyed: it must outlive this destructor. */
+}
+
 __attribute__((destructor)) static void zestall_dtor(void) {
     if (atomic_load(&in_fork_child)) return;
     int st = atomic_exchange(&layer_state, ZESTALL_STATE_SHUTDOWN);
@@ -335,6 +390,7 @@ __attribute__((destructor)) static void zestall_dtor(void) {
          * (docs/level-zero-loader.md §10 "Hazards", P7). */
         zl_set_enabled(0);
         zelTracerSetEnabled(tracer, 0);
+        park_launchers_until_exit();
         zestallShutdown();
         zelTracerDestroy(tracer);
     }

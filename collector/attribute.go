@@ -526,6 +526,18 @@ func (a *Attributor) SetOtherProcesses(pids []uint32, known bool) {
 	a.others, a.othersKnown = slices.Clone(pids), known
 }
 
+// NoSamplesUntil records that a read found no sample buffered at host ns
+// hostNs: no window will start before it. It lets maybePrune drop timed
+// launches while the device produces no samples at all (kernels shorter
+// than the sampling period, or none running); without it they were held
+// for the whole run (issue 14: 726 MiB at 10^7 launches of zero-length
+// kernels with sampling on).
+func (a *Attributor) NoSamplesUntil(hostNs uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.lastEnd = max(a.lastEnd, hostNs)
+}
+
 func (a *Attributor) beginWindow(startNs, endNs uint64, n int) *atWindow {
 	a.tot.Windows++
 	a.tot.InputRows += uint64(n)

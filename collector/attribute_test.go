@@ -1186,3 +1186,31 @@ func TestAttributorOtherProcesses(t *testing.T) {
 		})
 	}
 }
+
+// TestNoSamplesLetsLaunchesGo: a device that produces no EU stall samples
+// (kernels shorter than the sampling period) still lets the attributor
+// drop the timed launches it holds, once reads that found nothing pass
+// them: memory is bounded by the window, not by the run (issue 14).
+func TestNoSamplesLetsLaunchesGo(t *testing.T) {
+	a := NewAttributor(1, nil, 2)
+	a.SetOptions(AttributorOptions{SlackNs: 1000})
+	a.KernelCreated(1, 0x1000, 0x100, 0)
+	const n = 100000
+	for i := uint64(1); i <= n; i++ {
+		ns := i * 100 // one launch every 100 ns
+		a.LaunchTimed(i, 1, ns, ns+50)
+		if i%1000 == 0 {
+			a.NoSamplesUntil(ns)
+			a.Resolve(ns, false)
+		}
+	}
+	a.mu.Lock()
+	held := len(a.kernels[1].timed)
+	a.mu.Unlock()
+	if held > 4096 {
+		t.Errorf("%d of %d timed launches still held after reads that found no samples", held, n)
+	}
+	if tot := a.Totals(); tot.LaunchesTimed != n {
+		t.Errorf("%d launches timed, want %d", tot.LaunchesTimed, n)
+	}
+}

@@ -203,6 +203,8 @@ func (a *fakeAttributor) AddWindowValues(start, end uint64, values []uint64, ipI
 	}
 }
 
+func (a *fakeAttributor) NoSamplesUntil(hostNs uint64) {}
+
 func (a *fakeAttributor) Resolve(pendingBefore uint64, final bool) []*pb.Record {
 	a.resolves.Add(1)
 	return nil

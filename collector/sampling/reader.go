@@ -464,11 +464,17 @@ func (st *Reader) Completed(at uint64) {
 // that, the second read's window closes between those launches and the
 // next ones, which per-launch attribution needs. Settling reads add at
 // most one read per read interval (addSettle).
+// readBufSize is one read's worth: readStream reads again while a read
+// fills it, so its size bounds no rate. It is live for the whole run, and
+// the Go heap is let grow to twice what is live: 8 MiB here cost 16 MiB of
+// resident memory in every sampling run (BENCHMARKS.md, memory).
+const readBufSize = 1 << 20
+
 func (st *Reader) Run() {
 	defer close(st.done)
 	defer st.guard("the stall reader")
 	interval := st.interval
-	buf := make([]byte, 8<<20)
+	buf := make([]byte, readBufSize)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	latency := st.latency
@@ -727,8 +733,14 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 				continue
 			}
 			// Nothing was buffered when this read began: the next
-			// read's samples were all taken after that.
+			// read's samples were all taken after that, and the
+			// attributors may drop launches that ended long before.
 			st.prevEnd[i] = begin
+			st.locked(func() {
+				for _, a := range st.attr[i] {
+					a.NoSamplesUntil(begin)
+				}
+			})
 			return
 		}
 		st.read += uint64(n / 64)

@@ -162,13 +162,13 @@ func TestReadWindows(t *testing.T) {
 	h.read(t)
 	src.queue(fakeRead{dropped: true}, fakeRead{data: records(2, 0x2000)})
 	h.read(t)
-	src.queue(fakeRead{data: records(8<<20/64+5, 0x3000)}) // more than the reader's buffer
+	src.queue(fakeRead{data: records(readBufSize/64+5, 0x3000)}) // more than the reader's buffer
 	h.read(t)
 	ws := h.attr[0].got()
 	if len(ws) != 4 {
 		t.Fatalf("windows %v, want 4", ws)
 	}
-	if ws[0].rows != 3 || ws[1].rows != 2 || ws[2].rows != 8<<20/64 || ws[3].rows != 5 {
+	if ws[0].rows != 3 || ws[1].rows != 2 || ws[2].rows != readBufSize/64 || ws[3].rows != 5 {
 		t.Errorf("rows %v", ws)
 	}
 	// A window starts where the previous read (empty ones too) began.
@@ -179,7 +179,7 @@ func TestReadWindows(t *testing.T) {
 	}
 	h.stop(t)
 	c := h.counters()
-	if want := uint64(3 + 2 + 8<<20/64 + 5); c.StallRecordsRead != want || c.StallDropWarnings != 1 {
+	if want := uint64(3 + 2 + readBufSize/64 + 5); c.StallRecordsRead != want || c.StallDropWarnings != 1 {
 		t.Errorf("read %d (want %d), drop warnings %d", c.StallRecordsRead, want, c.StallDropWarnings)
 	}
 	if c.StallRowsUnattributed != 7 || c.StallRowsAttributed == 0 || len(c.Lost) != 0 {

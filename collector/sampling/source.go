@@ -74,6 +74,12 @@ type Attributor interface {
 	// AddWindowValues adds a read window's calculated values (report-major,
 	// ipIndex the IP column).
 	AddWindowValues(startNs, endNs uint64, values []uint64, ipIndex int)
+	// NoSamplesUntil: a read found nothing buffered at hostNs, so every
+	// sample taken before it has been delivered (less the latency the
+	// attributor allows for). Without it, a device that produces no
+	// samples (kernels shorter than the sampling period) would never let
+	// the attributor drop the launches it holds.
+	NoSamplesUntil(hostNs uint64)
 	// Resolve returns the records of the windows it can decide now.
 	Resolve(pendingBefore uint64, final bool) []*pb.Record
 	// Rows are the sample rows given to a kernel and those given to none.

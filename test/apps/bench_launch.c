@@ -1,11 +1,15 @@
 /*
  * zestall-bench-launch: launch-bound micro-benchmark for measuring the
  * profiler's per-launch overhead.
- *   zestall-bench-launch [launches per thread = 100000] [threads = 1] [imm|regular]
+ *   zestall-bench-launch [launches per thread = 100000] [threads = 1] [imm|regular] [launches/s per thread = 0]
  * Each thread has its own command list (immediate, or regular executed on
  * its own queue every BATCH launches), launches one tiny kernel without
  * events, and measures its launch loop with CLOCK_MONOTONIC (wall) and
  * CLOCK_THREAD_CPUTIME_ID (CPU). Prints one line of JSON.
+ * With a rate, each thread paces itself to that many launches per second
+ * (checked every 64 launches, sleeping while ahead): the sustained-rate
+ * benchmark (scripts/bench --sustained) looks for the highest rate a
+ * profiler keeps up with. 0 launches as fast as possible.
  */
 #include <pthread.h>
 #include <time.h>
@@ -19,6 +23,7 @@ static ze_module_handle_t mod;
 static char *kname;
 static long launches = 100000;
 static bool immediate = true;
+static double rate_per_thread; /* launches/s; 0: unpaced */
 static pthread_barrier_t start_barrier;
 
 typedef struct result { double wall_ns, cpu_ns; uint32_t index; } result_t;
@@ -50,6 +55,14 @@ static void *worker(void *arg) {
     pthread_barrier_wait(&start_barrier);
     uint64_t w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < launches; i++) {
+        if (rate_per_thread > 0 && i % 64 == 0) {
+            uint64_t due = w0 + (uint64_t)((double)i * 1e9 / rate_per_thread);
+            uint64_t now = now_ns(CLOCK_MONOTONIC);
+            if (now < due) {
+                struct timespec ts = {(time_t)((due - now) / 1000000000ull), (long)((due - now) % 1000000000ull)};
+                nanosleep(&ts, NULL);
+            }
+        }
         CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
         if (!immediate && ((i + 1) % BATCH == 0 || i + 1 == launches)) {
             CK(zeCommandListClose(l));
@@ -83,8 +96,9 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[3], "regular") == 0) immediate = false;
         else app_die("mode must be imm or regular");
     }
-    if (launches < 1 || threads < 1 || threads > 256)
-        app_die("usage: zestall-bench-launch [launches per thread] [threads] [imm|regular]");
+    if (argc > 4) rate_per_thread = strtod(argv[4], NULL);
+    if (launches < 1 || threads < 1 || threads > 256 || rate_per_thread < 0)
+        app_die("usage: zestall-bench-launch [launches per thread] [threads] [imm|regular] [launches/s per thread]");
     app_init(&env);
     mod = app_module(&env, "stream");
     char **names;

@@ -22,6 +22,8 @@ type scaleRun struct {
 	recs     []*pb.Record
 	counters *pb.Counters
 	maxRSSKB int64
+	cpuNs    int64 // user + system CPU of the whole process
+	wallNs   int64 // the application's launch phase (first thread start to last join)
 	stderr   string
 }
 
@@ -45,8 +47,8 @@ func runBenchLaunch(t *testing.T, tr tree, perThread, threads int, mode, truth s
 	usage := filepath.Join(dir, "rusage")
 	cmd := tr.command(ctx, dir, true, env, "zestall-bench-rusage", usage, filepath.Join(tr.build, "bin", "zestall-bench-launch"),
 		strconv.Itoa(perThread), strconv.Itoa(threads), mode)
-	var se strings.Builder
-	cmd.Stderr = &se
+	var se, so strings.Builder
+	cmd.Stderr, cmd.Stdout = &se, &so
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("zestall-bench-launch %d %d %s: %v\nstderr:\n%s", perThread, threads, mode, err, se.String())
 	}
@@ -57,6 +59,13 @@ func runBenchLaunch(t *testing.T, tr tree, perThread, threads int, mode, truth s
 		t.Fatalf("%s: %q", usage, b)
 	} else if r.maxRSSKB, err = strconv.ParseInt(f[0], 10, 64); err != nil {
 		t.Fatalf("%s: %v", usage, err)
+	} else if len(f) >= 3 {
+		u, _ := strconv.ParseInt(f[1], 10, 64)
+		sy, _ := strconv.ParseInt(f[2], 10, 64)
+		r.cpuNs = (u + sy) * 1000
+	}
+	if _, rest, ok := strings.Cut(so.String(), `"total_wall_ns":`); ok {
+		r.wallNs, _ = strconv.ParseInt(strings.TrimRight(strings.TrimSpace(rest), "}"), 10, 64)
 	}
 	for _, rec := range r.recs {
 		if c := rec.GetCounters(); c != nil {
@@ -107,6 +116,15 @@ func TestLaunchRate(t *testing.T) {
 			}
 			t.Logf("%s: %d launches made, %d seen (%d timed, %d without times), %d lost (ring full), %d other slots lost; max RSS %d MiB",
 				mode, made, c.LaunchesSeen, c.LaunchesTimed, untimed, lost, slots, r.maxRSSKB>>10)
+			// What bounds a lossy run, said precisely: the application's
+			// rate against what zestall's harvester took from the rings
+			// meanwhile, and the process's CPU per launch made.
+			if r.wallNs > 0 {
+				secs := float64(r.wallNs) / 1e9
+				t.Logf("%s: the application launched at %.0f/s (%d threads, %.2f s); zestall took %.0f/s off the rings; whole-process CPU %.0f ns per launch made. "+
+					"A launch is lost only when its thread's ring (32768 slots) is full: the harvester, one goroutine, did not drain it as fast as the application filled it (BENCHMARKS.md, what bounds the rate)",
+					mode, float64(made)/secs, threads, secs, float64(c.LaunchesSeen)/secs, float64(r.cpuNs)/float64(made))
+			}
 			if c.LaunchesSeen+lost != made {
 				t.Errorf("seen %d + lost %d = %d, the application made %d: every launch must be in exactly one counter",
 					c.LaunchesSeen, lost, c.LaunchesSeen+lost, made)
@@ -225,22 +243,40 @@ func readTruthLaunches(t *testing.T, path string) []span {
 
 // TestMemoryFlat (issue 14): resident memory does not grow with run
 // length: 10^6 launches hold no more than 2.5·10^5 plus a bound (4 threads
-// at full rate, immediate lists, timing only). Both runs are longer than
-// the time the launch path's bounded storage (rings, event pools) takes to
-// fill when zestall falls behind, so they compare like with like. The
-// bound is 16 MiB: under the race detector on a loaded 2-vCPU machine the
-// two runs measured 8 MiB apart (111 and 119 MiB), where the growth before
-// issue 14 was about 117 MiB per 10^6 launches. With stall sampling on, the
-// simulated device's streamer currently grows with the run (zestall's Go
-// heap stays flat, see BENCHMARKS.md): not tested here.
+// at full rate, immediate lists), timing only.
+// Both runs are longer than the time the launch path's bounded storage
+// (rings of 32768 slots, event pools) takes to fill when zestall falls
+// behind, so they compare like with like: at 10^5 launches (25,000 per
+// thread) the rings never fill, and 10^6 measured 30 MiB more for that
+// reason alone. The bound is 16 MiB: under the race detector on a loaded
+// 2-vCPU machine two such runs measured 8 MiB apart (111 and 119 MiB),
+// where the growth before issue 14 was about 117 MiB per 10^6 launches,
+// and with sampling on the attribution window held every launch of
+// kernels too short to be sampled (726 MiB at 10^7 launches).
 func TestMemoryFlat(t *testing.T) {
 	tr := buildTree(t)
-	small := runBenchLaunch(t, tr, 250_000, 4, "imm", "", map[string]string{"ZESTALL_SAMPLING": "0"})
-	large := runBenchLaunch(t, tr, 1_000_000, 4, "imm", "", map[string]string{"ZESTALL_SAMPLING": "0"})
-	growth := large.maxRSSKB - small.maxRSSKB
-	t.Logf("max RSS: %d MiB at 2.5e5 launches (%d seen), %d MiB at 1e6 (%d seen)",
-		small.maxRSSKB>>10, small.counters.LaunchesSeen, large.maxRSSKB>>10, large.counters.LaunchesSeen)
-	if growth > 16<<10 {
-		t.Errorf("resident memory grew by %d MiB from 2.5e5 to 1e6 launches (bound 16 MiB)", growth>>10)
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+	}{
+		{"timing only", map[string]string{"ZESTALL_SAMPLING": "0"}},
+		// With stall sampling on, zestall's Go heap now stays flat (16 MB
+		// live at 10^6 launches: the attribution window moves on without
+		// samples, collector TestNoSamplesLetsLaunchesGo), but the
+		// simulated device keeps every kernel run an open streamer may
+		// still sample, and at full rate on a loaded machine its reader
+		// lags: 101 -> 132 MiB from 2.5e5 to 1e6 launches, all of it
+		// outside Go (BENCHMARKS.md). Added when the simulator bounds it.
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			small := runBenchLaunch(t, tr, 62_500, 4, "imm", "", c.env)
+			large := runBenchLaunch(t, tr, 250_000, 4, "imm", "", c.env)
+			growth := large.maxRSSKB - small.maxRSSKB
+			t.Logf("max RSS: %d MiB at 2.5e5 launches (%d seen), %d MiB at 1e6 (%d seen)",
+				small.maxRSSKB>>10, small.counters.LaunchesSeen, large.maxRSSKB>>10, large.counters.LaunchesSeen)
+			if growth > 16<<10 {
+				t.Errorf("resident memory grew by %d MiB from 2.5e5 to 1e6 launches (bound 16 MiB)", growth>>10)
+			}
+		})
 	}
 }
