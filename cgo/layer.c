@@ -340,7 +340,7 @@ __attribute__((constructor)) static void zestall_ctor(void) {
  * the shutdown it enables one more tracer whose prologue and epilogue, for
  * every core API, park a thread that has launched kernels (one that owns a
  * launch ring: never one of zestall's own, whose calls the shutdown needs,
- * and never the exiting thread, whose calls are not traced anyway: P7).
+ * and never the exiting thread, whose calls are not traced anyway: docs/level-zero-loader.md §10 "Hazards", P7).
  * Such a thread reaches one of them at its next call and stays there until
  * exit_group ends it; the layer's state is then freed under none of them.
  * A park is bounded (EXIT_PARK_LIMIT_MS): should a later destructor wait
@@ -367,7 +367,7 @@ static void park_launchers_until_exit(void) {
     if (zelTracerCreate(&desc, &guard) != ZE_RESULT_SUCCESS) return;
     /* Every entry of the core table is a callback of the same shape
      * (params, result, tracer data, instance data). A fresh tracer: the
-     * table setters erase nothing of ours (P6). */
+     * table setters erase nothing of ours: docs/level-zero-loader.md §10 "Hazards", P6. */
     static zel_core_callbacks_t cbs;
     void (*park)(void *, ze_result_t, void *, void **) = exit_park;
     void **slot = (void **)&cbs;

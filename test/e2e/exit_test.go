@@ -58,7 +58,7 @@ func TestExitFromThread(t *testing.T) {
 					loaderCrashes = append(loaderCrashes, without.code)
 				}
 			}
-			t.Logf("%d runs under zestall: all exit 0 with complete files; without zestall (tracing layer on) %d of %d ended abnormally %s (the loader's P1)", runs, len(loaderCrashes), runs, fmtCodes(loaderCrashes))
+			t.Logf("%d runs under zestall: all exit 0 with complete files; without zestall (tracing layer on) %d of %d ended abnormally %s (the loader's hazard: docs/level-zero-loader.md §10 \"Hazards\", P1)", runs, len(loaderCrashes), runs, fmtCodes(loaderCrashes))
 		})
 	}
 }
