@@ -126,9 +126,12 @@ func TestMPINode(t *testing.T) {
 					if len(truth.Launches) != 2*(4+r) {
 						t.Errorf("rank %d: the device ran %d launches, want %d", r, len(truth.Launches), 2*(4+r))
 					}
+					c := lastCounters(recs)
+					if !c.GetFinal() {
+						t.Fatalf("rank %d: %s has no final counters (the rank did not finish its file)\nstderr:\n%s", r, file, got.stderr)
+					}
 					checkLaunchTimes(t, recs, truth)
 					ss := roots[0].GetStallSampling()
-					c := lastCounters(recs)
 					if ss.GetEnabled() {
 						sampled[r] = true
 						if c.GetStallRowsAttributed() == 0 {
