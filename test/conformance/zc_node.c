@@ -63,6 +63,8 @@ int zc_node_probe(void) {
         len += (size_t)snprintf(out + len, sizeof out - len, "}");
     }
     printf("devices %s\n", out);
+    uint32_t pc = 0;
+    printf("sysman 0x%08x\n", n ? (unsigned)zesDeviceProcessesGetState((zes_device_handle_t)devs[0], &pc, NULL) : 0u);
     return 0;
 }
 
@@ -151,6 +153,19 @@ static void probe(const char *cards, const char *hierarchy, const char *mask, ch
     const char *set[] = {"ZESIM_MODEL=pvc", e_cards, e_hier, mask ? e_mask : NULL, NULL};
     const char *unset[] = {"ZESIM_HIERARCHY", "ZE_AFFINITY_MASK", "ZESIM_GROUND_TRUTH", NULL};
     run_child("node-probe", set, unset, "devices ", got, cap, NULL);
+}
+
+/* Sysman on core device handles answers only with ZES_ENABLE_SYSMAN=1, as
+ * Intel's driver (ZE_RESULT_ERROR_UNINITIALIZED otherwise). */
+static void test_sysman_env(void) {
+    const char *unset[] = {"ZESIM_HIERARCHY", "ZE_AFFINITY_MASK", "ZESIM_GROUND_TRUTH", "ZES_ENABLE_SYSMAN", NULL};
+    const char *with[] = {"ZESIM_MODEL=pvc", "ZES_ENABLE_SYSMAN=1", NULL};
+    const char *without[] = {"ZESIM_MODEL=pvc", NULL};
+    char got[64];
+    run_child("node-probe", with, unset, "sysman ", got, sizeof got, NULL);
+    CHECK_STR(got, "0x00000000", "zesDeviceProcessesGetState on a core handle with ZES_ENABLE_SYSMAN=1");
+    run_child("node-probe", without, unset, "sysman ", got, sizeof got, NULL);
+    CHECK_STR(got, "0x78000001", "zesDeviceProcessesGetState on a core handle without ZES_ENABLE_SYSMAN: UNINITIALIZED");
 }
 
 static void test_selection(void) {
@@ -334,7 +349,8 @@ static void foreign_pass(const char *base, int pass) {
     snprintf(e_gta, sizeof e_gta, "ZESIM_GROUND_TRUTH=%s/gt-app", base);
     const char *unset[] = {"ZESIM_HIERARCHY", "ZE_AFFINITY_MASK", "ZESIM_GROUND_TRUTH", "ZESIM_KERNEL_COST", NULL};
     const char *senv[] = {"ZESIM_MODEL=pvc", "ZESIM_CARDS=6", "ZET_ENABLE_METRICS=1", "ZE_AFFINITY_MASK=3",
-                          "ZE_FLAT_DEVICE_HIERARCHY=FLAT", e_machine, e_stop, e_obs, e_gts, NULL};
+                          "ZE_FLAT_DEVICE_HIERARCHY=FLAT", "ZES_ENABLE_SYSMAN=1", e_machine, e_stop, e_obs, e_gts,
+                          NULL};
     const char *aenv[] = {"ZESIM_MODEL=pvc", "ZESIM_CARDS=6", "ZE_AFFINITY_MASK=3", "ZE_FLAT_DEVICE_HIERARCHY=FLAT",
                           "ZESIM_KERNEL_COST=*=10000", "ZESIM_SEED=7", e_machine, e_gta,
                           pass == 2 ? "ZC_APP_REPS=100000" : NULL, NULL};
@@ -462,6 +478,7 @@ static void test_foreign_sampling(void) {
 
 void zc_test_node(void) {
     test_selection();
+    test_sysman_env();
     test_tile_streams();
     test_foreign_sampling();
 }
