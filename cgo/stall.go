@@ -7,6 +7,7 @@ package cgo
 import "C"
 
 import (
+	"os"
 	"sync"
 	"unsafe"
 
@@ -146,11 +147,18 @@ func (s *stallSource) Close(st *sampling.Stream) {
 	}
 }
 
+// sysmanOnCore: Intel's driver serves Sysman calls on core device handles
+// only when ZES_ENABLE_SYSMAN=1 was set at its initialisation (compute-
+// runtime's zesDeviceProcessesGetState answers
+// ZE_RESULT_ERROR_UNINITIALIZED otherwise, and after a zesInit it expects
+// Sysman's own handles: a core handle must not reach it then). Read once.
+var sysmanOnCore = sync.OnceValue(func() bool { return os.Getenv("ZES_ENABLE_SYSMAN") == "1" })
+
 // OtherProcesses asks Sysman which other processes run work on the
-// stream's device.
+// stream's device (only with ZES_ENABLE_SYSMAN=1, see sysmanOnCore).
 func (s *stallSource) OtherProcesses(st *sampling.Stream) ([]uint32, error) {
 	cs := s.stream(st)
-	if cs == nil {
+	if cs == nil || !sysmanOnCore() {
 		return nil, ze.ErrorUninitialized
 	}
 	var buf [256]C.uint32_t

@@ -640,7 +640,7 @@ func writeForeign(w io.Writer, h *pb.Header, c *pb.Counters) {
 			fmt.Fprintf(w, "unattributed rows: %d while other processes ran kernels on the device (most likely theirs), %d with no other process there (the driver's own kernels: copies and fills on compute engines run as built-in kernels)\n",
 				c.StallRowsUnattributedOtherProcess, c.StallRowsUnattributed-c.StallRowsUnattributedOtherProcess)
 		} else {
-			fmt.Fprintln(w, "unattributed rows: cause unknown (zestall could not ask the driver which processes use the device: Sysman zesDeviceProcessesGetState)")
+			fmt.Fprintln(w, "unattributed rows: cause unknown (zestall could not ask the driver which processes use the device; set ZES_ENABLE_SYSMAN=1 for Sysman zesDeviceProcessesGetState)")
 		}
 	}
 	if c.StallRowsPossiblyForeign > 0 {

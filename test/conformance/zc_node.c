@@ -63,6 +63,8 @@ int zc_node_probe(void) {
         len += (size_t)snprintf(out + len, sizeof out - len, "}");
     }
     printf("devices %s\n", out);
+    uint32_t pc = 0;
+    printf("sysman 0x%08x\n", n ? (unsigned)zesDeviceProcessesGetState((zes_device_handle_t)devs[0], &pc, NULL) : 0u);
     return 0;
 }
 
@@ -151,6 +153,19 @@ static void probe(const char *cards, const char *hierarchy, const char *mask, ch
     const char *set[] = {"ZESIM_MODEL=pvc", e_cards, e_hier, mask ? e_mask : NULL, NULL};
     const char *unset[] = {"ZESIM_HIERARCHY", "ZE_AFFINITY_MASK", "ZESIM_GROUND_TRUTH", NULL};
     run_child("node-probe", set, unset, "devices ", got, cap, NULL);
+}
+
+/* Sysman on core device handles answers only with ZES_ENABLE_SYSMAN=1, as
+ * Intel's driver (ZE_RESULT_ERROR_UNINITIALIZED otherwise). */
+static void test_sysman_env(void) {
+    const char *unset[] = {"ZESIM_HIERARCHY", "ZE_AFFINITY_MASK", "ZESIM_GROUND_TRUTH", "ZES_ENABLE_SYSMAN", NULL};
+    const char *with[] = {"ZESIM_MODEL=pvc", "ZES_ENABLE_SYSMAN=1", NULL};
+    const char *without[] = {"ZESIM_MODEL=pvc", NULL};
+    char got[64];
+    run_child("node-probe", with, unset, "sysman ", got, sizeof got, NULL);
+    CHECK_STR(got, "0x00000000", "zesDeviceProcessesGetState on a core handle with ZES_ENABLE_SYSMAN=1");
+    run_child("node-probe", without, unset, "sysman ", got, sizeof got, NULL);
+    CHECK_STR(got, "0x78000001", "zesDeviceProcessesGetState on a core handle without ZES_ENABLE_SYSMAN: UNINITIALIZED");
 }
 
 static void test_selection(void) {
@@ -293,9 +308,16 @@ int zc_sample_tile(void) {
 int zc_app_tile(void) {
     zc_work_t w;
     if (!zc_work_open(&w, zc.devices[0], zc.stream_bin, zc.stream_size)) return 2;
-    for (int rep = 0; rep < 8; rep++)
+    const char *reps_env = getenv("ZC_APP_REPS");
+    int reps = reps_env ? atoi(reps_env) : 8;
+    for (int rep = 0; rep < reps; rep++) {
         for (uint32_t k = 0; k < w.nk; k++)
             if (!zc_work_launch(&w, k, 512, NULL)) return 3;
+        if (rep == 0) { /* kernels have run: a test may kill us from now on */
+            printf("running\n");
+            fflush(stdout);
+        }
+    }
     zc_work_close(&w);
     return 0;
 }
@@ -307,12 +329,22 @@ typedef struct gt_launch { uint64_t id, kernel, start, end; } gt_launch_t;
  * sampler's stream samples the application's kernels at their own IPs;
  * what it reads, IP by IP, equals its ground truth's samples; every one of
  * them names the application's process and one of its launches, at a time
- * inside that launch and an IP inside that launch's kernel. */
-static void test_foreign_sampling(void) {
-    const char *tmp = getenv("TMPDIR");
-    char base[160], e_machine[220], e_stop[220], e_obs[220], e_gts[220], e_gta[220];
-    snprintf(base, sizeof base, "%s/zc-foreign-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-    mkdir(base, 0700);
+ * inside that launch and an IP inside that launch's kernel.
+ * pass 0: a fresh machine; pass 1: the same machine again (what the first
+ * pass left behind must not matter); pass 2: the application is killed
+ * while it runs (SIGKILL: no destructor, no ground truth of its own), and
+ * the sampler still reads exactly what its ground truth says. */
+static void foreign_pass(const char *base, int pass) {
+    char e_machine[220], e_stop[220], e_obs[220], e_gts[220], e_gta[220];
+    const char *names[] = {"fresh", "again", "killed"};
+    char what[64];
+    snprintf(what, sizeof what, "foreign (%s)", names[pass]);
+    char path[260];
+    const char *files[] = {"stop", "obs", "gt-sampler", "gt-app"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", base, files[i]);
+        unlink(path);
+    }
     snprintf(e_machine, sizeof e_machine, "ZESIM_MACHINE=%s/machine", base);
     snprintf(e_stop, sizeof e_stop, "ZC_STOP=%s/stop", base);
     snprintf(e_obs, sizeof e_obs, "ZC_OBS=%s/obs", base);
@@ -320,30 +352,46 @@ static void test_foreign_sampling(void) {
     snprintf(e_gta, sizeof e_gta, "ZESIM_GROUND_TRUTH=%s/gt-app", base);
     const char *unset[] = {"ZESIM_HIERARCHY", "ZE_AFFINITY_MASK", "ZESIM_GROUND_TRUTH", "ZESIM_KERNEL_COST", NULL};
     const char *senv[] = {"ZESIM_MODEL=pvc", "ZESIM_CARDS=6", "ZET_ENABLE_METRICS=1", "ZE_AFFINITY_MASK=3",
-                          "ZE_FLAT_DEVICE_HIERARCHY=FLAT", e_machine, e_stop, e_obs, e_gts, NULL};
+                          "ZE_FLAT_DEVICE_HIERARCHY=FLAT", "ZES_ENABLE_SYSMAN=1", e_machine, e_stop, e_obs, e_gts,
+                          NULL};
     const char *aenv[] = {"ZESIM_MODEL=pvc", "ZESIM_CARDS=6", "ZE_AFFINITY_MASK=3", "ZE_FLAT_DEVICE_HIERARCHY=FLAT",
-                          "ZESIM_KERNEL_COST=*=10000", "ZESIM_SEED=7", e_machine, e_gta, NULL};
+                          "ZESIM_KERNEL_COST=*=10000", "ZESIM_SEED=7", e_machine, e_gta,
+                          pass == 2 ? "ZC_APP_REPS=100000" : NULL, NULL};
+    int apipe[2];
+    if (pipe(apipe) != 0) return;
     char line[64];
     pid_t sampler = -1;
     run_child("sample-tile", senv, unset, "held", line, sizeof line, &sampler);
     pid_t app = fork();
     if (app == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 1);
+        dup2(apipe[1], 1);
+        close(apipe[0]);
         for (const char *const *u = unset; *u; u++) unsetenv(*u);
         for (const char *const *e = aenv; *e; e++) putenv((char *)*e);
         execl("/proc/self/exe", "zesim-conformance", "app-tile", (char *)NULL);
         _exit(127);
     }
+    close(apipe[1]);
     int ast = -1, sst = -1;
-    waitpid(app, &ast, 0);
-    CHECK(WIFEXITED(ast) && WEXITSTATUS(ast) == 0, "foreign: the application ran", "status %#x", ast);
-    char path[260];
+    if (pass == 2) {
+        /* killed while it launches: 100 ms after its first kernels ran */
+        char buf[16];
+        ssize_t rd = read(apipe[0], buf, sizeof buf);
+        (void)rd;
+        zc_sleep_ms(100);
+        kill(app, SIGKILL);
+        waitpid(app, &ast, 0);
+        CHECK(WIFSIGNALED(ast), what, "the application was killed: status %#x", ast);
+    } else {
+        waitpid(app, &ast, 0);
+        CHECK(WIFEXITED(ast) && WEXITSTATUS(ast) == 0, what, "the application ran: status %#x", ast);
+    }
+    close(apipe[0]);
     snprintf(path, sizeof path, "%s/stop", base);
     FILE *f = fopen(path, "w");
     if (f) fclose(f);
     if (sampler > 0) waitpid(sampler, &sst, 0);
-    CHECK(WIFEXITED(sst) && WEXITSTATUS(sst) == 0, "foreign: the sampler ran", "status %#x", sst);
+    CHECK(WIFEXITED(sst) && WEXITSTATUS(sst) == 0, what, "the sampler ran: status %#x", sst);
 
     /* the application's kernels and launches */
     static gt_kernel_t ks[256];
@@ -361,7 +409,7 @@ static void test_foreign_sampling(void) {
             ls[nl++] = (gt_launch_t){id, k, st, en};
     }
     free(gta);
-    CHECK(nl >= 8, "foreign: the application's launches are in its ground truth", "%zu launches", nl);
+    if (pass != 2) CHECK(nl >= 8, what, "the application's launches are in its ground truth: %zu launches", nl);
     /* the sampler's ground truth */
     static ip_count_t want[65536];
     size_t nw = 0, nsamples = 0, bad_pid = 0, bad_launch = 0, bad_ip = 0;
@@ -383,18 +431,19 @@ static void test_foreign_sampling(void) {
         const gt_launch_t *L = NULL;
         for (size_t i = 0; i < nl && !L; i++)
             if (ls[i].id == launch) L = &ls[i];
-        if (!L || L->kernel != kernel || t < L->start || t >= L->end) bad_launch++;
+        if (pass != 2 && (!L || L->kernel != kernel || t < L->start || t >= L->end)) bad_launch++;
         const gt_kernel_t *K = NULL;
         for (size_t i = 0; i < nk && !K; i++)
             if (ks[i].id == kernel) K = &ks[i];
-        if (!K || ip < ((K->base >> 3) & 0x1fffffff) || ip >= (((K->base + K->size) >> 3) & 0x1fffffff)) bad_ip++;
+        if (pass != 2 && (!K || ip < ((K->base >> 3) & 0x1fffffff) || ip >= (((K->base + K->size) >> 3) & 0x1fffffff)))
+            bad_ip++;
         if (!dropped && !undelivered) count_ip(want, &nw, 65536, ip, 1);
     }
     free(gts);
-    CHECK(nsamples > 0, "foreign: the sampler's stream sampled the other process's kernels", "%zu samples", nsamples);
-    CHECK_U64(bad_pid, 0, "foreign: every sample names the application's process (pid, foreign)");
-    CHECK_U64(bad_launch, 0, "foreign: every sample is inside one of the application's launches of its kernel");
-    CHECK_U64(bad_ip, 0, "foreign: every sample's IP is inside its kernel at the application's address");
+    CHECK(nsamples > 0, what, "the sampler's stream sampled the other process's kernels: %zu samples", nsamples);
+    CHECK(bad_pid == 0, what, "%zu samples do not name the application's process (pid, foreign)", bad_pid);
+    CHECK(bad_launch == 0, what, "%zu samples outside the application's launches of their kernel", bad_launch);
+    CHECK(bad_ip == 0, what, "%zu samples' IPs outside their kernel at the application's address", bad_ip);
     /* what the sampler read, IP by IP */
     static ip_count_t got[65536];
     size_t ng = 0;
@@ -414,10 +463,17 @@ static void test_foreign_sampling(void) {
         while (j < ng && got[j].ip != want[i].ip) j++;
         if (j == ng || got[j].n != want[i].n) diff++;
     }
-    CHECK(diff == 0 && nw > 0, "foreign: records read per IP = the ground truth's delivered samples per IP",
-          "%zu IPs read, %zu in the ground truth", ng, nw);
-    CHECK_TRUE(app_listed, "foreign: zesDeviceProcessesGetState listed the application, with a compute engine");
-    CHECK_TRUE(self_listed, "foreign: zesDeviceProcessesGetState listed the sampler itself");
+    CHECK(diff == 0 && nw > 0, what, "records read per IP = the ground truth's delivered samples per IP: %zu IPs read, %zu in the ground truth", ng, nw);
+    CHECK(app_listed, what, "zesDeviceProcessesGetState listed the application, with a compute engine");
+    CHECK(self_listed, what, "zesDeviceProcessesGetState listed the sampler itself");
+}
+
+static void test_foreign_sampling(void) {
+    const char *tmp = getenv("TMPDIR");
+    char base[160];
+    snprintf(base, sizeof base, "%s/zc-foreign-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    mkdir(base, 0700);
+    for (int pass = 0; pass < 3; pass++) foreign_pass(base, pass);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     if (!getenv("ZC_KEEP") && system(cmd) != 0) printf("note: could not remove %s\n", base);
@@ -425,6 +481,7 @@ static void test_foreign_sampling(void) {
 
 void zc_test_node(void) {
     test_selection();
+    test_sysman_env();
     test_tile_streams();
     test_foreign_sampling();
 }

@@ -72,6 +72,8 @@ func TestMPINode(t *testing.T) {
 					"ZESTALL_MPI_TRUTH_DIR": dir,
 					"ZESIM_CARDS":           "6",
 					"ZESIM_MACHINE":         filepath.Join(dir, "machine"),
+					// Sysman on core device handles: who else uses a tile.
+					"ZES_ENABLE_SYSMAN": "1",
 					// Kernels long enough to be sampled (2 x 32768 items x 20 ns).
 					"ZESIM_KERNEL_COST":      "*=20000",
 					"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -126,9 +128,12 @@ func TestMPINode(t *testing.T) {
 					if len(truth.Launches) != 2*(4+r) {
 						t.Errorf("rank %d: the device ran %d launches, want %d", r, len(truth.Launches), 2*(4+r))
 					}
+					c := lastCounters(recs)
+					if !c.GetFinal() {
+						t.Fatalf("rank %d: %s has no final counters (the rank did not finish its file)\nstderr:\n%s", r, file, got.stderr)
+					}
 					checkLaunchTimes(t, recs, truth)
 					ss := roots[0].GetStallSampling()
-					c := lastCounters(recs)
 					if ss.GetEnabled() {
 						sampled[r] = true
 						if c.GetStallRowsAttributed() == 0 {
@@ -204,7 +209,7 @@ func TestDriverInternalSamples(t *testing.T) {
 	// 300 executions of a list of 4 copies of 16 KiB; every modelled
 	// duration x20, so that each copy (23 us) spans a few sampling periods.
 	recs, truth := tr.runTruth(t, map[string]string{"ZESIM_BUILTIN_KERNELS": "1", "ZESIM_TIME_SCALE": "20",
-		"ZESTALL_SAMPLING_PERIOD_NS": "10000"}, "zestall-simple", "3", "300")
+		"ZESTALL_SAMPLING_PERIOD_NS": "10000", "ZES_ENABLE_SYSMAN": "1"}, "zestall-simple", "3", "300")
 	builtin := map[uint64]bool{}
 	for _, k := range truth.Kernels {
 		if k.Module == 0 {

@@ -225,6 +225,8 @@ static void sim_config_load(void) {
     }
     /* Read by Intel's driver, so by us: which tiles this process sees. */
     sim_cfg.affinity_mask = getenv("ZE_AFFINITY_MASK");
+    v = getenv("ZES_ENABLE_SYSMAN");
+    sim_cfg.sysman_core = v != NULL && strcmp(v, "1") == 0;
     sim_cfg.xecores_per_tile = m->xecores_per_tile;
     sim_cfg.eus_per_xecore = m->eus_per_xecore;
     sim_cfg.threads_per_eu = m->threads_per_eu;
@@ -1423,6 +1425,9 @@ static ze_result_t ZE_APICALL sim_zesDeviceProcessesGetState(zes_device_handle_t
                                                              zes_process_state_t *pProcesses) {
     sim_device_t *d = dev_of((ze_device_handle_t)hDevice);
     if (d == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    /* Intel's driver serves core handles only with ZES_ENABLE_SYSMAN=1 set
+     * at its initialisation (zesInit, Sysman's own handles, is not simulated). */
+    if (!sim_cfg.sysman_core) return ZE_RESULT_ERROR_UNINITIALIZED;
     if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     enum { CAP = 256 };
     uint32_t pids[CAP], launched[CAP], n = 0;

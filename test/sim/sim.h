@@ -155,6 +155,7 @@ typedef struct sim_config {
     uint32_t tiles;              /* tiles per card                      */
     uint32_t cards;              /* ZESIM_CARDS: cards of the node      */
     const char *affinity_mask;   /* ZE_AFFINITY_MASK as given (NULL: unset) */
+    bool sysman_core;            /* ZES_ENABLE_SYSMAN=1: Sysman calls accept core device handles */
     bool composite;              /* ZESIM_HIERARCHY / ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE */
     uint32_t xecores_per_tile;   /* Xe-cores (DSS) per tile             */
     uint32_t eus_per_xecore;     /* XVEs per Xe-core                    */
