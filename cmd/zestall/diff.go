@@ -212,6 +212,16 @@ func buildDiff(files []string, ms [2]*runModel, codes [2]*codeCache, top int) *j
 				d.Metrics = append(d.Metrics, n)
 			}
 		}
+		// Rows with more columns than the header names (a damaged or
+		// inconsistent file): their columns are "colN", still counted.
+		for _, a := range m.stallOrder {
+			for j := len(m.metrics); j < len(a.counts); j++ {
+				if n := m.metricName(j); !seen[n] {
+					seen[n] = true
+					d.Metrics = append(d.Metrics, n)
+				}
+			}
+		}
 	}
 	if d.Metrics == nil {
 		d.Metrics = []string{}

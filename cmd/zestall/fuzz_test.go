@@ -46,6 +46,8 @@ func FuzzViews(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := newRunModel()
 		m.keepLaunches = true // as trace loads it
+		m.launchSel = newLaunchSelection("", 3)
+		m.timelineOn = true
 		var recs []*pb.Record
 		for len(data) > 0 {
 			n, k := binary.Uvarint(data)
@@ -76,6 +78,18 @@ func FuzzViews(f *testing.F) {
 		if _, err := writeTrace(io.Discard, m); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := writePerfetto(io.Discard, m); err != nil {
+			t.Fatal(err)
+		}
+		writeLaunchTable(io.Discard, m)
+		if err := writeJSONLaunches(io.Discard, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := pageTemplate.Execute(io.Discard, buildPage(m, code, io.Discard, "", 3, 3)); err != nil {
+			t.Fatal(err)
+		}
+		d := buildDiff([]string{"a", "b"}, [2]*runModel{m, m}, [2]*codeCache{code, code}, 3)
+		writeDiff(io.Discard, d)
 		for _, r := range recs {
 			remapRecord(r, idOffsets{device: 1, module: 1, kernel: 1, launch: 1, queue: 1, cmdList: 1})
 		}

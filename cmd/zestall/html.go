@@ -555,7 +555,7 @@ h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.5em 0}td,th{padding:1px 6px;text-align:right;white-space:nowrap}
 th{background:#eee;position:sticky;top:0}td.l,th.l{text-align:left}
 tr.hot td{font-weight:bold;outline:1px solid #c00}
-code,pre,td.code{font-family:ui-monospace,monospace;font-size:12px}
+code,pre,td.code{font-family:ui-monospace,monospace;font-size:12px}td.code{white-space:pre}
 .bar{display:inline-flex;width:240px;height:12px;background:#eee;vertical-align:middle}.bar span{display:block;height:12px}
 .legend span{margin-right:1em;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:3px}
 .lanebg{fill:#f4f4f4}.lane,.axis{font:11px sans-serif}.damage{color:#b00;font-weight:bold}

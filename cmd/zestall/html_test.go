@@ -94,7 +94,8 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	if withIGA {
 		checks = append(checks, struct{ what, re string }{"IGA text of the hottest instruction",
-			`0x0014e8</td>.*?<td class="l code">\(W\) mul \(16\|M0\) acc0\.0&lt;1&gt;:ud r6\.0&lt;1;1,0&gt;:ud 0x63AB:uw</td>`})
+			`0x0014e8</td>.*?<td class="l code">\(W\) mul \(16\|M0\) acc0\.0&lt;1&gt;:ud r6\.0&lt;1;1,0&gt;:ud 0x63AB:uw</td>`},
+			struct{ what, re string }{"IGA platform", `3507 EU stall samples; ISA 9408 bytes, disassembled for xehpc</p>`})
 	}
 	for _, c := range checks {
 		if !regexp.MustCompile(c.re).MatchString(dom) {

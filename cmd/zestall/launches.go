@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"container/heap"
 	"encoding/json"
 	"fmt"
@@ -8,7 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -241,9 +242,7 @@ func writeLaunchTable(w io.Writer, m *runModel) {
 		t0 = m.header.StartHostNs
 	}
 	medians := launchMedians(m)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  LAUNCH\tKERNEL\tDEVICE\tQUEUE\tSTART\tDEVICE TIME\tVS MEDIAN\tGROUPS\tGROUP SIZE\tSAMPLES\tSHARED\tTOP REASONS (SAMPLES)")
-	for _, l := range ls {
+	row := func(l *launchInfo) []string {
 		name := "?"
 		if k := m.kernelByID[l.KernelId]; k != nil {
 			name = kernelName(k)
@@ -260,16 +259,47 @@ func writeLaunchTable(w io.Writer, m *runModel) {
 		if l.QueueId == 0 {
 			queue = fmt.Sprintf("list%d", l.CommandListId)
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\t%s\t%s\t%s\t%dx%dx%d\t%dx%dx%d\t%d\t%d\t%s\n", l.Id, name, l.DeviceId, queue, start, dur, vs,
-			l.GroupCountX, l.GroupCountY, l.GroupCountZ, l.GroupSizeX, l.GroupSizeY, l.GroupSizeZ,
-			sumCounts(l.own), sumCounts(l.shared), topReasons(m, l.own, 3))
+		return []string{fmt.Sprintf("  %d", l.Id), name, fmt.Sprint(l.DeviceId), queue, start, dur, vs,
+			fmt.Sprintf("%dx%dx%d", l.GroupCountX, l.GroupCountY, l.GroupCountZ),
+			fmt.Sprintf("%dx%dx%d", l.GroupSizeX, l.GroupSizeY, l.GroupSizeZ),
+			fmt.Sprint(sumCounts(l.own)), fmt.Sprint(sumCounts(l.shared)), topReasons(m, l.own, 3)}
 	}
-	tw.Flush()
+	// Two passes (column widths, then the rows) rather than a
+	// tabwriter, which would hold the whole table: a kernel may have
+	// millions of launches.
+	head := []string{"  LAUNCH", "KERNEL", "DEVICE", "QUEUE", "START", "DEVICE TIME", "VS MEDIAN", "GROUPS", "GROUP SIZE", "SAMPLES", "SHARED", "TOP REASONS (SAMPLES)"}
+	width := make([]int, len(head))
+	widen := func(cells []string) {
+		for i, c := range cells[:len(cells)-1] {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	widen(head)
+	for _, l := range ls {
+		widen(row(l))
+	}
+	bw := bufio.NewWriter(w)
+	put := func(cells []string) {
+		for i, c := range cells[:len(cells)-1] {
+			bw.WriteString(c)
+			bw.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
+		}
+		bw.WriteString(cells[len(cells)-1])
+		bw.WriteByte('\n')
+	}
+	put(head)
+	for _, l := range ls {
+		put(row(l))
+	}
+	bw.Flush()
 	if s.kernel != "" {
 		slow := 0
 		for _, l := range ls {
 			k := m.kernelByID[l.KernelId]
-			if med := medians[kernelName(k)]; k != nil && l.timed() && med > 0 && float64(l.durationNs()) >= 2*med {
+			if k == nil || !l.timed() {
+				continue
+			}
+			if med := medians[kernelName(k)]; med > 0 && float64(l.durationNs()) >= 2*med {
 				slow++
 			}
 		}

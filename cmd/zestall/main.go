@@ -2,10 +2,12 @@
 //
 //	zestall dump FILE                 every record as one JSON object per line
 //	zestall report FILE...            run summary, collection windows, kernels,
-//	                                  stall reasons, hottest instructions
+//	                                  stall reasons, hottest instructions;
+//	                                  several runs: per-run table (ranks.go)
 //	zestall annotate FILE...          per-instruction or per-source-line samples
 //	zestall pprof FILE... -o OUT.pb.gz   EU stall samples as a pprof profile
 //	zestall trace FILE... -o OUT.json    launches as Chrome/Perfetto trace events
+//	                                     (--format=perfetto: protobuf, perfetto.go)
 //	zestall merge FILE... -o OUT.zst     several runs as one file
 //	zestall report --json FILE...        the report as JSON (reportjson.go)
 //	zestall report --launches FILE...    per-launch table (launches.go)
@@ -38,13 +40,20 @@ commands:
   dump FILE     print every record of FILE as one JSON object per line
   report FILE...
                 print a run summary, collection windows, kernels, stall
-                reasons and the hottest instructions (disassembly, source line)
-  annotate FILE... [--kernel NAME] [--source | --asm]
-                print each kernel's samples per instruction or source line
+                reasons and the hottest instructions (disassembly, source
+                line); for several runs (MPI ranks) the per-run table and
+                the load imbalance; --json for scripts
+  report --launches [--kernel NAME | --limit N] FILE...
+                print single launches: device time against the kernel's
+                median, shape, stall samples and top reasons
+  annotate FILE... [--kernel NAME | --launch ID] [--source | --asm]
+                print each kernel's (or one launch's) samples per
+                instruction or source line
   pprof FILE... -o OUT.pb.gz
                 write the EU stall samples as a pprof profile
-  trace FILE... -o OUT.json
-                write the launches as Chrome/Perfetto trace-event JSON
+  trace FILE... -o OUT.json  [--format=perfetto] [--max-launches N]
+                write the launches as Chrome/Perfetto trace-event JSON,
+                or as Perfetto's protobuf trace
   merge FILE... -o OUT.zst
                 merge several runs (processes, ranks) into one file
   html FILE... -o PAGE.html

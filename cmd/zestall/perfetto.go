@@ -149,12 +149,7 @@ func writePerfetto(w io.Writer, m *runModel) (int, error) {
 		described[uuid] = true
 		pw.packet(appendMessageField(appendVarintField(nil, fPacketSequenceID, perfettoSequence), fPacketTrackDescriptor, td))
 	}
-	devName := map[uint32]string{}
-	if m.header != nil {
-		for _, d := range m.header.Devices {
-			devName[d.Id] = fmt.Sprintf("device %d: %s", d.Id, d.Name)
-		}
-	}
+	devName := deviceLabels(m)
 	queueUUID := map[[3]uint64]uint64{} // device, queue, list -> track uuid (1, 2, ...)
 	deviceTrack := func(dev uint32) uint64 {
 		du := deviceUUID(dev)

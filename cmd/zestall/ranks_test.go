@@ -166,3 +166,38 @@ func TestManyRanks(t *testing.T) {
 type bytesBuffer = bytes.Buffer
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestTraceRanks: the trace of several ranks puts each rank's devices on
+// their own process tracks, named by rank and the device id of the rank's
+// own file.
+func TestTraceRanks(t *testing.T) {
+	files := []string{rankCopy(t, "", serialized, 0, 0), rankCopy(t, "", multi, 1, 1)}
+	out := filepath.Join(t.TempDir(), "t.json")
+	var so, se bytes.Buffer
+	if code := run(append([]string{"trace", "-o", out}, files...), &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	b, _ := os.ReadFile(out)
+	var doc struct {
+		TraceEvents []traceEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := map[uint32]string{}
+	used := map[uint32]bool{}
+	for _, e := range doc.TraceEvents {
+		if e.Name == "process_name" {
+			names[e.Pid], _ = e.Args["name"].(string)
+		}
+		if e.Ph == "X" {
+			used[e.Pid] = true
+		}
+	}
+	want := map[uint32]string{1: "rank 0 device 1: ", 3: "rank 1 device 1: "}
+	for pid, prefix := range want {
+		if !used[pid] || !strings.HasPrefix(names[pid], prefix) {
+			t.Errorf("process %d: %q (launches: %v), want %q…", pid, names[pid], used[pid], prefix)
+		}
+	}
+}

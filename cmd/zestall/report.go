@@ -75,7 +75,7 @@ With --json it is one JSON object, schema "zestall-launches/1"
 
 Memory is bounded by kernels, instructions and devices, plus 2 to 4 bytes
 per launch record (its append time, for the collection windows); with
---launches also by the launches kept (about 200 bytes each: every launch
+--launches also by the launches kept (about 350 bytes each: every launch
 of the --kernel, or --limit launches).`)
 		fs.PrintDefaults()
 	}

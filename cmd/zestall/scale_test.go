@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,7 +149,7 @@ func dedupU64(v []uint64) []uint64 {
 func TestScale(t *testing.T) {
 	spec := os.Getenv("ZESTALL_SCALE_LAUNCHES")
 	if spec == "" {
-		t.Skip("set ZESTALL_SCALE_LAUNCHES=100000,1000000 to measure")
+		t.Skip("set ZESTALL_SCALE_LAUNCHES=100000,1000000 to measure (ZESTALL_SCALE_ONLY=TEXT: only the commands containing TEXT)")
 	}
 	dir := t.TempDir()
 	for _, s := range splitComma(spec) {
@@ -172,6 +173,9 @@ func TestScale(t *testing.T) {
 			{"report", "--launches", "--kernel", "kernel_07", "--no-disasm", path},
 			{"html", "--no-disasm", path, "-o", filepath.Join(dir, fmt.Sprintf("p%d.html", n))},
 		} {
+			if only := os.Getenv("ZESTALL_SCALE_ONLY"); only != "" && !strings.Contains(strings.Join(args, " "), only) {
+				continue // measure only the commands that contain it
+			}
 			if args[0] == "trace" && args[2] != "--max-launches" && n > 1_000_000 {
 				continue // about 100 bytes per launch kept in memory
 			}

@@ -21,6 +21,7 @@ type timeline struct {
 const (
 	timelineBins     = 400
 	maxTimelineLanes = 64
+	maxTimelineWidth = 1 << 48 // ns per bin: 400 bins then cover 3.6 years
 )
 
 type timelineLane struct {
@@ -51,8 +52,17 @@ func (tl *timeline) add(lane sourceDevice, name string, start, end uint64) {
 		return
 	}
 	s, e := start-tl.t0, end-tl.t0
-	for e > tl.width*timelineBins {
+	// Widen until the end fits; bins never grow past maxTimelineWidth
+	// (3.3 days) by more than one doubling, so a hostile end time clips
+	// the launch instead of overflowing the width.
+	for e > tl.width*timelineBins && tl.width < maxTimelineWidth {
 		tl.widen()
+	}
+	if limit := tl.width * timelineBins; e > limit {
+		e = limit
+		if s >= e {
+			return
+		}
 	}
 	tl.endNs = max(tl.endNs, e)
 	k, ok := tl.names[name]

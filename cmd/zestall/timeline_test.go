@@ -49,3 +49,22 @@ func TestTimelineKeepsBusyTime(t *testing.T) {
 		t.Errorf("lanes: %d kept, %d extra", len(tl.order), tl.extra)
 	}
 }
+
+// TestTimelineHostileTimes: end times near 2^64 (a damaged or hostile
+// file) neither overflow the bin width nor loop: the width stops at its
+// cap and the launch is clipped.
+func TestTimelineHostileTimes(t *testing.T) {
+	tl := newTimeline(10)
+	tl.add(sourceDevice{0, 1}, "a", 20, 1<<63)
+	tl.add(sourceDevice{0, 1}, "a", ^uint64(0)-5, ^uint64(0))
+	if tl.width < maxTimelineWidth || tl.width >= 2*maxTimelineWidth {
+		t.Errorf("width %d, want the first doubling at or past the cap %d", tl.width, uint64(maxTimelineWidth))
+	}
+	var busy uint64
+	for _, b := range tl.lanes[sourceDevice{0, 1}].bins {
+		busy += b[0]
+	}
+	if want := tl.width*timelineBins - 10; busy != want {
+		t.Errorf("busy %d, want %d (clipped at the last bin)", busy, want)
+	}
+}

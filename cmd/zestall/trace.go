@@ -178,7 +178,7 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 	if m.header != nil {
 		for _, d := range m.header.Devices {
 			emit(traceEvent{Name: "process_name", Ph: "M", Pid: d.Id,
-				Args: map[string]any{"name": fmt.Sprintf("device %d: %s", d.Id, d.Name)}})
+				Args: map[string]any{"name": deviceLabels(m)[d.Id]}})
 		}
 	}
 	tracks := map[[2]uint64]bool{}
@@ -228,4 +228,30 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 	}
 	bw.WriteString("]}\n")
 	return n, bw.Flush()
+}
+
+// deviceLabels names each device of the model for the trace's process
+// tracks: "device 1: NAME", and for merged runs the run first ("rank 3
+// device 1: NAME", the device id as the run's own file has it).
+func deviceLabels(m *runModel) map[uint32]string {
+	out := map[uint32]string{}
+	if m.header == nil {
+		return out
+	}
+	for _, d := range m.header.Devices {
+		out[d.Id] = fmt.Sprintf("device %d: %s", d.Id, d.Name)
+	}
+	for _, s := range m.sources {
+		if s.Header == nil || isContainer(s) {
+			continue
+		}
+		run := fmt.Sprintf("input %d", s.Index)
+		if s.Header.MpiRank != nil {
+			run = fmt.Sprintf("rank %d", *s.Header.MpiRank)
+		}
+		for _, d := range s.Header.Devices {
+			out[d.Id+s.DeviceIdOffset] = fmt.Sprintf("%s device %d: %s", run, d.Id, d.Name)
+		}
+	}
+	return out
 }
