@@ -47,7 +47,7 @@ type Config struct {
 	// StallLatency bounds how long after it was taken a sample may first
 	// be returned by a streamer read (ZESTALL_STALL_LATENCY): the kernel
 	// driver's write-pointer poll period plus scheduling delay. Per-launch
-	// attribution widens read windows by it (see attribute.go).
+	// attribution widens read windows by it (see collector/attribution).
 	StallLatency time.Duration
 	// Serialize makes every launch run alone, followed by a streamer read
 	// (ZESTALL_SERIALIZE=1): exact per-launch stall attribution, no

@@ -416,7 +416,7 @@ func (st *Reader) Completed(at uint64) {
 // A completion (a launch's times arrived, or the application returned
 // from a wait for the device) wakes it twice: at once, and latency later —
 // the first read that can hold every sample of the launches completed by
-// then (see collector/attribute.go). When the device stays idle for longer than
+// then (see collector/attribution). When the device stays idle for longer than
 // that, the second read's window closes between those launches and the
 // next ones, which per-launch attribution needs. Settling reads add at
 // most one read per read interval (addSettle).
