@@ -58,6 +58,7 @@ func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 			Harvest:     uint64(r.harvest),
 			HarvestPrev: uint64(r.harvest_prev),
 			Seq:         uint64(r.seq),
+			CodeCopy:    uint16(r.code_copy),
 		})
 		if r.kind == C.ZL_SLOT_APP_TS {
 			d := &dst[len(dst)-1]

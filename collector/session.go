@@ -9,11 +9,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ianlancetaylor/demangle"
 
 	"github.com/zestall/zestall/abi"
+	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
@@ -44,6 +46,13 @@ type Module struct {
 	Debug     []byte // zetModuleGetDebugInfo: the debug zebin
 	NativeErr error
 	DebugErr  error
+	// Launch separation by copies: the copies package cgo made of the
+	// module (CodeCopies), why none were made (CopyReason, "" when made
+	// or the mode is off), their ISA bytes and creation time.
+	CodeCopies   int
+	CopyReason   string
+	CopyISABytes uint64
+	CopyNs       uint64
 }
 
 // Kernel is a kernel the application created.
@@ -56,6 +65,9 @@ type Kernel struct {
 	ISA     []byte // raw ISA incl. padding (zeIntelKernelGetBinaryExp), nil if unavailable
 	BaseErr error
 	ISAErr  error
+	// CopyBases are the base addresses of the kernel's code in each copy
+	// of its module (copy i+1 at CopyBases[i]); nil when not separated.
+	CopyBases []uint64
 }
 
 // Device is a Level-Zero device (root or sub-device) seen at activation.
@@ -126,7 +138,11 @@ type Session struct {
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
 	ctlSrc   ControlSource
-	ctl      *control
+	// Launch separation by copies (separate.go).
+	copySrc    CopySource
+	codeCopies atomic.Int32      // copies per eligible module, 0: off
+	kernCopies map[uint64]uint32 // kernel id -> copies registered with the stall reader
+	ctl        *control
 }
 
 // Stalls attaches the EU stall sampling source (before Status(StateActive)).
@@ -435,6 +451,7 @@ func (s *Session) startLocked() {
 	}
 	hdr.Devices = s.headerDevices()
 	s.stallHeader(hdr.Devices)
+	s.startCopies(hdr)
 	if id.Rank >= 0 {
 		r := uint32(id.Rank)
 		hdr.MpiRank = &r
@@ -506,6 +523,7 @@ func (s *Session) runningCounters() *pb.Counters {
 	if st != nil {
 		st.Counters(c)
 	}
+	s.copyCounters(c)
 	if noID > 0 {
 		c.Lost = append(c.Lost, &pb.Loss{What: LossKernelNoID, Count: noID})
 	}
@@ -656,7 +674,8 @@ func (s *Session) ModuleCreated(m *Module) {
 	id := s.nextMod
 	s.modules[m.Handle] = id
 	s.modSecs[id] = secs
-	rec := &pb.Module{Id: id, DeviceId: s.deviceIDs[m.Device], ContentHash: sum[:], CreatedHostNs: now}
+	rec := &pb.Module{Id: id, DeviceId: s.deviceIDs[m.Device], ContentHash: sum[:], CreatedHostNs: now,
+		CodeCopies: uint32(m.CodeCopies), CopyIneligibleReason: m.CopyReason, CopyIsaBytes: m.CopyISABytes, CopyCreateNs: m.CopyNs}
 	if first, ok := s.contents[sum]; ok {
 		rec.ContentModuleId = first
 	} else {
@@ -727,6 +746,16 @@ func (s *Session) KernelCreated(k *Kernel) {
 	}
 	if s.stall != nil && k.BaseErr == nil {
 		s.stall.KernelCreated(id, k.Base, size, now)
+		// Copies of its code: the same size at their own addresses.
+		for i, b := range k.CopyBases {
+			s.stall.KernelCreated(attribution.CodeID(id, uint32(i+1)), b, size, now)
+		}
+		if len(k.CopyBases) > 0 {
+			if s.kernCopies == nil {
+				s.kernCopies = map[uint64]uint32{}
+			}
+			s.kernCopies[id] = uint32(len(k.CopyBases))
+		}
 	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_Kernel{Kernel: rec}})
 }
@@ -743,6 +772,10 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 	delete(s.kernels, handle)
 	if s.stall != nil {
 		s.stall.KernelDestroyed(id, now)
+		for c := uint32(1); c <= s.kernCopies[id]; c++ {
+			s.stall.KernelDestroyed(attribution.CodeID(id, c), now)
+		}
+		delete(s.kernCopies, id)
 	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_KernelDestroyed{KernelDestroyed: &pb.KernelDestroyed{Id: id, ValidUntilHostNs: now}}})
 }
@@ -780,6 +813,7 @@ func (s *Session) Shutdown() {
 			}
 			st.Counters(c)
 		}
+		s.copyCounters(c)
 		s.mu.Lock()
 		c.HostNs = s.now()
 		if s.noID > 0 {

@@ -139,7 +139,8 @@ type Attributor struct {
 }
 
 type atKernel struct {
-	id     uint64
+	id     uint64 // code id (CodeID)
+	report uint64 // the kernel id its rows are reported under
 	base32 uint32
 	size   uint64 // ISA bytes, at most 2^32
 	from   uint64
@@ -232,13 +233,17 @@ func (a *Attributor) setOptions(o Options) {
 // KernelCreated registers a kernel: its full 64-bit base address (only the
 // low 32 bits are compared with samples), its ISA size in bytes and the host
 // ns from which the address range is its own. Call it before any launch of
-// the kernel is reported.
+// the kernel is reported. A copy of a kernel's code (launch separation by
+// copies) is registered the same way under CodeID(kernel, copy), with the
+// copy's base address; its launches are reported under that id too, and
+// its rows under the kernel's.
 func (a *Attributor) KernelCreated(kernelID uint64, base uint64, isaSize uint64, fromNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.seq++
 	a.kernels[kernelID] = &atKernel{
 		id:     kernelID,
+		report: reportedID(kernelID),
 		base32: uint32(base),
 		size:   min(isaSize, 1<<32),
 		from:   fromNs,
@@ -791,7 +796,7 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 			func(x int) uint64 { return uint64(rows[x].off) },
 			func(x int) []uint64 { return w.cnt[rows[x].ci : int(rows[x].ci)+m] })
 		s := &pb.StallRows{
-			KernelId:          k.id,
+			KernelId:          k.report,
 			DeviceId:          a.device,
 			SubDeviceIndex:    a.subDevice,
 			Attribution:       att,
@@ -869,7 +874,7 @@ func (a *Attributor) flushKernelRows(out []*pb.Record) []*pb.Record {
 			func(x int) uint64 { return keys[x] >> 32 },
 			func(x int) []uint64 { p := int(uint32(keys[x])); return k.accCnt[p*m : p*m+m] })
 		s := &pb.StallRows{
-			KernelId:       k.id,
+			KernelId:       k.report,
 			DeviceId:       a.device,
 			SubDeviceIndex: a.subDevice,
 			Attribution:    pb.StallAttribution_STALL_ATTRIBUTION_KERNEL,

@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"fmt"
+	"github.com/zestall/zestall/collector/attribution"
 	"io"
 	"maps"
 	"slices"
@@ -376,11 +377,14 @@ func (st *Reader) Launch(l *pb.Launch) {
 			if st.devIDs[i] != l.DeviceId {
 				continue
 			}
+			// The code the launch ran: the kernel's own or one of its
+			// copies (launch separation by copies).
+			code := attribution.CodeID(l.KernelId, l.CodeCopy)
 			for _, a := range as {
 				if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
-					a.LaunchNeverTimed(l.Id, l.KernelId, l.HostAppendNs) // the harvester's untimed launches are never bounded
+					a.LaunchNeverTimed(l.Id, code, l.HostAppendNs) // the harvester's untimed launches are never bounded
 				} else {
-					a.LaunchTimed(l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
+					a.LaunchTimed(l.Id, code, l.DeviceStartNs, l.DeviceEndNs)
 				}
 			}
 		}

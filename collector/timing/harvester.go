@@ -44,6 +44,9 @@ type Slot struct {
 	HarvestPrev uint64
 	// SlotExec: the list's submission number (see Source.ListSubmits).
 	Seq uint64
+	// SlotLaunch: the code the launch ran, 0 the kernel's own, n the
+	// module's copy n (launch separation by copies; pb.Launch.code_copy).
+	CodeCopy uint16
 }
 
 // KernelTimestamp is what zeEventQueryKernelTimestamp returned, in device
@@ -449,7 +452,7 @@ func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 		QueueId: h.queueID(queue), Kind: pb.LaunchKind(s.LaunchKind),
 		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
 		GroupSizeX: uint32(s.GroupSize[0]), GroupSizeY: uint32(s.GroupSize[1]), GroupSizeZ: uint32(s.GroupSize[2]),
-		HostAppendNs: s.HostNs, ExecutionIndex: exec,
+		HostAppendNs: s.HostNs, ExecutionIndex: exec, CodeCopy: uint32(s.CodeCopy),
 	}
 	if c != nil {
 		rec.DeviceId = c.id

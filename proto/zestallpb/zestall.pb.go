@@ -111,6 +111,60 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// How launches of one kernel are told apart in stall attribution.
+type LaunchSeparation int32
+
+const (
+	// Read windows only: two launches of one kernel are separated when a
+	// read falls between them (see StallRows).
+	LaunchSeparation_LAUNCH_SEPARATION_TIME_WINDOWS LaunchSeparation = 0
+	// Instruction-address colouring: consecutive launches of a kernel of an
+	// eligible module run on different copies of its code (Module.code_copies,
+	// Launch.code_copy), so a sample's address names the copy, and read
+	// windows only decide between launches of one copy. Samples of a copy
+	// are given to the original kernel at the same offsets.
+	LaunchSeparation_LAUNCH_SEPARATION_COPIES LaunchSeparation = 1
+)
+
+// Enum value maps for LaunchSeparation.
+var (
+	LaunchSeparation_name = map[int32]string{
+		0: "LAUNCH_SEPARATION_TIME_WINDOWS",
+		1: "LAUNCH_SEPARATION_COPIES",
+	}
+	LaunchSeparation_value = map[string]int32{
+		"LAUNCH_SEPARATION_TIME_WINDOWS": 0,
+		"LAUNCH_SEPARATION_COPIES":       1,
+	}
+)
+
+func (x LaunchSeparation) Enum() *LaunchSeparation {
+	p := new(LaunchSeparation)
+	*p = x
+	return p
+}
+
+func (x LaunchSeparation) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LaunchSeparation) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[0].Descriptor()
+}
+
+func (LaunchSeparation) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[0]
+}
+
+func (x LaunchSeparation) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LaunchSeparation.Descriptor instead.
+func (LaunchSeparation) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{0}
+}
+
 // Why EU stall sampling is off on a device.
 type StallSamplingOff int32
 
@@ -164,11 +218,11 @@ func (x StallSamplingOff) String() string {
 }
 
 func (StallSamplingOff) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[0].Descriptor()
+	return file_zestall_proto_enumTypes[1].Descriptor()
 }
 
 func (StallSamplingOff) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[0]
+	return &file_zestall_proto_enumTypes[1]
 }
 
 func (x StallSamplingOff) Number() protoreflect.EnumNumber {
@@ -177,7 +231,7 @@ func (x StallSamplingOff) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use StallSamplingOff.Descriptor instead.
 func (StallSamplingOff) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{0}
+	return file_zestall_proto_rawDescGZIP(), []int{1}
 }
 
 // The append function of a launch.
@@ -222,11 +276,11 @@ func (x LaunchKind) String() string {
 }
 
 func (LaunchKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[1].Descriptor()
+	return file_zestall_proto_enumTypes[2].Descriptor()
 }
 
 func (LaunchKind) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[1]
+	return &file_zestall_proto_enumTypes[2]
 }
 
 func (x LaunchKind) Number() protoreflect.EnumNumber {
@@ -235,7 +289,7 @@ func (x LaunchKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LaunchKind.Descriptor instead.
 func (LaunchKind) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{1}
+	return file_zestall_proto_rawDescGZIP(), []int{2}
 }
 
 // Bits of Launch.flags.
@@ -296,11 +350,11 @@ func (x LaunchFlag) String() string {
 }
 
 func (LaunchFlag) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[2].Descriptor()
+	return file_zestall_proto_enumTypes[3].Descriptor()
 }
 
 func (LaunchFlag) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[2]
+	return &file_zestall_proto_enumTypes[3]
 }
 
 func (x LaunchFlag) Number() protoreflect.EnumNumber {
@@ -309,7 +363,7 @@ func (x LaunchFlag) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LaunchFlag.Descriptor instead.
 func (LaunchFlag) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{2}
+	return file_zestall_proto_rawDescGZIP(), []int{3}
 }
 
 // Why a launch has no device times.
@@ -384,11 +438,11 @@ func (x NoTimestampReason) String() string {
 }
 
 func (NoTimestampReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[3].Descriptor()
+	return file_zestall_proto_enumTypes[4].Descriptor()
 }
 
 func (NoTimestampReason) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[3]
+	return &file_zestall_proto_enumTypes[4]
 }
 
 func (x NoTimestampReason) Number() protoreflect.EnumNumber {
@@ -397,7 +451,7 @@ func (x NoTimestampReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use NoTimestampReason.Descriptor instead.
 func (NoTimestampReason) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{3}
+	return file_zestall_proto_rawDescGZIP(), []int{4}
 }
 
 // How stall samples are attributed to launches.
@@ -438,11 +492,11 @@ func (x StallAttribution) String() string {
 }
 
 func (StallAttribution) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[4].Descriptor()
+	return file_zestall_proto_enumTypes[5].Descriptor()
 }
 
 func (StallAttribution) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[4]
+	return &file_zestall_proto_enumTypes[5]
 }
 
 func (x StallAttribution) Number() protoreflect.EnumNumber {
@@ -451,7 +505,7 @@ func (x StallAttribution) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use StallAttribution.Descriptor instead.
 func (StallAttribution) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{4}
+	return file_zestall_proto_rawDescGZIP(), []int{5}
 }
 
 type WindowEdge int32
@@ -487,11 +541,11 @@ func (x WindowEdge) String() string {
 }
 
 func (WindowEdge) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[5].Descriptor()
+	return file_zestall_proto_enumTypes[6].Descriptor()
 }
 
 func (WindowEdge) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[5]
+	return &file_zestall_proto_enumTypes[6]
 }
 
 func (x WindowEdge) Number() protoreflect.EnumNumber {
@@ -500,7 +554,7 @@ func (x WindowEdge) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowEdge.Descriptor instead.
 func (WindowEdge) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{5}
+	return file_zestall_proto_rawDescGZIP(), []int{6}
 }
 
 type WindowCause int32
@@ -579,11 +633,11 @@ func (x WindowCause) String() string {
 }
 
 func (WindowCause) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[6].Descriptor()
+	return file_zestall_proto_enumTypes[7].Descriptor()
 }
 
 func (WindowCause) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[6]
+	return &file_zestall_proto_enumTypes[7]
 }
 
 func (x WindowCause) Number() protoreflect.EnumNumber {
@@ -592,7 +646,7 @@ func (x WindowCause) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowCause.Descriptor instead.
 func (WindowCause) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{6}
+	return file_zestall_proto_rawDescGZIP(), []int{7}
 }
 
 // Record is the unit of the stream: exactly one member of kind is set.
@@ -826,7 +880,7 @@ func (*Record_MergeSource) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 4.
+	// "Compatibility and versioning" above). This revision is 5.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -869,8 +923,14 @@ type Header struct {
 	// (cards, or card.tile) the driver exposed to it. devices lists what
 	// that left visible.
 	ZeAffinityMask string `protobuf:"bytes,15,opt,name=ze_affinity_mask,json=zeAffinityMask,proto3" json:"ze_affinity_mask,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// How launches of one kernel were told apart (ZESTALL_SEPARATE_LAUNCHES;
+	// added in revision 5).
+	LaunchSeparation LaunchSeparation `protobuf:"varint,16,opt,name=launch_separation,json=launchSeparation,proto3,enum=zestall.v1.LaunchSeparation" json:"launch_separation,omitempty"`
+	// LAUNCH_SEPARATION_COPIES: copies per eligible module
+	// (ZESTALL_SEPARATE_COPIES); 0 otherwise.
+	CodeCopiesPerModule uint32 `protobuf:"varint,17,opt,name=code_copies_per_module,json=codeCopiesPerModule,proto3" json:"code_copies_per_module,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Header) Reset() {
@@ -1006,6 +1066,20 @@ func (x *Header) GetZeAffinityMask() string {
 		return x.ZeAffinityMask
 	}
 	return ""
+}
+
+func (x *Header) GetLaunchSeparation() LaunchSeparation {
+	if x != nil {
+		return x.LaunchSeparation
+	}
+	return LaunchSeparation_LAUNCH_SEPARATION_TIME_WINDOWS
+}
+
+func (x *Header) GetCodeCopiesPerModule() uint32 {
+	if x != nil {
+		return x.CodeCopiesPerModule
+	}
+	return 0
 }
 
 // ConfigEntry is one configuration setting.
@@ -1459,6 +1533,26 @@ type Module struct {
 	// is 0, e.g. "zetModuleGetDebugInfo: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE".
 	// Empty when nothing is missing.
 	MissingDetail string `protobuf:"bytes,8,opt,name=missing_detail,json=missingDetail,proto3" json:"missing_detail,omitempty"`
+	// Launch separation by module copies (Header.launch_separation COPIES;
+	// added in revision 5): how many copies of this module zestall created
+	// from its native binary (zeModuleCreate, same build flags), each at
+	// its own instruction addresses. 0: none (see copy_ineligible_reason).
+	// Launches of the module's kernels run on the original or one of the
+	// copies in turn (Launch.code_copy).
+	CodeCopies uint32 `protobuf:"varint,9,opt,name=code_copies,json=codeCopies,proto3" json:"code_copies,omitempty"`
+	// Why the module was not copied, "" when it was or the mode is off,
+	// e.g. "writable program-scope globals (.data.global)", "function
+	// pointers or indirect calls (.ze_info functions)",
+	// "zeModuleCreate of a copy failed: ZE_RESULT_ERROR_...". Its launches
+	// keep time-window attribution only.
+	CopyIneligibleReason string `protobuf:"bytes,10,opt,name=copy_ineligible_reason,json=copyIneligibleReason,proto3" json:"copy_ineligible_reason,omitempty"`
+	// Device memory the copies took, bytes: the sum of the copies' kernel
+	// ISA sizes (.text sections of the native binary, times code_copies).
+	// The driver's own allocation granularity is not included.
+	CopyIsaBytes uint64 `protobuf:"varint,11,opt,name=copy_isa_bytes,json=copyIsaBytes,proto3" json:"copy_isa_bytes,omitempty"`
+	// Host ns spent creating the copies (zeModuleCreate calls), on the
+	// application's thread inside its zeModuleCreate.
+	CopyCreateNs  uint64 `protobuf:"varint,12,opt,name=copy_create_ns,json=copyCreateNs,proto3" json:"copy_create_ns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1547,6 +1641,34 @@ func (x *Module) GetMissingDetail() string {
 		return x.MissingDetail
 	}
 	return ""
+}
+
+func (x *Module) GetCodeCopies() uint32 {
+	if x != nil {
+		return x.CodeCopies
+	}
+	return 0
+}
+
+func (x *Module) GetCopyIneligibleReason() string {
+	if x != nil {
+		return x.CopyIneligibleReason
+	}
+	return ""
+}
+
+func (x *Module) GetCopyIsaBytes() uint64 {
+	if x != nil {
+		return x.CopyIsaBytes
+	}
+	return 0
+}
+
+func (x *Module) GetCopyCreateNs() uint64 {
+	if x != nil {
+		return x.CopyCreateNs
+	}
+	return 0
 }
 
 // ModuleDestroyed marks the end of a module's life (zeModuleDestroy).
@@ -1857,7 +1979,12 @@ type Launch struct {
 	// Compact form: device_end_ns minus device_start_ns, ns.
 	DeviceDurationNs uint64 `protobuf:"varint,22,opt,name=device_duration_ns,json=deviceDurationNs,proto3" json:"device_duration_ns,omitempty"`
 	// Compact form: id minus F.id minus 1; 0 when ids are consecutive.
-	IdDelta       int64 `protobuf:"zigzag64,23,opt,name=id_delta,json=idDelta,proto3" json:"id_delta,omitempty"`
+	IdDelta int64 `protobuf:"zigzag64,23,opt,name=id_delta,json=idDelta,proto3" json:"id_delta,omitempty"`
+	// Which code the launch ran (added in revision 5): 0 the kernel's own,
+	// n the kernel of the module's n-th copy (Module.code_copies), chosen
+	// when the launch was appended. The executions of one append of a
+	// regular command list all run the copy recorded at the append.
+	CodeCopy      uint32 `protobuf:"varint,24,opt,name=code_copy,json=codeCopy,proto3" json:"code_copy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2042,6 +2169,13 @@ func (x *Launch) GetDeviceDurationNs() uint64 {
 func (x *Launch) GetIdDelta() int64 {
 	if x != nil {
 		return x.IdDelta
+	}
+	return 0
+}
+
+func (x *Launch) GetCodeCopy() uint32 {
+	if x != nil {
+		return x.CodeCopy
 	}
 	return 0
 }
@@ -2437,8 +2571,18 @@ type Counters struct {
 	// while a launch-count window (ZESTALL_LAUNCHES) is set: otherwise a
 	// stopped launch costs no counting at all and this stays 0.
 	LaunchesWhileStopped uint64 `protobuf:"varint,15,opt,name=launches_while_stopped,json=launchesWhileStopped,proto3" json:"launches_while_stopped,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// LAUNCH_SEPARATION_COPIES (added in revision 5): launches whose kernel
+	// was substituted by a copy's.
+	LaunchesOnCopies uint64 `protobuf:"varint,16,opt,name=launches_on_copies,json=launchesOnCopies,proto3" json:"launches_on_copies,omitempty"`
+	// Of all launches of copied modules, those that took a copy (or the
+	// original) last used less than the reuse interval
+	// (ZESTALL_STALL_LATENCY plus the read interval) before: their samples
+	// may share read windows with the previous launch of that code, which
+	// read windows then decide (SHARED rows possible). A ring too small for
+	// the launch rate shows here.
+	CodeCopyEarlyReuses uint64 `protobuf:"varint,17,opt,name=code_copy_early_reuses,json=codeCopyEarlyReuses,proto3" json:"code_copy_early_reuses,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -2572,6 +2716,20 @@ func (x *Counters) GetStallRecordsDiscardedStopped() uint64 {
 func (x *Counters) GetLaunchesWhileStopped() uint64 {
 	if x != nil {
 		return x.LaunchesWhileStopped
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesOnCopies() uint64 {
+	if x != nil {
+		return x.LaunchesOnCopies
+	}
+	return 0
+}
+
+func (x *Counters) GetCodeCopyEarlyReuses() uint64 {
+	if x != nil {
+		return x.CodeCopyEarlyReuses
 	}
 	return 0
 }
@@ -2880,7 +3038,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\bcounters\x18\n" +
 	" \x01(\v2\x14.zestall.v1.CountersH\x00R\bcounters\x12<\n" +
 	"\fmerge_source\x18\v \x01(\v2\x17.zestall.v1.MergeSourceH\x00R\vmergeSourceB\x06\n" +
-	"\x04kind\"\xaf\x04\n" +
+	"\x04kind\"\xaf\x05\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
 	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
@@ -2898,7 +3056,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\bjob_size\x18\f \x01(\rH\x02R\ajobSize\x88\x01\x01\x12#\n" +
 	"\rrank_variable\x18\r \x01(\tR\frankVariable\x12\x15\n" +
 	"\x06job_id\x18\x0e \x01(\tR\x05jobId\x12(\n" +
-	"\x10ze_affinity_mask\x18\x0f \x01(\tR\x0ezeAffinityMaskB\v\n" +
+	"\x10ze_affinity_mask\x18\x0f \x01(\tR\x0ezeAffinityMask\x12I\n" +
+	"\x11launch_separation\x18\x10 \x01(\x0e2\x1c.zestall.v1.LaunchSeparationR\x10launchSeparation\x123\n" +
+	"\x16code_copies_per_module\x18\x11 \x01(\rR\x13codeCopiesPerModuleB\v\n" +
 	"\t_mpi_rankB\r\n" +
 	"\v_local_rankB\v\n" +
 	"\t_job_size\"`\n" +
@@ -2938,7 +3098,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
 	"\x05units\x18\x03 \x01(\tR\x05units\x12\x1f\n" +
 	"\vmetric_type\x18\x04 \x01(\rR\n" +
-	"metricType\"\x97\x02\n" +
+	"metricType\"\xba\x03\n" +
 	"\x06Module\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12!\n" +
@@ -2948,7 +3108,13 @@ const file_zestall_proto_rawDesc = "" +
 	"debug_info\x18\x05 \x01(\fR\tdebugInfo\x12*\n" +
 	"\x11content_module_id\x18\x06 \x01(\x04R\x0fcontentModuleId\x12&\n" +
 	"\x0fcreated_host_ns\x18\a \x01(\x04R\rcreatedHostNs\x12%\n" +
-	"\x0emissing_detail\x18\b \x01(\tR\rmissingDetail\":\n" +
+	"\x0emissing_detail\x18\b \x01(\tR\rmissingDetail\x12\x1f\n" +
+	"\vcode_copies\x18\t \x01(\rR\n" +
+	"codeCopies\x124\n" +
+	"\x16copy_ineligible_reason\x18\n" +
+	" \x01(\tR\x14copyIneligibleReason\x12$\n" +
+	"\x0ecopy_isa_bytes\x18\v \x01(\x04R\fcopyIsaBytes\x12$\n" +
+	"\x0ecopy_create_ns\x18\f \x01(\x04R\fcopyCreateNs\":\n" +
 	"\x0fModuleDestroyed\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\"\xdb\x01\n" +
@@ -2962,7 +3128,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\x12valid_from_host_ns\x18\a \x01(\x04R\x0fvalidFromHostNs\"P\n" +
 	"\x0fKernelDestroyed\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
-	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xde\x06\n" +
+	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xfb\x06\n" +
 	"\x06Launch\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
 	"\tkernel_id\x18\x02 \x01(\x04R\bkernelId\x12\x1b\n" +
@@ -2989,7 +3155,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\x14host_append_delta_ns\x18\x14 \x01(\x12H\x00R\x11hostAppendDeltaNs\x88\x01\x01\x121\n" +
 	"\x15device_start_delay_ns\x18\x15 \x01(\x12R\x12deviceStartDelayNs\x12,\n" +
 	"\x12device_duration_ns\x18\x16 \x01(\x04R\x10deviceDurationNs\x12\x19\n" +
-	"\bid_delta\x18\x17 \x01(\x12R\aidDeltaB\x17\n" +
+	"\bid_delta\x18\x17 \x01(\x12R\aidDelta\x12\x1b\n" +
+	"\tcode_copy\x18\x18 \x01(\rR\bcodeCopyB\x17\n" +
 	"\x15_host_append_delta_ns\"\xda\x03\n" +
 	"\tStallRows\x12\x1b\n" +
 	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
@@ -3019,7 +3186,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xce\x05\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xb1\x06\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -3036,7 +3203,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\rbytes_written\x18\f \x01(\x04R\fbytesWritten\x12$\n" +
 	"\x04lost\x18\r \x03(\v2\x10.zestall.v1.LossR\x04lost\x12E\n" +
 	"\x1fstall_records_discarded_stopped\x18\x0e \x01(\x04R\x1cstallRecordsDiscardedStopped\x124\n" +
-	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\"\x85\x04\n" +
+	"\x16launches_while_stopped\x18\x0f \x01(\x04R\x14launchesWhileStopped\x12,\n" +
+	"\x12launches_on_copies\x18\x10 \x01(\x04R\x10launchesOnCopies\x123\n" +
+	"\x16code_copy_early_reuses\x18\x11 \x01(\x04R\x13codeCopyEarlyReuses\"\x85\x04\n" +
 	"\vMergeSource\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12*\n" +
@@ -3058,7 +3227,10 @@ const file_zestall_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x04R\x05count\"0\n" +
 	"\x04Loss\x12\x12\n" +
 	"\x04what\x18\x01 \x01(\tR\x04what\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x04R\x05count*\xe9\x01\n" +
+	"\x05count\x18\x02 \x01(\x04R\x05count*T\n" +
+	"\x10LaunchSeparation\x12\"\n" +
+	"\x1eLAUNCH_SEPARATION_TIME_WINDOWS\x10\x00\x12\x1c\n" +
+	"\x18LAUNCH_SEPARATION_COPIES\x10\x01*\xe9\x01\n" +
 	"\x10StallSamplingOff\x12\"\n" +
 	"\x1eSTALL_SAMPLING_OFF_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bSTALL_SAMPLING_OFF_DISABLED\x10\x01\x12*\n" +
@@ -3128,67 +3300,69 @@ func file_zestall_proto_rawDescGZIP() []byte {
 	return file_zestall_proto_rawDescData
 }
 
-var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
 var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_zestall_proto_goTypes = []any{
-	(StallSamplingOff)(0),   // 0: zestall.v1.StallSamplingOff
-	(LaunchKind)(0),         // 1: zestall.v1.LaunchKind
-	(LaunchFlag)(0),         // 2: zestall.v1.LaunchFlag
-	(NoTimestampReason)(0),  // 3: zestall.v1.NoTimestampReason
-	(StallAttribution)(0),   // 4: zestall.v1.StallAttribution
-	(WindowEdge)(0),         // 5: zestall.v1.WindowEdge
-	(WindowCause)(0),        // 6: zestall.v1.WindowCause
-	(*Record)(nil),          // 7: zestall.v1.Record
-	(*Header)(nil),          // 8: zestall.v1.Header
-	(*ConfigEntry)(nil),     // 9: zestall.v1.ConfigEntry
-	(*Device)(nil),          // 10: zestall.v1.Device
-	(*StallSampling)(nil),   // 11: zestall.v1.StallSampling
-	(*Metric)(nil),          // 12: zestall.v1.Metric
-	(*Module)(nil),          // 13: zestall.v1.Module
-	(*ModuleDestroyed)(nil), // 14: zestall.v1.ModuleDestroyed
-	(*Kernel)(nil),          // 15: zestall.v1.Kernel
-	(*KernelDestroyed)(nil), // 16: zestall.v1.KernelDestroyed
-	(*Launch)(nil),          // 17: zestall.v1.Launch
-	(*StallRows)(nil),       // 18: zestall.v1.StallRows
-	(*Unattributed)(nil),    // 19: zestall.v1.Unattributed
-	(*Window)(nil),          // 20: zestall.v1.Window
-	(*Counters)(nil),        // 21: zestall.v1.Counters
-	(*MergeSource)(nil),     // 22: zestall.v1.MergeSource
-	(*ReasonCount)(nil),     // 23: zestall.v1.ReasonCount
-	(*Loss)(nil),            // 24: zestall.v1.Loss
+	(LaunchSeparation)(0),   // 0: zestall.v1.LaunchSeparation
+	(StallSamplingOff)(0),   // 1: zestall.v1.StallSamplingOff
+	(LaunchKind)(0),         // 2: zestall.v1.LaunchKind
+	(LaunchFlag)(0),         // 3: zestall.v1.LaunchFlag
+	(NoTimestampReason)(0),  // 4: zestall.v1.NoTimestampReason
+	(StallAttribution)(0),   // 5: zestall.v1.StallAttribution
+	(WindowEdge)(0),         // 6: zestall.v1.WindowEdge
+	(WindowCause)(0),        // 7: zestall.v1.WindowCause
+	(*Record)(nil),          // 8: zestall.v1.Record
+	(*Header)(nil),          // 9: zestall.v1.Header
+	(*ConfigEntry)(nil),     // 10: zestall.v1.ConfigEntry
+	(*Device)(nil),          // 11: zestall.v1.Device
+	(*StallSampling)(nil),   // 12: zestall.v1.StallSampling
+	(*Metric)(nil),          // 13: zestall.v1.Metric
+	(*Module)(nil),          // 14: zestall.v1.Module
+	(*ModuleDestroyed)(nil), // 15: zestall.v1.ModuleDestroyed
+	(*Kernel)(nil),          // 16: zestall.v1.Kernel
+	(*KernelDestroyed)(nil), // 17: zestall.v1.KernelDestroyed
+	(*Launch)(nil),          // 18: zestall.v1.Launch
+	(*StallRows)(nil),       // 19: zestall.v1.StallRows
+	(*Unattributed)(nil),    // 20: zestall.v1.Unattributed
+	(*Window)(nil),          // 21: zestall.v1.Window
+	(*Counters)(nil),        // 22: zestall.v1.Counters
+	(*MergeSource)(nil),     // 23: zestall.v1.MergeSource
+	(*ReasonCount)(nil),     // 24: zestall.v1.ReasonCount
+	(*Loss)(nil),            // 25: zestall.v1.Loss
 }
 var file_zestall_proto_depIdxs = []int32{
-	8,  // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
-	13, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
-	14, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
-	15, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
-	16, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
-	17, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
-	18, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
-	19, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
-	20, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
-	21, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
-	22, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
-	9,  // 11: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
-	10, // 12: zestall.v1.Header.devices:type_name -> zestall.v1.Device
-	11, // 13: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
-	0,  // 14: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
-	12, // 15: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
-	1,  // 16: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
-	3,  // 17: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
-	4,  // 18: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
-	5,  // 19: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
-	6,  // 20: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
-	23, // 21: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
-	24, // 22: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
-	8,  // 23: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
-	21, // 24: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
-	3,  // 25: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	9,  // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
+	14, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
+	15, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
+	16, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
+	17, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
+	18, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
+	19, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
+	20, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
+	21, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
+	22, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
+	23, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
+	10, // 11: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
+	11, // 12: zestall.v1.Header.devices:type_name -> zestall.v1.Device
+	0,  // 13: zestall.v1.Header.launch_separation:type_name -> zestall.v1.LaunchSeparation
+	12, // 14: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
+	1,  // 15: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
+	13, // 16: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
+	2,  // 17: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
+	4,  // 18: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
+	5,  // 19: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
+	6,  // 20: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
+	7,  // 21: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
+	24, // 22: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
+	25, // 23: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
+	9,  // 24: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
+	22, // 25: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
+	4,  // 26: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_zestall_proto_init() }
@@ -3219,7 +3393,7 @@ func file_zestall_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)),
-			NumEnums:      7,
+			NumEnums:      8,
 			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
