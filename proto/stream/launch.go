@@ -77,6 +77,7 @@ func appendCompactLaunch(b []byte, l *pb.Launch, appendDelta, idDelta, startDela
 	u(21, protowire.EncodeZigZag(startDelay))
 	u(22, duration)
 	u(23, protowire.EncodeZigZag(idDelta))
+	u(24, uint64(l.CodeCopy))
 	// Record{launch = 6}, length-delimited in the stream.
 	b = protowire.AppendVarint(b, uint64(protowire.SizeTag(6)+protowire.SizeBytes(len(p))))
 	b = protowire.AppendTag(b, 6, protowire.BytesType)
