@@ -405,4 +405,3 @@ func measureSeparated(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth)
 	}
 	return m
 }
-
