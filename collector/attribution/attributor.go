@@ -117,6 +117,7 @@ type Attributor struct {
 	undecided   []*atWindow // oldest first
 	outbox      []*pb.Record
 	lastEnd     uint64 // end of the last window added
+	lastStart   uint64 // start of the last window added (starts never decrease)
 	lastPending uint64 // pendingBefore of the last Resolve
 
 	// KERNEL rows held for the next kernel flush.
@@ -408,6 +409,7 @@ func (a *Attributor) beginWindow(startNs, endNs uint64, n int) *atWindow {
 	a.tot.Windows++
 	a.tot.InputRows += uint64(n)
 	a.lastEnd = max(a.lastEnd, endNs)
+	a.lastStart = max(a.lastStart, startNs)
 	if n == 0 {
 		return nil
 	}
@@ -951,7 +953,10 @@ func (a *Attributor) maybePrune() {
 		return
 	}
 	a.churn = 0
-	h := a.lastEnd
+	// Consecutive read windows overlap: a window starts where the
+	// previous read began, before that read ended. So the next window may
+	// start before the last one's end, never before its start.
+	h := a.lastStart
 	if len(a.undecided) > 0 {
 		h = a.undecided[0].start
 	}
