@@ -17,7 +17,8 @@ import (
 //
 //   - Back-to-back launches of one kernel (no host wait between appends),
 //     overlapping launches of one kernel on two engines, the appends of a
-//     regular list executed twice: every sample is LAUNCH-attributed to the launch that
+//     regular list executed twice, and 4 threads with their own kernel
+//     handles: every sample is LAUNCH-attributed to the launch that
 //     produced it (per launch and offset, exactly the device's counts),
 //     nothing to a wrong launch, kernel totals exact.
 //   - The device ran every launch with the state the application set on
@@ -28,7 +29,8 @@ import (
 //     addresses per kernel.
 //
 // The ring (ZESTALL_SEPARATE_COPIES) is sized so that a code is reused
-// only after the reuse interval: 8 ms kernels, 16 codes per kernel.
+// only after the reuse interval: 8 ms kernels, 16 codes per kernel (64
+// with 4 threads).
 func TestSeparateLaunches(t *testing.T) {
 	tr := buildTree(t)
 	base := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SAMPLING_PERIOD_NS": "100000",
@@ -41,9 +43,10 @@ func TestSeparateLaunches(t *testing.T) {
 		{"immediate, back to back", nil, []string{"imm", "24"}},
 		{"immediate, two engines overlapping", nil, []string{"overlap", "24"}},
 		{"regular list, executed twice", nil, []string{"regular", "12"}},
-		// Not yet here: 4 threads with a kernel handle each (zestall-separate
-		// threads): some samples stay unattributed and about half are
-		// SHARED; see the closing note.
+		// 4 threads append 10 launches each within a few ms, which run
+		// over ~80 ms: 40 launches share one attribution window, so the
+		// ring needs 40 codes or more (ring-size policy, README).
+		{"4 threads", map[string]string{"ZESTALL_SEPARATE_COPIES": "63"}, []string{"threads", "10"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
