@@ -104,4 +104,16 @@
 // 0 and non-zero counters is treated like any other address). Totals counts
 // rows and sums every counter column for each outcome, so that
 // attributed + unattributed column sums equal the input's exactly.
+//
+// # Launch separation by copies
+//
+// With ZESTALL_SEPARATE_LAUNCHES=copies (issue 15) consecutive launches of
+// a kernel run on different copies of its module's code (cgo/separate.c),
+// each at its own addresses. Every copy is registered as a kernel of its
+// own under CodeID(kernel, copy) with the copy's base, its launches under
+// the same id (Launch.code_copy), and its rows are reported under the
+// original kernel id at the same offsets: the rules above then separate
+// launches of different copies by address, and read windows only decide
+// between launches of one copy. CopyEligibility decides from the zebin
+// which modules may be copied (copies.go).
 package attribution
