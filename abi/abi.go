@@ -36,3 +36,5 @@ const (
 )
 
 const MetricTypeIP = 0x7ffffffe
+
+const MaxCodeCopies = 0x40

@@ -50,3 +50,6 @@ const (
 
 // MetricTypeIP is the zet_metric_type_t of the IP metric.
 const MetricTypeIP = C.ZESTALL_METRIC_TYPE_IP
+
+// MaxCodeCopies is the most copies of one module (launch separation).
+const MaxCodeCopies = C.ZESTALL_MAX_CODE_COPIES

@@ -15,7 +15,9 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/layers/zel_tracing_api.h>
 
-#define ZSEP_MAX_CODES 65 /* the original and up to 64 copies */
+#include "abi.h"
+
+#define ZSEP_MAX_CODES (ZESTALL_MAX_CODE_COPIES + 1) /* the original and its copies */
 
 /* From Go, at activation: copies per eligible module (0: mode off) and
  * the reuse interval (ns) below which reusing a code counts as early. */

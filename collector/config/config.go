@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zestall/zestall/abi"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -110,7 +111,7 @@ const (
 	// reuse interval (ZESTALL_STALL_LATENCY plus a read interval, 30 ms
 	// by default), i.e. launches of at least ~2 ms.
 	DefaultCodeCopies = 15
-	MaxCodeCopies     = 64
+	MaxCodeCopies     = abi.MaxCodeCopies // cgo/abi.h
 )
 
 // FromEnv reads the configuration with getenv and reports invalid
