@@ -218,13 +218,9 @@ func checkKernelTotals(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth
 		if s == nil {
 			continue
 		}
-		n := len(s.OffsetDeltas)
-		off := uint64(0)
-		for i, d := range s.OffsetDeltas {
-			off += d
-			for j := 0; j < int(s.ColumnCount); j++ {
-				got[ko{names[s.KernelId], off}] += s.Counters[j*n+i]
-			}
+		offs, sums := rowSums(t, s)
+		for i, off := range offs {
+			got[ko{names[s.KernelId], off}] += sums[i]
 		}
 	}
 	if !maps.Equal(got, want) {
@@ -373,14 +369,9 @@ func measureSeparated(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth)
 		if s == nil {
 			continue
 		}
-		n := len(s.OffsetDeltas)
-		off := uint64(0)
-		for i, d := range s.OffsetDeltas {
-			off += d
-			var sum uint64
-			for j := 0; j < int(s.ColumnCount); j++ {
-				sum += s.Counters[j*n+i]
-			}
+		offs, sums := rowSums(t, s)
+		for i, off := range offs {
+			sum := sums[i]
 			switch s.Attribution {
 			case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
 				g, ok := toTruth[s.LaunchId]
@@ -407,4 +398,24 @@ func measureSeparated(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth)
 		m.exact += min(g, want[k])
 	}
 	return m
+}
+
+// rowSums returns the offsets of a StallRows record and each row's counts
+// summed over its columns.
+func rowSums(t *testing.T, s *pb.StallRows) (offs, sums []uint64) {
+	t.Helper()
+	n := len(s.OffsetDeltas)
+	if int(s.ColumnCount)*n != len(s.Counters) {
+		t.Fatalf("malformed rows: %d columns, %d offsets, %d counters", s.ColumnCount, n, len(s.Counters))
+	}
+	off := uint64(0)
+	for i, d := range s.OffsetDeltas {
+		off += d
+		var sum uint64
+		for j := 0; j < int(s.ColumnCount); j++ {
+			sum += s.Counters[j*n+i]
+		}
+		offs, sums = append(offs, off), append(sums, sum)
+	}
+	return offs, sums
 }
