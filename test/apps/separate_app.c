@@ -19,12 +19,15 @@
  *             with a program-scope global: never copied)
  *
  * Between launches the application changes arguments: a (a float, unique
- * per launch: thread * 100000 + launch), reps, x (NULL every 4th launch)
- * and the group size (every 5th launch). For every append it prints
- *   expect K A X REPS GSIZE GROUPS SLM
+ * per launch: thread * 100000 + launch), reps, x (NULL every 4th launch),
+ * the group size (every 5th launch), indirect access flags, cache
+ * configuration and global offset (every 3rd, 6th and 7th launch). For
+ * every append it prints
+ *   expect K A X REPS GSIZE GROUPS SLM INDIRECT CACHE OFFSET
  * K the kernel name, A the bits of a (0 for slm_reduce), X the pointer
- * value, SLM the dynamic SLM bytes; a regular list's appends are printed
- * once per execution. Ends with "separate: launches N".
+ * value, SLM the dynamic SLM bytes, OFFSET the global offset in x; a
+ * regular list's appends are printed once per execution. Ends with
+ * "separate: launches N".
  */
 #include <pthread.h>
 
@@ -44,18 +47,19 @@ typedef struct expect {
     void *x;
     int reps;
     uint32_t gsize, groups, slm;
+    uint32_t indirect, cache, offset;
 } expect_t;
 
 static void print_expect(const char *k, const expect_t *e) {
     pthread_mutex_lock(&out_lock);
-    printf("expect %s %u %llu %d %u %u %u\n", k, e->a_bits, (unsigned long long)(uintptr_t)e->x, e->reps, e->gsize,
-           e->groups, e->slm);
+    printf("expect %s %u %llu %d %u %u %u %u %u %u\n", k, e->a_bits, (unsigned long long)(uintptr_t)e->x, e->reps,
+           e->gsize, e->groups, e->slm, e->indirect, e->cache, e->offset);
     pthread_mutex_unlock(&out_lock);
 }
 
 /* Sets mixed_saxpy_loop's state for launch i of thread t. */
 static expect_t saxpy_state(ze_kernel_handle_t k, int t, long i) {
-    expect_t e;
+    expect_t e = {0};
     float a = (float)(t * 100000 + i);
     memcpy(&e.a_bits, &a, sizeof a);
     e.x = (i % 4 == 3) ? NULL : bufs[1];
@@ -68,6 +72,15 @@ static expect_t saxpy_state(ze_kernel_handle_t k, int t, long i) {
     CK(zeKernelSetArgumentValue(k, 2, sizeof a, &a));
     CK(zeKernelSetArgumentValue(k, 3, sizeof e.reps, &e.reps));
     CK(zeKernelSetGroupSize(k, e.gsize, 1, 1));
+    e.indirect = (i % 3 == 2) ? ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE : 0;
+    CK(zeKernelSetIndirectAccess(k, e.indirect));
+    /* The cache configuration is set on some launches only: in between,
+     * the kernel keeps the last one (LARGE_DATA at i % 6 == 5, none from
+     * the next launch on). */
+    e.cache = (i % 6 == 5) ? ZE_CACHE_CONFIG_FLAG_LARGE_DATA : 0;
+    if (i % 6 == 5 || i % 6 == 0) CK(zeKernelSetCacheConfig(k, e.cache));
+    e.offset = (i % 7 == 6) ? 64 : 0;
+    CK(zeKernelSetGlobalOffsetExp(k, e.offset, 0, 0));
     return e;
 }
 
@@ -111,7 +124,7 @@ static void slm_phase(void) {
     ze_kernel_handle_t k = app_kernel(m, "slm_reduce");
     ze_command_list_handle_t l = app_imm_list_at(&env, env.compute_ordinal, 0, 0);
     for (long i = 0; i < rounds; i++) {
-        expect_t e = {0, NULL, 0, 64, N / 64, (uint32_t)((i % 2 ? 128 : 64) * sizeof(float))};
+        expect_t e = {0, NULL, 0, 64, N / 64, (uint32_t)((i % 2 ? 128 : 64) * sizeof(float)), 0, 0, 0};
         CK(zeKernelSetArgumentValue(k, 0, sizeof(void *), &bufs[0]));
         CK(zeKernelSetArgumentValue(k, 1, sizeof(void *), &bufs[1]));
         CK(zeKernelSetArgumentValue(k, 2, e.slm, NULL));
@@ -169,7 +182,7 @@ static void globalvar(void) {
     ze_command_list_handle_t l = app_imm_list_at(&env, env.compute_ordinal, 0, 0);
     for (long i = 0; i < rounds; i++) {
         float x = (float)i;
-        expect_t e = {0, NULL, 0, 64, N / 64, 0};
+        expect_t e = {0, NULL, 0, 64, N / 64, 0, 0, 0, 0};
         memcpy(&e.a_bits, &x, sizeof x);
         CK(zeKernelSetArgumentValue(k, 0, sizeof(void *), &bufs[0]));
         CK(zeKernelSetArgumentValue(k, 1, sizeof x, &x));

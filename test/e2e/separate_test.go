@@ -24,7 +24,8 @@ import (
 //   - The device ran every launch with the state the application set on
 //     its own kernel: per launch, argument values (changed between
 //     launches, null pointers, SLM sizes), group size and group count,
-//     as the ground truth records them, equal the application's list.
+//     indirect access flags, cache configuration, global offset, as the
+//     ground truth records them, equal the application's list.
 //   - Launches really ran on copies: the device saw several code
 //     addresses per kernel.
 //
@@ -248,7 +249,7 @@ func checkSemantics(t *testing.T, stdout string, truth *groundtruth.Truth) {
 	var want, got []string
 	for _, line := range strings.Split(stdout, "\n") {
 		f := strings.Fields(line)
-		if len(f) != 8 || f[0] != "expect" {
+		if len(f) != 11 || f[0] != "expect" {
 			continue
 		}
 		want = append(want, strings.Join(f[1:], " "))
@@ -258,15 +259,16 @@ func checkSemantics(t *testing.T, stdout string, truth *groundtruth.Truth) {
 		var e string
 		switch l.Name {
 		case "mixed_saxpy_loop":
-			e = fmt.Sprintf("%s %d %d %d %d %d %d", l.Name, uint32(s.Args[2]), s.Args[1], int32(s.Args[3]), l.GroupSize[0], l.Groups[0], s.SLM)
+			e = fmt.Sprintf("%s %d %d %d %d %d %d %d %d %d", l.Name, uint32(s.Args[2]), s.Args[1], int32(s.Args[3]), l.GroupSize[0], l.Groups[0], s.SLM,
+				s.Indirect, s.Cache, s.Offset[0])
 		case "slm_reduce":
-			e = fmt.Sprintf("%s 0 0 0 %d %d %d", l.Name, l.GroupSize[0], l.Groups[0], s.Args[2])
+			e = fmt.Sprintf("%s 0 0 0 %d %d %d %d %d %d", l.Name, l.GroupSize[0], l.Groups[0], s.Args[2], s.Indirect, s.Cache, s.Offset[0])
 		case "globalvar_count":
-			e = fmt.Sprintf("%s %d 0 0 %d %d 0", l.Name, uint32(s.Args[1]), l.GroupSize[0], l.Groups[0])
+			e = fmt.Sprintf("%s %d 0 0 %d %d 0 %d %d %d", l.Name, uint32(s.Args[1]), l.GroupSize[0], l.Groups[0], s.Indirect, s.Cache, s.Offset[0])
 		default:
 			continue
 		}
-		if l.GroupSize[1] != 1 || l.GroupSize[2] != 1 || l.Groups[1] != 1 || l.Groups[2] != 1 || s.Indirect != 0 || s.Cache != 0 || s.Offset != [3]uint32{} {
+		if l.GroupSize[1] != 1 || l.GroupSize[2] != 1 || l.Groups[1] != 1 || l.Groups[2] != 1 || s.Offset[1] != 0 || s.Offset[2] != 0 {
 			t.Errorf("device launch %d ran with state %+v, groups %v, group size %v", l.Launch, s, l.Groups, l.GroupSize)
 		}
 		got = append(got, e)
