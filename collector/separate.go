@@ -22,11 +22,6 @@ type CopySource interface {
 	Counters() (onCopies, earlyReuses, fallbacks uint64)
 }
 
-// LossCopyFallback names launches that ran the application's own kernel
-// although copies existed: the copy could not be given the kernel's state.
-// Nothing is lost: the launch is attributed by read windows only.
-const LossCopyFallback = "launch separation: ran the original kernel (copy state not mirrored)"
-
 // Copies installs the copy source (at activation, before the start).
 func (s *Session) Copies(src CopySource) {
 	s.mu.Lock()
@@ -61,14 +56,16 @@ func (s *Session) startCopies(hdr *pb.Header) {
 	hdr.CodeCopiesPerModule = uint32(n)
 }
 
-// copyCounters adds the copy source's counters to c.
-func (s *Session) copyCounters(c *pb.Counters) {
+// copyCounters adds the copy source's counters to c and returns the
+// launches that kept the original kernel because a copy could not be
+// given its state. Those are not lost (their records say code_copy 0);
+// they are only separated by read windows.
+func (s *Session) copyCounters(c *pb.Counters) (fallbacks uint64) {
 	if s.copySrc == nil || s.codeCopies.Load() == 0 {
-		return
+		return 0
 	}
-	on, early, fallbacks := s.copySrc.Counters()
+	var on, early uint64
+	on, early, fallbacks = s.copySrc.Counters()
 	c.LaunchesOnCopies, c.CodeCopyEarlyReuses = on, early
-	if fallbacks > 0 {
-		c.Lost = append(c.Lost, &pb.Loss{What: LossCopyFallback, Count: fallbacks})
-	}
+	return fallbacks
 }

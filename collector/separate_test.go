@@ -23,7 +23,8 @@ func (f *fakeCopies) Counters() (uint64, uint64, uint64) { return 7, 2, 1 }
 // ring and the reuse interval (latency + read interval), says so in the
 // header, records per module the copies or the reason, registers a
 // kernel's copies with the stall reader, and writes the source's counters
-// (fallbacks as a named count). Without sampling it warns and stays off.
+// (fallbacks said on stderr at exit). Without sampling it warns and stays
+// off.
 func TestCopiesWiring(t *testing.T) {
 	env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "3",
 		"ZESTALL_STALL_LATENCY": "5ms", "ZESTALL_STALL_READ_INTERVAL": "2ms"}
@@ -62,13 +63,13 @@ func TestCopiesWiring(t *testing.T) {
 		t.Errorf("modules %v", mods)
 	}
 	c := recs[len(recs)-1].GetCounters()
-	if c.LaunchesOnCopies != 7 || c.CodeCopyEarlyReuses != 2 || len(c.Lost) != 1 || c.Lost[0].What != LossCopyFallback || c.Lost[0].Count != 1 {
+	if c.LaunchesOnCopies != 7 || c.CodeCopyEarlyReuses != 2 || len(c.Lost) != 0 {
 		t.Errorf("counters %v", c)
 	}
 	if len(s.kernCopies) != 0 {
 		t.Errorf("copies still held after the kernel was destroyed: %v", s.kernCopies)
 	}
-	if out := stderr.String(); out != "" {
+	if out := stderr.String(); !strings.Contains(out, "1 launches ran the application's own kernel") {
 		t.Errorf("stderr %q", out)
 	}
 

@@ -813,7 +813,9 @@ func (s *Session) Shutdown() {
 			}
 			st.Counters(c)
 		}
-		s.copyCounters(c)
+		if n := s.copyCounters(c); n > 0 {
+			fmt.Fprintf(s.stderr, "zestall: launch separation: %d launches ran the application's own kernel: a copy could not be given the kernel's state (a setter failed on it); they are separated by read windows only.\n", n)
+		}
 		s.mu.Lock()
 		c.HostNs = s.now()
 		if s.noID > 0 {
