@@ -116,3 +116,20 @@ func TestCopyEligibility(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCopyEligibility: any bytes give a decision (a reason, or none with
+// the kernels' ISA size), never a panic.
+func FuzzCopyEligibility(f *testing.F) {
+	for _, name := range []string{"compute.zebin", "globalvar.raw.zebin", "stream.zebin"} {
+		if b, err := os.ReadFile("../../test/kernels/" + name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x7fELF"))
+	f.Fuzz(func(t *testing.T, native []byte) {
+		e := attribution.CopyEligibility(native)
+		if e.Reason == "" && len(native) == 0 {
+			t.Errorf("no binary, no reason")
+		}
+	})
+}
