@@ -63,3 +63,5 @@ const (
 	SyclStream      = 0x1
 	SyclStreamDebug = 0x2
 )
+
+const MaxCodeCopies = 0x40

@@ -81,3 +81,6 @@ const (
 	SyclStream      = C.ZX_STREAM_SYCL
 	SyclStreamDebug = C.ZX_STREAM_SYCL_DEBUG
 )
+
+// MaxCodeCopies is the most copies of one module (launch separation).
+const MaxCodeCopies = C.ZESTALL_MAX_CODE_COPIES

@@ -64,6 +64,11 @@ enum {
  * in Metric.metric_type. */
 #define ZESTALL_METRIC_TYPE_IP 0x7ffffffe
 
+/* Launch separation by module copies (cgo/separate.c): the most copies of
+ * one module (ZESTALL_SEPARATE_COPIES, collector/config). A launch record
+ * names the code it ran with 0 (the original) … this (Launch.code_copy). */
+#define ZESTALL_MAX_CODE_COPIES 64
+
 /* The launch-slot contract: cgo/launch.c (the application's threads)
  * writes slots, collector/timing's harvester reads them. */
 enum {

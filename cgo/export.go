@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/ze"
@@ -42,6 +43,11 @@ type Handler interface {
 	Controls(src collector.ControlSource)
 	ControlRequest(op int) error
 	LaunchEdge(on bool, n, ns uint64)
+	// Launch separation by copies: the copy source, copies per eligible
+	// module (0: off), and whether a module may be copied.
+	Copies(src collector.CopySource)
+	CodeCopies() int
+	CopyEligibility(native []byte) attribution.Eligibility
 }
 
 var handler atomic.Pointer[Handler]
@@ -109,6 +115,7 @@ func zestallReport(state C.int, code C.uint32_t) {
 		h.Sycl(&syclSource{})
 		h.Stalls(&stallSource{})
 		h.Controls(controls{})
+		h.Copies(copies{})
 	}
 	h.Status(collector.LayerState(state), ze.Result(code))
 }
@@ -152,6 +159,9 @@ func zestallModuleCreated(m C.ze_module_handle_t, dev C.ze_device_handle_t) {
 	mod.Debug, mod.DebugErr = query(func(b unsafe.Pointer, n *C.size_t) C.ze_result_t {
 		return C.zestall_module_debug_info(m, b, n)
 	})
+	if mod.NativeErr == nil && len(mod.Native) > 0 {
+		copyModule(h, mod, m, dev)
+	}
 	h.ModuleCreated(mod)
 }
 
@@ -194,6 +204,9 @@ func zestallKernelCreated(k C.ze_kernel_handle_t, m C.ze_module_handle_t, id C.u
 	kern.ISA, kern.ISAErr = query(func(b unsafe.Pointer, n *C.size_t) C.ze_result_t {
 		return C.zestall_kernel_binary(k, b, n)
 	})
+	if kern.BaseErr == nil && h.CodeCopies() > 0 {
+		copyKernel(kern, k, m)
+	}
 	h.KernelCreated(kern)
 }
 

@@ -26,6 +26,7 @@
 
 #include "_cgo_export.h"
 #include "layer.h"
+#include "separate.h"
 #include "zmap.h"
 
 /* Thread-locals in the initial-exec model: a plain %fs-relative access
@@ -401,6 +402,7 @@ typedef struct {
     uint8_t flags, reason;
     uint64_t ctx, dev;
     uint32_t list_id;
+    uint16_t code_copy; /* separate.c: the code the launch ran (0: its own) */
 } zl_pending_t;
 static ZL_TLS zl_pending_t tl_p;
 
@@ -866,6 +868,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
      * "Correlating a SYCL task with its Level-Zero launch"). */
     s.sycl_task = zx_tag.task;
     s.sycl_location = zx_tag.location;
+    s.code_copy = p->code_copy;
     uint64_t kv[ZMAP_WORDS];
     if (zmap_get(&kernels, (uintptr_t)kernel, kv)) {
         s.kernel_id = (uint32_t)kv[0];
@@ -895,36 +898,43 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
 static void ZE_APICALL pro_launch(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     launch_prologue(*p->phCommandList, p->phSignalEvent);
+    zsep_prologue(p->phKernel, !(tl_p.flags & 0x80));
 }
 static void ZE_APICALL epi_launch(ze_command_list_append_launch_kernel_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
+    tl_p.code_copy = zsep_epilogue(p->phKernel);
     launch_epilogue(r, *p->phCommandList, p->phSignalEvent, *p->phKernel, *p->ppLaunchFuncArgs, 0);
 }
 static void ZE_APICALL pro_coop(ze_command_list_append_launch_cooperative_kernel_params_t *p, ze_result_t r, void *u,
                                 void **i) {
     (void)r, (void)u, (void)i;
     launch_prologue(*p->phCommandList, p->phSignalEvent);
+    zsep_prologue(p->phKernel, !(tl_p.flags & 0x80));
 }
 static void ZE_APICALL epi_coop(ze_command_list_append_launch_cooperative_kernel_params_t *p, ze_result_t r, void *u,
                                 void **i) {
     (void)u, (void)i;
+    tl_p.code_copy = zsep_epilogue(p->phKernel);
     launch_epilogue(r, *p->phCommandList, p->phSignalEvent, *p->phKernel, *p->ppLaunchFuncArgs, 1);
 }
 static void ZE_APICALL pro_indirect(ze_command_list_append_launch_kernel_indirect_params_t *p, ze_result_t r, void *u,
                                     void **i) {
     (void)r, (void)u, (void)i;
     launch_prologue(*p->phCommandList, p->phSignalEvent);
+    zsep_prologue(p->phKernel, !(tl_p.flags & 0x80));
 }
 static void ZE_APICALL epi_indirect(ze_command_list_append_launch_kernel_indirect_params_t *p, ze_result_t r, void *u,
                                     void **i) {
     (void)u, (void)i;
     /* Group counts live in device memory, read when the kernel runs. */
+    tl_p.code_copy = zsep_epilogue(p->phKernel);
     launch_epilogue(r, *p->phCommandList, p->phSignalEvent, *p->phKernel, NULL, 2);
 }
 static void ZE_APICALL pro_multi(ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, ze_result_t r,
                                  void *u, void **i) {
     (void)r, (void)u, (void)i;
     launch_prologue(*p->phCommandList, p->phSignalEvent);
+    zsep_prologue(NULL, false); /* several kernels in one call: never substituted */
 }
 static void ZE_APICALL epi_multi(ze_command_list_append_launch_multiple_kernels_indirect_params_t *p, ze_result_t r,
                                  void *u, void **i) {
@@ -932,6 +942,7 @@ static void ZE_APICALL epi_multi(ze_command_list_append_launch_multiple_kernels_
     /* One signal event covers every kernel of the call: recorded as one
      * launch of the first kernel whose times span the whole batch. */
     ze_kernel_handle_t k = (*p->pnumKernels > 0 && *p->pphKernels != NULL) ? (*p->pphKernels)[0] : NULL;
+    tl_p.code_copy = zsep_epilogue(NULL);
     launch_epilogue(r, *p->phCommandList, p->phSignalEvent, k, NULL, 3);
 }
 
@@ -939,6 +950,7 @@ static void ZE_APICALL epi_set_group_size(ze_kernel_set_group_size_params_t *p, 
     (void)u, (void)i;
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     if (r != ZE_RESULT_SUCCESS) return;
+    zsep_group_size(*p->phKernel, *p->pgroupSizeX, *p->pgroupSizeY, *p->pgroupSizeZ);
     uint64_t v[ZMAP_WORDS];
     if (!zmap_get(&kernels, (uintptr_t)*p->phKernel, v)) return;
     v[1] = pack_size(*p->pgroupSizeX, *p->pgroupSizeY, *p->pgroupSizeZ);
@@ -1334,6 +1346,7 @@ void zl_register(zel_tracer_handle_t t) {
     zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_multi);
     zelTracerCommandListAppendLaunchMultipleKernelsIndirectRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_multi);
     zelTracerKernelSetGroupSizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_set_group_size);
+    zsep_register(t);
     zelTracerCommandListCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_create);
     zelTracerCommandListCreateImmediateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_create_imm);
     zelTracerCommandListResetRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_reset);

@@ -27,6 +27,7 @@ typedef struct zl_slot {
     uint8_t launch_kind;   /* proto LaunchKind */
     uint8_t flags;         /* ZL_FLAG_* */
     uint8_t reason;        /* ZL_REASON_* when ZL_FLAG_NO_EVENT */
+    uint16_t code_copy;    /* LAUNCH: the code it ran, 0 its own, n copy n (separate.c) */
     uint32_t ev_index;     /* LAUNCH, regular list: 1 + index of its event in the list's harvest (0: none) */
     uint32_t sycl_location; /* LAUNCH: the enclosing SYCL task's source location (xpti.c; 0: none) */
     uint64_t harvest;      /* EXEC: the harvest unit that copies this execution's times (0: none) */

@@ -39,6 +39,7 @@
 
 #include "_cgo_export.h"
 #include "launch.h"
+#include "separate.h"
 
 static atomic_int layer_state = ZESTALL_STATE_IDLE;
 static atomic_bool in_fork_child = false;
@@ -65,6 +66,7 @@ static void ZE_APICALL on_module_create(ze_module_create_params_t *p, ze_result_
     (void)user;
     (void)inst;
     if (r != ZE_RESULT_SUCCESS || !go_allowed() || p->pphModule == NULL || *p->pphModule == NULL) return;
+    zsep_module_seen(**p->pphModule, *p->phContext, *p->pdesc != NULL ? (*p->pdesc)->pBuildFlags : NULL);
     zestallModuleCreated(**p->pphModule, *p->phDevice);
 }
 
@@ -74,6 +76,7 @@ static void ZE_APICALL on_module_destroy(ze_module_destroy_params_t *p, ze_resul
     (void)inst;
     if (r != ZE_RESULT_SUCCESS || !go_allowed()) return;
     zestallModuleDestroyed(*p->phModule);
+    zsep_module_destroyed(*p->phModule);
 }
 
 static void ZE_APICALL on_kernel_create(ze_kernel_create_params_t *p, ze_result_t r,
@@ -82,6 +85,7 @@ static void ZE_APICALL on_kernel_create(ze_kernel_create_params_t *p, ze_result_
     (void)inst;
     if (r != ZE_RESULT_SUCCESS || !go_allowed() || p->pphKernel == NULL || *p->pphKernel == NULL) return;
     ze_kernel_handle_t k = **p->pphKernel;
+    zsep_kernel_flags(*p->pdesc != NULL ? (*p->pdesc)->flags : 0);
     zestallKernelCreated(k, *p->phModule, zl_kernel_created(k));
 }
 
@@ -92,6 +96,7 @@ static void ZE_APICALL on_kernel_destroy(ze_kernel_destroy_params_t *p, ze_resul
     if (r != ZE_RESULT_SUCCESS || !go_allowed()) return;
     zl_kernel_destroyed(*p->phKernel);
     zestallKernelDestroyed(*p->phKernel);
+    zsep_kernel_destroyed(*p->phKernel);
 }
 
 /* ---- activation --------------------------------------------------------- */

@@ -60,6 +60,7 @@ func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 			Seq:          uint64(r.seq),
 			SyclTask:     uint64(r.sycl_task),
 			SyclLocation: uint32(r.sycl_location),
+			CodeCopy:     uint16(r.code_copy),
 		})
 		if r.kind == C.ZL_SLOT_APP_TS {
 			d := &dst[len(dst)-1]

@@ -18,9 +18,12 @@
 //   - collector/config: the ZESTALL_* settings, read once at activation.
 //   - collector/sampling: the EU stall reader (streamers, read windows,
 //     the raw-path check, collection edges for samples).
+//   - collector/attribution: attribution of samples to kernels, offsets
+//     and launches, one Attributor per streamer, created here for the
+//     stall reader.
+//   - collector/timing: launch timing (harvester, clocks).
 //   - this package: the Session (registry, writer, lifecycle: session.go),
-//     launch timing (harvest.go, clock.go), attribution of samples to
-//     kernels and launches (attribute.go), collection control (control.go).
+//     collection control (control.go).
 //   - format/zebin and format/eustall: the decoders it shares with the CLI.
 //
 // # Locks
@@ -29,12 +32,12 @@
 // levels:
 //
 //  1. control.mu: one collection edge at a time (control.go).
-//  2. harvester.mu: launch timing (harvest.go); its records go out through
+//  2. timing.Harvester.mu: launch timing (collector/timing); its records go out through
 //     Session.emitBlocking, which takes Session.mu briefly.
 //  3. Session.mu: the registry and the record queue.
 //  4. sampling.Reader.mu: the attributors' inputs (kernels, launches,
 //     windows) and the reader's losses.
-//  5. Attributor.mu: one attributor's state.
+//  5. attribution.Attributor.mu: one attributor's state.
 //
 // Nothing holds a lock while it writes to the file; the writer goroutine
 // holds none. A control edge waits (bounded, holding control.mu) for the

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/sampling"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -9,8 +10,8 @@ import (
 // host ns (timestamp tick plus the host/device correlation's uncertainty).
 const launchMarginNs = 10_000
 
-// samplingAttributor is an Attributor as the stall reader sees it.
-type samplingAttributor struct{ *Attributor }
+// samplingAttributor is an attribution.Attributor as the stall reader sees it.
+type samplingAttributor struct{ *attribution.Attributor }
 
 func (a samplingAttributor) Rows() (attributed, unattributed uint64) {
 	t := a.Totals()
@@ -44,8 +45,8 @@ func (s *Session) openStalls(src sampling.Source) {
 		Emit:         s.emitBlocking,
 		Stderr:       s.stderr,
 		NewAttributor: func(device uint32, sub *uint32, columns int) sampling.Attributor {
-			a := NewAttributor(device, sub, columns)
-			a.SetOptions(AttributorOptions{SlackNs: slack, LaunchMarginNs: launchMarginNs})
+			a := attribution.New(device, sub, columns)
+			a.SetOptions(attribution.Options{SlackNs: slack, LaunchMarginNs: launchMarginNs})
 			return samplingAttributor{a}
 		},
 	})

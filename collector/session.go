@@ -9,11 +9,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ianlancetaylor/demangle"
 
 	"github.com/zestall/zestall/abi"
+	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
@@ -44,6 +46,13 @@ type Module struct {
 	Debug     []byte // zetModuleGetDebugInfo: the debug zebin
 	NativeErr error
 	DebugErr  error
+	// Launch separation by copies: the copies package cgo made of the
+	// module (CodeCopies), why none were made (CopyReason, "" when made
+	// or the mode is off), their ISA bytes and creation time.
+	CodeCopies   int
+	CopyReason   string
+	CopyISABytes uint64
+	CopyNs       uint64
 }
 
 // Kernel is a kernel the application created.
@@ -56,6 +65,9 @@ type Kernel struct {
 	ISA     []byte // raw ISA incl. padding (zeIntelKernelGetBinaryExp), nil if unavailable
 	BaseErr error
 	ISAErr  error
+	// CopyBases are the base addresses of the kernel's code in each copy
+	// of its module (copy i+1 at CopyBases[i]); nil when not separated.
+	CopyBases []uint64
 }
 
 // Device is a Level-Zero device (root or sub-device) seen at activation.
@@ -126,8 +138,12 @@ type Session struct {
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
 	ctlSrc   ControlSource
-	ctl      *control
-	sycl     sycl // SYCL tasks and locations from XPTI (sycl.go)
+	// Launch separation by copies (separate.go).
+	copySrc    CopySource
+	codeCopies atomic.Int32      // copies per eligible module, 0: off
+	kernCopies map[uint64]uint32 // kernel id -> copies registered with the stall reader
+	ctl        *control
+	sycl       sycl // SYCL tasks and locations from XPTI (sycl.go)
 }
 
 // Stalls attaches the EU stall sampling source (before Status(StateActive)).
@@ -461,6 +477,7 @@ func (s *Session) startLocked() {
 	hdr.Devices = s.headerDevices()
 	s.stallHeader(hdr.Devices)
 	hdr.OtherProcessesKnown = s.sampler != nil && s.sampler.OtherProcessesKnown()
+	s.startCopies(hdr)
 	if id.Rank >= 0 {
 		r := uint32(id.Rank)
 		hdr.MpiRank = &r
@@ -534,6 +551,7 @@ func (s *Session) runningCounters() *pb.Counters {
 		st.Counters(c)
 	}
 	s.syclCounters(c)
+	s.copyCounters(c)
 	if noID > 0 {
 		c.Lost = append(c.Lost, &pb.Loss{What: LossKernelNoID, Count: noID})
 	}
@@ -684,7 +702,8 @@ func (s *Session) ModuleCreated(m *Module) {
 	id := s.nextMod
 	s.modules[m.Handle] = id
 	s.modSecs[id] = secs
-	rec := &pb.Module{Id: id, DeviceId: s.deviceIDs[m.Device], ContentHash: sum[:], CreatedHostNs: now}
+	rec := &pb.Module{Id: id, DeviceId: s.deviceIDs[m.Device], ContentHash: sum[:], CreatedHostNs: now,
+		CodeCopies: uint32(m.CodeCopies), CopyIneligibleReason: m.CopyReason, CopyIsaBytes: m.CopyISABytes, CopyCreateNs: m.CopyNs}
 	if first, ok := s.contents[sum]; ok {
 		rec.ContentModuleId = first
 	} else {
@@ -755,6 +774,16 @@ func (s *Session) KernelCreated(k *Kernel) {
 	}
 	if s.stall != nil && k.BaseErr == nil {
 		s.stall.KernelCreated(id, k.Base, size, now)
+		// Copies of its code: the same size at their own addresses.
+		for i, b := range k.CopyBases {
+			s.stall.KernelCreated(attribution.CodeID(id, uint32(i+1)), b, size, now)
+		}
+		if len(k.CopyBases) > 0 {
+			if s.kernCopies == nil {
+				s.kernCopies = map[uint64]uint32{}
+			}
+			s.kernCopies[id] = uint32(len(k.CopyBases))
+		}
 	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_Kernel{Kernel: rec}})
 }
@@ -771,6 +800,10 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 	delete(s.kernels, handle)
 	if s.stall != nil {
 		s.stall.KernelDestroyed(id, now)
+		for c := uint32(1); c <= s.kernCopies[id]; c++ {
+			s.stall.KernelDestroyed(attribution.CodeID(id, c), now)
+		}
+		delete(s.kernCopies, id)
 	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_KernelDestroyed{KernelDestroyed: &pb.KernelDestroyed{Id: id, ValidUntilHostNs: now}}})
 }
@@ -809,6 +842,9 @@ func (s *Session) Shutdown() {
 				fmt.Fprintln(s.stderr, "zestall: the stall reader did not stop within 5 s at exit; its last samples are not written.")
 			}
 			st.Counters(c)
+		}
+		if n := s.copyCounters(c); n > 0 {
+			fmt.Fprintf(s.stderr, "zestall: launch separation: %d launches ran the application's own kernel: a copy could not be given the kernel's state (a setter failed on it); they are separated by read windows only.\n", n)
 		}
 		s.mu.Lock()
 		c.HostNs = s.now()

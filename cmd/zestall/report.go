@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -164,6 +165,7 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top, maxRanks int) {
 		fmt.Fprintln(w, "no header: the frame that held it is missing or damaged")
 	}
 	fmt.Fprintf(w, "records: %d, modules: %d, kernels: %d\n", m.records, len(m.modules), len(m.kernels))
+	writeSeparation(w, m)
 	fmt.Fprintln(w, glossary)
 	if c := m.counters; c != nil {
 		fmt.Fprintf(w, "kernel launches seen: %d, with device times: %d\n", c.LaunchesSeen, c.LaunchesTimed)
@@ -646,5 +648,30 @@ func writeForeign(w io.Writer, h *pb.Header, c *pb.Counters) {
 	if c.StallRowsPossiblyForeign > 0 {
 		fmt.Fprintf(w, "POSSIBLY FOREIGN: %d of %d attributed rows were taken while other processes ran kernels on the same device; samples of theirs at this process's addresses cannot be told apart. Profile with the tile to yourself, or read those rows as an upper bound\n",
 			c.StallRowsPossiblyForeign, c.StallRowsAttributed)
+	}
+}
+
+// writeSeparation says how launches of one kernel were told apart and, with
+// module copies, per module whether it was copied (and the device memory
+// the copies took) or why not.
+func writeSeparation(w io.Writer, m *runModel) {
+	h := m.header
+	if h == nil || h.LaunchSeparation != pb.LaunchSeparation_LAUNCH_SEPARATION_COPIES {
+		fmt.Fprintln(w, "launch separation: read windows only")
+		return
+	}
+	fmt.Fprintf(w, "launch separation: module copies (%d per module; launches of one kernel take the original and its copies in turn)\n", h.CodeCopiesPerModule)
+	if c := m.counters; c != nil {
+		fmt.Fprintf(w, "  launches on copies: %d, codes reused within the reuse interval: %d\n", c.LaunchesOnCopies, c.CodeCopyEarlyReuses)
+	}
+	ids := slices.Sorted(maps.Keys(m.modules))
+	for _, id := range ids {
+		mod := m.modules[id]
+		switch {
+		case mod.CodeCopies > 0:
+			fmt.Fprintf(w, "  module %d: %d copies, %d bytes of ISA, made in %.3f ms\n", id, mod.CodeCopies, mod.CopyIsaBytes, float64(mod.CopyCreateNs)/1e6)
+		case mod.CopyIneligibleReason != "":
+			fmt.Fprintf(w, "  module %d: not copied: %s (read windows only)\n", id, mod.CopyIneligibleReason)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zestall/zestall/abi"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -47,12 +48,23 @@ type Config struct {
 	// StallLatency bounds how long after it was taken a sample may first
 	// be returned by a streamer read (ZESTALL_STALL_LATENCY): the kernel
 	// driver's write-pointer poll period plus scheduling delay. Per-launch
-	// attribution widens read windows by it (see attribute.go).
+	// attribution widens read windows by it (see collector/attribution).
 	StallLatency time.Duration
 	// Serialize makes every launch run alone, followed by a streamer read
 	// (ZESTALL_SERIALIZE=1): exact per-launch stall attribution, no
 	// concurrency.
 	Serialize bool
+	// SeparateLaunches turns on launch separation by module copies
+	// (ZESTALL_SEPARATE_LAUNCHES=copies; off by default): consecutive
+	// launches of a kernel of an eligible module run on different copies
+	// of its code, so that EU stall samples name their launch by address
+	// (collector/attribution, "Launch separation by copies").
+	SeparateLaunches bool
+	// CodeCopies is the number of copies made per eligible module
+	// (ZESTALL_SEPARATE_COPIES, 1 to 64): the original and its copies
+	// are used in turn, so CodeCopies+1 launches of one module in a row
+	// run at distinct addresses.
+	CodeCopies int
 	// StartPaused starts with collection off (ZESTALL_START=paused); a
 	// zestall_start() call or the toggle signal turns it on.
 	StartPaused bool
@@ -94,6 +106,12 @@ const (
 	// DefaultStallLatency: twice the xe KMD's 5 ms poll rounded up to
 	// 4 ms ticks, and 10 ms over i915-prelim's 10 ms poll.
 	DefaultStallLatency = 20 * time.Millisecond
+	// DefaultCodeCopies: 15 copies and the original, 16 codes: back-to-back
+	// launches of one kernel stay apart if 16 of them last longer than the
+	// reuse interval (ZESTALL_STALL_LATENCY plus a read interval, 30 ms
+	// by default), i.e. launches of at least ~2 ms.
+	DefaultCodeCopies = 15
+	MaxCodeCopies     = abi.MaxCodeCopies // cgo/abi.h
 )
 
 // FromEnv reads the configuration with getenv and reports invalid
@@ -101,7 +119,7 @@ const (
 func FromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval,
-		StallLatency: DefaultStallLatency, FromEnv: map[string]bool{}}
+		StallLatency: DefaultStallLatency, CodeCopies: DefaultCodeCopies, FromEnv: map[string]bool{}}
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
@@ -116,6 +134,24 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	}
 	e.duration("ZESTALL_STALL_READ_INTERVAL", &c.StallReadInterval, 100*time.Microsecond, time.Second, "100us and 1s")
 	e.duration("ZESTALL_STALL_LATENCY", &c.StallLatency, 0, time.Second, "0 and 1s")
+	switch v := getenv("ZESTALL_SEPARATE_LAUNCHES"); v {
+	case "", "off":
+		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = v != ""
+	case "copies":
+		c.SeparateLaunches = true
+		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = true
+	default:
+		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\" or \"off\"; using the default off\n", v)
+	}
+	if v := getenv("ZESTALL_SEPARATE_COPIES"); v != "" {
+		var n int
+		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v || n < 1 || n > MaxCodeCopies {
+			fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_COPIES=%q is not a number between 1 and %d; using the default %d\n", v, MaxCodeCopies, DefaultCodeCopies)
+		} else {
+			c.CodeCopies = n
+			c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
+		}
+	}
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
 		c.Output = v
 		c.FromEnv["ZESTALL_OUTPUT"] = true
@@ -382,6 +418,8 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
 		{Key: "ZESTALL_STALL_LATENCY", Value: c.StallLatency.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_LATENCY"]},
+		{Key: "ZESTALL_SEPARATE_LAUNCHES", Value: map[bool]string{false: "off", true: "copies"}[c.SeparateLaunches], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"]},
+		{Key: "ZESTALL_SEPARATE_COPIES", Value: fmt.Sprint(c.CodeCopies), FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_COPIES"]},
 		{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Quiet]), FromEnvironment: c.FromEnv["ZESTALL_QUIET"]},
 		{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[c.StartPaused], FromEnvironment: c.FromEnv["ZESTALL_START"]},
 		{Key: "ZESTALL_DELAY", Value: c.Delay.String(), FromEnvironment: c.FromEnv["ZESTALL_DELAY"]},

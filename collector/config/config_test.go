@@ -264,8 +264,8 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 15 {
-		t.Errorf("%d entries, want 15: %v", len(got), got)
+	if len(got) != 17 {
+		t.Errorf("%d entries, want 17: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
@@ -310,6 +310,34 @@ func TestAffinityEntries(t *testing.T) {
 		got := AffinityEntries(c.mask, c.composite, c.roots)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("AffinityEntries(%q, composite %v, %d roots) = %q, want %q", c.mask, c.composite, c.roots, got, c.want)
+		}
+	}
+}
+
+// TestSeparateLaunches: ZESTALL_SEPARATE_LAUNCHES and ZESTALL_SEPARATE_COPIES.
+func TestSeparateLaunches(t *testing.T) {
+	tests := []struct {
+		env     map[string]string
+		on      bool
+		copies  int
+		warning string
+	}{
+		{nil, false, DefaultCodeCopies, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "off"}, false, DefaultCodeCopies, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies"}, true, DefaultCodeCopies, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "3"}, true, 3, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "yes"}, false, DefaultCodeCopies, "ZESTALL_SEPARATE_LAUNCHES=\"yes\""},
+		{map[string]string{"ZESTALL_SEPARATE_COPIES": "0"}, false, DefaultCodeCopies, "ZESTALL_SEPARATE_COPIES=\"0\""},
+		{map[string]string{"ZESTALL_SEPARATE_COPIES": "65"}, false, DefaultCodeCopies, "ZESTALL_SEPARATE_COPIES=\"65\""},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		c := FromEnv(func(k string) string { return tt.env[k] }, &w)
+		if c.SeparateLaunches != tt.on || c.CodeCopies != tt.copies {
+			t.Errorf("%v: SeparateLaunches %v CodeCopies %d, want %v %d", tt.env, c.SeparateLaunches, c.CodeCopies, tt.on, tt.copies)
+		}
+		if (tt.warning == "") != (w.Len() == 0) || !strings.Contains(w.String(), tt.warning) {
+			t.Errorf("%v: warnings %q, want %q", tt.env, w.String(), tt.warning)
 		}
 	}
 }

@@ -9,7 +9,7 @@
 //
 // Pipeline position:
 //
-//	cgo (Source over zetMetricStreamer*) ─> sampling.Reader ─> Attributor (collector) ─> records
+//	cgo (Source over zetMetricStreamer*) ─> sampling.Reader ─> attribution.Attributor ─> records
 //
 // Package collector creates the Reader when the layer becomes active,
 // feeds it kernels, launches and completions from the application's

@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"fmt"
+	"github.com/zestall/zestall/collector/attribution"
 	"io"
 	"maps"
 	"slices"
@@ -420,11 +421,14 @@ func (st *Reader) Launch(l *pb.Launch) {
 			if st.devIDs[i] != l.DeviceId {
 				continue
 			}
+			// The code the launch ran: the kernel's own or one of its
+			// copies (launch separation by copies).
+			code := attribution.CodeID(l.KernelId, l.CodeCopy)
 			for _, a := range as {
 				if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
-					a.LaunchNeverTimed(l.Id, l.KernelId, l.HostAppendNs) // the harvester's untimed launches are never bounded
+					a.LaunchNeverTimed(l.Id, code, l.HostAppendNs) // the harvester's untimed launches are never bounded
 				} else {
-					a.LaunchTimed(l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
+					a.LaunchTimed(l.Id, code, l.DeviceStartNs, l.DeviceEndNs)
 				}
 			}
 		}
@@ -460,7 +464,7 @@ func (st *Reader) Completed(at uint64) {
 // A completion (a launch's times arrived, or the application returned
 // from a wait for the device) wakes it twice: at once, and latency later —
 // the first read that can hold every sample of the launches completed by
-// then (see collector/attribute.go). When the device stays idle for longer than
+// then (see collector/attribution). When the device stays idle for longer than
 // that, the second read's window closes between those launches and the
 // next ones, which per-launch attribution needs. Settling reads add at
 // most one read per read interval (addSettle).

@@ -59,7 +59,7 @@ type Source interface {
 }
 
 // Attributor gives the samples of read windows to kernels and launches
-// (collector.Attributor, one per stream and calculation set). The reader
+// (attribution.Attributor, one per stream and calculation set). The reader
 // calls it under Reader.mu.
 type Attributor interface {
 	KernelCreated(kernelID, base, isaSize, fromNs uint64)

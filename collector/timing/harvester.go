@@ -49,6 +49,9 @@ type Slot struct {
 	// sycl_location_id.
 	SyclTask     uint64
 	SyclLocation uint32
+	// SlotLaunch: the code the launch ran, 0 the kernel's own, n the
+	// module's copy n (launch separation by copies; pb.Launch.code_copy).
+	CodeCopy uint16
 }
 
 // KernelTimestamp is what zeEventQueryKernelTimestamp returned, in device
@@ -455,7 +458,7 @@ func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
 		GroupSizeX: uint32(s.GroupSize[0]), GroupSizeY: uint32(s.GroupSize[1]), GroupSizeZ: uint32(s.GroupSize[2]),
 		HostAppendNs: s.HostNs, ExecutionIndex: exec,
-		SyclTaskId: s.SyclTask, SyclLocationId: s.SyclLocation,
+		SyclTaskId: s.SyclTask, SyclLocationId: s.SyclLocation, CodeCopy: uint32(s.CodeCopy),
 	}
 	if c != nil {
 		rec.DeviceId = c.id

@@ -76,7 +76,17 @@ type File struct {
 	Compat  Compat      // the .note.intelgt.compat notes
 	// Sections lists every section name in index order, for diagnostics.
 	Sections []string
+	// ZeInfo is the .ze_info section (IGC's YAML description of the
+	// kernels: execution environment, arguments, host access table,
+	// exported functions), nil when absent.
+	ZeInfo []byte
+	// Undefined names the symbols the file uses without defining them:
+	// a module with any needs dynamic linking (zeModuleDynamicLink).
+	Undefined []string
 }
+
+// ZeInfoSection is the section holding IGC's YAML kernel description.
+const ZeInfoSection = ".ze_info"
 
 // IsDebug reports whether f is a debug zebin (linked, ET_EXEC): its kernel
 // sections carry GPU addresses.
@@ -167,12 +177,17 @@ func Parse(data []byte) (f *File, err error) {
 		sect elf.SectionIndex
 	}
 	funcSize := map[key]uint64{}
+	var undefined []string // symbols used, not defined
 	if syms, err := ef.Symbols(); err == nil {
 		for _, s := range syms {
 			if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
 				funcSize[key{s.Name, s.Section}] = s.Size
 			}
+			if s.Section == elf.SHN_UNDEF && s.Name != "" {
+				undefined = append(undefined, s.Name)
+			}
 		}
+		f.Undefined = undefined
 	} else if !errors.Is(err, elf.ErrNoSymbols) {
 		return nil, &FormatError{symtabOffset(ef), "malformed symbol table: " + err.Error()}
 	}
@@ -195,6 +210,12 @@ func Parse(data []byte) (f *File, err error) {
 				k.CodeSize, k.HasCodeSize = cs, true
 			}
 			f.Kernels = append(f.Kernels, k)
+		case s.Name == ZeInfoSection:
+			b, err := sectionData(s)
+			if err != nil {
+				return nil, err
+			}
+			f.ZeInfo = b
 		case s.Name == CompatNoteSection && s.Type == elf.SHT_NOTE:
 			b, err := sectionData(s)
 			if err != nil {

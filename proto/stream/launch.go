@@ -77,6 +77,7 @@ func appendCompactLaunch(b []byte, l *pb.Launch, appendDelta, idDelta, startDela
 	u(21, protowire.EncodeZigZag(startDelay))
 	u(22, duration)
 	u(23, protowire.EncodeZigZag(idDelta))
+	u(24, uint64(l.CodeCopy))
 	u(26, uint64(l.SyclLocationId))
 	u(27, l.SyclTaskId)
 	// Record{launch = 6}, length-delimited in the stream.

@@ -34,7 +34,7 @@ func TestCompactLaunchEncoding(t *testing.T) {
 			Kind: pb.LaunchKind(r.IntN(4)), Flags: uint32(pick()), NoTimestampReason: pb.NoTimestampReason(r.IntN(9)),
 			GroupCountX: uint32(pick()), GroupCountY: uint32(pick()), GroupCountZ: uint32(pick()),
 			GroupSizeX: uint32(pick()), GroupSizeY: uint32(pick()), GroupSizeZ: uint32(pick()),
-			ExecutionIndex: uint32(pick()), SyclLocationId: uint32(pick()), SyclTaskId: pick(),
+			ExecutionIndex: uint32(pick()), SyclLocationId: uint32(pick()), SyclTaskId: pick(), CodeCopy: uint32(pick()),
 		}
 		appendDelta, idDelta, delay, dur := int64(pick()), int64(pick()), int64(pick()), pick()
 		b := appendCompactLaunch(nil, l, appendDelta, idDelta, delay, dur)

@@ -186,6 +186,60 @@ func (SyclXptiState) EnumDescriptor() ([]byte, []int) {
 	return file_zestall_proto_rawDescGZIP(), []int{0}
 }
 
+// How launches of one kernel are told apart in stall attribution.
+type LaunchSeparation int32
+
+const (
+	// Read windows only: two launches of one kernel are separated when a
+	// read falls between them (see StallRows).
+	LaunchSeparation_LAUNCH_SEPARATION_TIME_WINDOWS LaunchSeparation = 0
+	// Instruction-address colouring: consecutive launches of a kernel of an
+	// eligible module run on different copies of its code (Module.code_copies,
+	// Launch.code_copy), so a sample's address names the copy, and read
+	// windows only decide between launches of one copy. Samples of a copy
+	// are given to the original kernel at the same offsets.
+	LaunchSeparation_LAUNCH_SEPARATION_COPIES LaunchSeparation = 1
+)
+
+// Enum value maps for LaunchSeparation.
+var (
+	LaunchSeparation_name = map[int32]string{
+		0: "LAUNCH_SEPARATION_TIME_WINDOWS",
+		1: "LAUNCH_SEPARATION_COPIES",
+	}
+	LaunchSeparation_value = map[string]int32{
+		"LAUNCH_SEPARATION_TIME_WINDOWS": 0,
+		"LAUNCH_SEPARATION_COPIES":       1,
+	}
+)
+
+func (x LaunchSeparation) Enum() *LaunchSeparation {
+	p := new(LaunchSeparation)
+	*p = x
+	return p
+}
+
+func (x LaunchSeparation) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LaunchSeparation) Descriptor() protoreflect.EnumDescriptor {
+	return file_zestall_proto_enumTypes[1].Descriptor()
+}
+
+func (LaunchSeparation) Type() protoreflect.EnumType {
+	return &file_zestall_proto_enumTypes[1]
+}
+
+func (x LaunchSeparation) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LaunchSeparation.Descriptor instead.
+func (LaunchSeparation) EnumDescriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{1}
+}
+
 // Why EU stall sampling is off on a device.
 type StallSamplingOff int32
 
@@ -239,11 +293,11 @@ func (x StallSamplingOff) String() string {
 }
 
 func (StallSamplingOff) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[1].Descriptor()
+	return file_zestall_proto_enumTypes[2].Descriptor()
 }
 
 func (StallSamplingOff) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[1]
+	return &file_zestall_proto_enumTypes[2]
 }
 
 func (x StallSamplingOff) Number() protoreflect.EnumNumber {
@@ -252,7 +306,7 @@ func (x StallSamplingOff) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use StallSamplingOff.Descriptor instead.
 func (StallSamplingOff) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{1}
+	return file_zestall_proto_rawDescGZIP(), []int{2}
 }
 
 // The append function of a launch.
@@ -297,11 +351,11 @@ func (x LaunchKind) String() string {
 }
 
 func (LaunchKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[2].Descriptor()
+	return file_zestall_proto_enumTypes[3].Descriptor()
 }
 
 func (LaunchKind) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[2]
+	return &file_zestall_proto_enumTypes[3]
 }
 
 func (x LaunchKind) Number() protoreflect.EnumNumber {
@@ -310,7 +364,7 @@ func (x LaunchKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LaunchKind.Descriptor instead.
 func (LaunchKind) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{2}
+	return file_zestall_proto_rawDescGZIP(), []int{3}
 }
 
 // Bits of Launch.flags.
@@ -371,11 +425,11 @@ func (x LaunchFlag) String() string {
 }
 
 func (LaunchFlag) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[3].Descriptor()
+	return file_zestall_proto_enumTypes[4].Descriptor()
 }
 
 func (LaunchFlag) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[3]
+	return &file_zestall_proto_enumTypes[4]
 }
 
 func (x LaunchFlag) Number() protoreflect.EnumNumber {
@@ -384,7 +438,7 @@ func (x LaunchFlag) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LaunchFlag.Descriptor instead.
 func (LaunchFlag) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{3}
+	return file_zestall_proto_rawDescGZIP(), []int{4}
 }
 
 // Why a launch has no device times.
@@ -459,11 +513,11 @@ func (x NoTimestampReason) String() string {
 }
 
 func (NoTimestampReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[4].Descriptor()
+	return file_zestall_proto_enumTypes[5].Descriptor()
 }
 
 func (NoTimestampReason) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[4]
+	return &file_zestall_proto_enumTypes[5]
 }
 
 func (x NoTimestampReason) Number() protoreflect.EnumNumber {
@@ -472,7 +526,7 @@ func (x NoTimestampReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use NoTimestampReason.Descriptor instead.
 func (NoTimestampReason) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{4}
+	return file_zestall_proto_rawDescGZIP(), []int{5}
 }
 
 // How stall samples are attributed to launches.
@@ -513,11 +567,11 @@ func (x StallAttribution) String() string {
 }
 
 func (StallAttribution) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[5].Descriptor()
+	return file_zestall_proto_enumTypes[6].Descriptor()
 }
 
 func (StallAttribution) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[5]
+	return &file_zestall_proto_enumTypes[6]
 }
 
 func (x StallAttribution) Number() protoreflect.EnumNumber {
@@ -526,7 +580,7 @@ func (x StallAttribution) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use StallAttribution.Descriptor instead.
 func (StallAttribution) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{5}
+	return file_zestall_proto_rawDescGZIP(), []int{6}
 }
 
 // What ran at addresses that belong to no kernel of the profiled process.
@@ -572,11 +626,11 @@ func (x UnattributedCause) String() string {
 }
 
 func (UnattributedCause) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[6].Descriptor()
+	return file_zestall_proto_enumTypes[7].Descriptor()
 }
 
 func (UnattributedCause) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[6]
+	return &file_zestall_proto_enumTypes[7]
 }
 
 func (x UnattributedCause) Number() protoreflect.EnumNumber {
@@ -585,7 +639,7 @@ func (x UnattributedCause) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UnattributedCause.Descriptor instead.
 func (UnattributedCause) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{6}
+	return file_zestall_proto_rawDescGZIP(), []int{7}
 }
 
 type WindowEdge int32
@@ -621,11 +675,11 @@ func (x WindowEdge) String() string {
 }
 
 func (WindowEdge) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[7].Descriptor()
+	return file_zestall_proto_enumTypes[8].Descriptor()
 }
 
 func (WindowEdge) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[7]
+	return &file_zestall_proto_enumTypes[8]
 }
 
 func (x WindowEdge) Number() protoreflect.EnumNumber {
@@ -634,7 +688,7 @@ func (x WindowEdge) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowEdge.Descriptor instead.
 func (WindowEdge) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{7}
+	return file_zestall_proto_rawDescGZIP(), []int{8}
 }
 
 type WindowCause int32
@@ -713,11 +767,11 @@ func (x WindowCause) String() string {
 }
 
 func (WindowCause) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[8].Descriptor()
+	return file_zestall_proto_enumTypes[9].Descriptor()
 }
 
 func (WindowCause) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[8]
+	return &file_zestall_proto_enumTypes[9]
 }
 
 func (x WindowCause) Number() protoreflect.EnumNumber {
@@ -726,7 +780,7 @@ func (x WindowCause) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowCause.Descriptor instead.
 func (WindowCause) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{8}
+	return file_zestall_proto_rawDescGZIP(), []int{9}
 }
 
 // The kind of a SyclSpan.
@@ -769,11 +823,11 @@ func (x SyclSpanKind) String() string {
 }
 
 func (SyclSpanKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[9].Descriptor()
+	return file_zestall_proto_enumTypes[10].Descriptor()
 }
 
 func (SyclSpanKind) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[9]
+	return &file_zestall_proto_enumTypes[10]
 }
 
 func (x SyclSpanKind) Number() protoreflect.EnumNumber {
@@ -782,7 +836,7 @@ func (x SyclSpanKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SyclSpanKind.Descriptor instead.
 func (SyclSpanKind) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{9}
+	return file_zestall_proto_rawDescGZIP(), []int{10}
 }
 
 // The kind of a SyclGraph record.
@@ -819,11 +873,11 @@ func (x SyclGraphKind) String() string {
 }
 
 func (SyclGraphKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_zestall_proto_enumTypes[10].Descriptor()
+	return file_zestall_proto_enumTypes[11].Descriptor()
 }
 
 func (SyclGraphKind) Type() protoreflect.EnumType {
-	return &file_zestall_proto_enumTypes[10]
+	return &file_zestall_proto_enumTypes[11]
 }
 
 func (x SyclGraphKind) Number() protoreflect.EnumNumber {
@@ -832,7 +886,7 @@ func (x SyclGraphKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SyclGraphKind.Descriptor instead.
 func (SyclGraphKind) EnumDescriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{10}
+	return file_zestall_proto_rawDescGZIP(), []int{11}
 }
 
 // Record is the unit of the stream: exactly one member of kind is set.
@@ -1167,9 +1221,15 @@ type Header struct {
 	OtherProcessesKnown bool `protobuf:"varint,20,opt,name=other_processes_known,json=otherProcessesKnown,proto3" json:"other_processes_known,omitempty"`
 	// How zestall took part in the SYCL runtime's XPTI instrumentation.
 	// Added in revision 5.
-	Sycl          *SyclSetup `protobuf:"bytes,18,opt,name=sycl,proto3" json:"sycl,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Sycl *SyclSetup `protobuf:"bytes,18,opt,name=sycl,proto3" json:"sycl,omitempty"`
+	// How launches of one kernel were told apart (ZESTALL_SEPARATE_LAUNCHES;
+	// added in revision 5).
+	LaunchSeparation LaunchSeparation `protobuf:"varint,16,opt,name=launch_separation,json=launchSeparation,proto3,enum=zestall.v1.LaunchSeparation" json:"launch_separation,omitempty"`
+	// LAUNCH_SEPARATION_COPIES: copies per eligible module
+	// (ZESTALL_SEPARATE_COPIES); 0 otherwise.
+	CodeCopiesPerModule uint32 `protobuf:"varint,17,opt,name=code_copies_per_module,json=codeCopiesPerModule,proto3" json:"code_copies_per_module,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Header) Reset() {
@@ -1319,6 +1379,20 @@ func (x *Header) GetSycl() *SyclSetup {
 		return x.Sycl
 	}
 	return nil
+}
+
+func (x *Header) GetLaunchSeparation() LaunchSeparation {
+	if x != nil {
+		return x.LaunchSeparation
+	}
+	return LaunchSeparation_LAUNCH_SEPARATION_TIME_WINDOWS
+}
+
+func (x *Header) GetCodeCopiesPerModule() uint32 {
+	if x != nil {
+		return x.CodeCopiesPerModule
+	}
+	return 0
 }
 
 // SyclSetup says how libzestall.so subscribed to XPTI, the SYCL runtime's
@@ -1875,6 +1949,26 @@ type Module struct {
 	// is 0, e.g. "zetModuleGetDebugInfo: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE".
 	// Empty when nothing is missing.
 	MissingDetail string `protobuf:"bytes,8,opt,name=missing_detail,json=missingDetail,proto3" json:"missing_detail,omitempty"`
+	// Launch separation by module copies (Header.launch_separation COPIES;
+	// added in revision 5): how many copies of this module zestall created
+	// from its native binary (zeModuleCreate, same build flags), each at
+	// its own instruction addresses. 0: none (see copy_ineligible_reason).
+	// Launches of the module's kernels run on the original or one of the
+	// copies in turn (Launch.code_copy).
+	CodeCopies uint32 `protobuf:"varint,9,opt,name=code_copies,json=codeCopies,proto3" json:"code_copies,omitempty"`
+	// Why the module was not copied, "" when it was or the mode is off,
+	// e.g. "writable program-scope globals (.data.global)", "function
+	// pointers or indirect calls (.ze_info functions)",
+	// "zeModuleCreate of a copy failed: ZE_RESULT_ERROR_...". Its launches
+	// keep time-window attribution only.
+	CopyIneligibleReason string `protobuf:"bytes,10,opt,name=copy_ineligible_reason,json=copyIneligibleReason,proto3" json:"copy_ineligible_reason,omitempty"`
+	// Device memory the copies took, bytes: the sum of the copies' kernel
+	// ISA sizes (.text sections of the native binary, times code_copies).
+	// The driver's own allocation granularity is not included.
+	CopyIsaBytes uint64 `protobuf:"varint,11,opt,name=copy_isa_bytes,json=copyIsaBytes,proto3" json:"copy_isa_bytes,omitempty"`
+	// Host ns spent creating the copies (zeModuleCreate calls), on the
+	// application's thread inside its zeModuleCreate.
+	CopyCreateNs  uint64 `protobuf:"varint,12,opt,name=copy_create_ns,json=copyCreateNs,proto3" json:"copy_create_ns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1963,6 +2057,34 @@ func (x *Module) GetMissingDetail() string {
 		return x.MissingDetail
 	}
 	return ""
+}
+
+func (x *Module) GetCodeCopies() uint32 {
+	if x != nil {
+		return x.CodeCopies
+	}
+	return 0
+}
+
+func (x *Module) GetCopyIneligibleReason() string {
+	if x != nil {
+		return x.CopyIneligibleReason
+	}
+	return ""
+}
+
+func (x *Module) GetCopyIsaBytes() uint64 {
+	if x != nil {
+		return x.CopyIsaBytes
+	}
+	return 0
+}
+
+func (x *Module) GetCopyCreateNs() uint64 {
+	if x != nil {
+		return x.CopyCreateNs
+	}
+	return 0
 }
 
 // ModuleDestroyed marks the end of a module's life (zeModuleDestroy).
@@ -2284,7 +2406,12 @@ type Launch struct {
 	// that carries its queue, node, instance, thread and host times. 0
 	// outside any task. For a regular command list, every execution of the
 	// list carries the task of the append.
-	SyclTaskId    uint64 `protobuf:"varint,27,opt,name=sycl_task_id,json=syclTaskId,proto3" json:"sycl_task_id,omitempty"`
+	SyclTaskId uint64 `protobuf:"varint,27,opt,name=sycl_task_id,json=syclTaskId,proto3" json:"sycl_task_id,omitempty"`
+	// Which code the launch ran (added in revision 5): 0 the kernel's own,
+	// n the kernel of the module's n-th copy (Module.code_copies), chosen
+	// when the launch was appended. The executions of one append of a
+	// regular command list all run the copy recorded at the append.
+	CodeCopy      uint32 `protobuf:"varint,24,opt,name=code_copy,json=codeCopy,proto3" json:"code_copy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2483,6 +2610,13 @@ func (x *Launch) GetSyclLocationId() uint32 {
 func (x *Launch) GetSyclTaskId() uint64 {
 	if x != nil {
 		return x.SyclTaskId
+	}
+	return 0
+}
+
+func (x *Launch) GetCodeCopy() uint32 {
+	if x != nil {
+		return x.CodeCopy
 	}
 	return 0
 }
@@ -2927,8 +3061,18 @@ type Counters struct {
 	// SYCL records lost: the XPTI ring was full, spans nested deeper than
 	// 16 on one thread, or more than 16384 source locations.
 	SyclRecordsLost uint64 `protobuf:"varint,19,opt,name=sycl_records_lost,json=syclRecordsLost,proto3" json:"sycl_records_lost,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// LAUNCH_SEPARATION_COPIES (added in revision 5): launches whose kernel
+	// was substituted by a copy's.
+	LaunchesOnCopies uint64 `protobuf:"varint,16,opt,name=launches_on_copies,json=launchesOnCopies,proto3" json:"launches_on_copies,omitempty"`
+	// Of all launches of copied modules, those that took a copy (or the
+	// original) last used less than the reuse interval
+	// (ZESTALL_STALL_LATENCY plus the read interval) before: their samples
+	// may share read windows with the previous launch of that code, which
+	// read windows then decide (SHARED rows possible). A ring too small for
+	// the launch rate shows here.
+	CodeCopyEarlyReuses uint64 `protobuf:"varint,17,opt,name=code_copy_early_reuses,json=codeCopyEarlyReuses,proto3" json:"code_copy_early_reuses,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -3090,6 +3234,20 @@ func (x *Counters) GetSyclTasks() uint64 {
 func (x *Counters) GetSyclRecordsLost() uint64 {
 	if x != nil {
 		return x.SyclRecordsLost
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesOnCopies() uint64 {
+	if x != nil {
+		return x.LaunchesOnCopies
+	}
+	return 0
+}
+
+func (x *Counters) GetCodeCopyEarlyReuses() uint64 {
+	if x != nil {
+		return x.CodeCopyEarlyReuses
 	}
 	return 0
 }
@@ -3747,7 +3905,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\tsycl_span\x18\x0e \x01(\v2\x14.zestall.v1.SyclSpanH\x00R\bsyclSpan\x126\n" +
 	"\n" +
 	"sycl_graph\x18\x0f \x01(\v2\x15.zestall.v1.SyclGraphH\x00R\tsyclGraphB\x06\n" +
-	"\x04kind\"\x8e\x05\n" +
+	"\x04kind\"\x8e\x06\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
 	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
@@ -3767,7 +3925,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\x06job_id\x18\x0e \x01(\tR\x05jobId\x12(\n" +
 	"\x10ze_affinity_mask\x18\x0f \x01(\tR\x0ezeAffinityMask\x122\n" +
 	"\x15other_processes_known\x18\x14 \x01(\bR\x13otherProcessesKnown\x12)\n" +
-	"\x04sycl\x18\x12 \x01(\v2\x15.zestall.v1.SyclSetupR\x04syclB\v\n" +
+	"\x04sycl\x18\x12 \x01(\v2\x15.zestall.v1.SyclSetupR\x04sycl\x12I\n" +
+	"\x11launch_separation\x18\x10 \x01(\x0e2\x1c.zestall.v1.LaunchSeparationR\x10launchSeparation\x123\n" +
+	"\x16code_copies_per_module\x18\x11 \x01(\rR\x13codeCopiesPerModuleB\v\n" +
 	"\t_mpi_rankB\r\n" +
 	"\v_local_rankB\v\n" +
 	"\t_job_size\"\xb2\x01\n" +
@@ -3816,7 +3976,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
 	"\x05units\x18\x03 \x01(\tR\x05units\x12\x1f\n" +
 	"\vmetric_type\x18\x04 \x01(\rR\n" +
-	"metricType\"\x97\x02\n" +
+	"metricType\"\xba\x03\n" +
 	"\x06Module\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12!\n" +
@@ -3826,7 +3986,13 @@ const file_zestall_proto_rawDesc = "" +
 	"debug_info\x18\x05 \x01(\fR\tdebugInfo\x12*\n" +
 	"\x11content_module_id\x18\x06 \x01(\x04R\x0fcontentModuleId\x12&\n" +
 	"\x0fcreated_host_ns\x18\a \x01(\x04R\rcreatedHostNs\x12%\n" +
-	"\x0emissing_detail\x18\b \x01(\tR\rmissingDetail\":\n" +
+	"\x0emissing_detail\x18\b \x01(\tR\rmissingDetail\x12\x1f\n" +
+	"\vcode_copies\x18\t \x01(\rR\n" +
+	"codeCopies\x124\n" +
+	"\x16copy_ineligible_reason\x18\n" +
+	" \x01(\tR\x14copyIneligibleReason\x12$\n" +
+	"\x0ecopy_isa_bytes\x18\v \x01(\x04R\fcopyIsaBytes\x12$\n" +
+	"\x0ecopy_create_ns\x18\f \x01(\x04R\fcopyCreateNs\":\n" +
 	"\x0fModuleDestroyed\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\"\xdb\x01\n" +
@@ -3840,7 +4006,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\x12valid_from_host_ns\x18\a \x01(\x04R\x0fvalidFromHostNs\"P\n" +
 	"\x0fKernelDestroyed\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
-	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xaa\a\n" +
+	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xc7\a\n" +
 	"\x06Launch\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
 	"\tkernel_id\x18\x02 \x01(\x04R\bkernelId\x12\x1b\n" +
@@ -3870,7 +4036,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\bid_delta\x18\x17 \x01(\x12R\aidDelta\x12(\n" +
 	"\x10sycl_location_id\x18\x1a \x01(\rR\x0esyclLocationId\x12 \n" +
 	"\fsycl_task_id\x18\x1b \x01(\x04R\n" +
-	"syclTaskIdB\x17\n" +
+	"syclTaskId\x12\x1b\n" +
+	"\tcode_copy\x18\x18 \x01(\rR\bcodeCopyB\x17\n" +
 	"\x15_host_append_delta_ns\"\x85\x04\n" +
 	"\tStallRows\x12\x1b\n" +
 	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
@@ -3904,7 +4071,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xaa\a\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\x8d\b\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -3926,7 +4093,9 @@ const file_zestall_proto_rawDesc = "" +
 	"%stall_rows_unattributed_other_process\x18\x15 \x01(\x04R!stallRowsUnattributedOtherProcess\x12\x1d\n" +
 	"\n" +
 	"sycl_tasks\x18\x12 \x01(\x04R\tsyclTasks\x12*\n" +
-	"\x11sycl_records_lost\x18\x13 \x01(\x04R\x0fsyclRecordsLost\"\xcc\x01\n" +
+	"\x11sycl_records_lost\x18\x13 \x01(\x04R\x0fsyclRecordsLost\x12,\n" +
+	"\x12launches_on_copies\x18\x10 \x01(\x04R\x10launchesOnCopies\x123\n" +
+	"\x16code_copy_early_reuses\x18\x11 \x01(\x04R\x13codeCopyEarlyReuses\"\xcc\x01\n" +
 	"\fSyclLocation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1f\n" +
 	"\vkernel_name\x18\x02 \x01(\tR\n" +
@@ -3990,7 +4159,10 @@ const file_zestall_proto_rawDesc = "" +
 	"\x16SYCL_XPTI_STATE_LISTED\x10\x03\x12\x1c\n" +
 	"\x18SYCL_XPTI_STATE_OFF_USER\x10\x04\x12\x1b\n" +
 	"\x17SYCL_XPTI_STATE_OFF_ENV\x10\x05\x12\x1f\n" +
-	"\x1bSYCL_XPTI_STATE_SECOND_COPY\x10\x06*\xe9\x01\n" +
+	"\x1bSYCL_XPTI_STATE_SECOND_COPY\x10\x06*T\n" +
+	"\x10LaunchSeparation\x12\"\n" +
+	"\x1eLAUNCH_SEPARATION_TIME_WINDOWS\x10\x00\x12\x1c\n" +
+	"\x18LAUNCH_SEPARATION_COPIES\x10\x01*\xe9\x01\n" +
 	"\x10StallSamplingOff\x12\"\n" +
 	"\x1eSTALL_SAMPLING_OFF_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bSTALL_SAMPLING_OFF_DISABLED\x10\x01\x12*\n" +
@@ -4073,83 +4245,85 @@ func file_zestall_proto_rawDescGZIP() []byte {
 	return file_zestall_proto_rawDescData
 }
 
-var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
+var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
 var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_zestall_proto_goTypes = []any{
 	(SyclXptiState)(0),      // 0: zestall.v1.SyclXptiState
-	(StallSamplingOff)(0),   // 1: zestall.v1.StallSamplingOff
-	(LaunchKind)(0),         // 2: zestall.v1.LaunchKind
-	(LaunchFlag)(0),         // 3: zestall.v1.LaunchFlag
-	(NoTimestampReason)(0),  // 4: zestall.v1.NoTimestampReason
-	(StallAttribution)(0),   // 5: zestall.v1.StallAttribution
-	(UnattributedCause)(0),  // 6: zestall.v1.UnattributedCause
-	(WindowEdge)(0),         // 7: zestall.v1.WindowEdge
-	(WindowCause)(0),        // 8: zestall.v1.WindowCause
-	(SyclSpanKind)(0),       // 9: zestall.v1.SyclSpanKind
-	(SyclGraphKind)(0),      // 10: zestall.v1.SyclGraphKind
-	(*Record)(nil),          // 11: zestall.v1.Record
-	(*Header)(nil),          // 12: zestall.v1.Header
-	(*SyclSetup)(nil),       // 13: zestall.v1.SyclSetup
-	(*ConfigEntry)(nil),     // 14: zestall.v1.ConfigEntry
-	(*Device)(nil),          // 15: zestall.v1.Device
-	(*StallSampling)(nil),   // 16: zestall.v1.StallSampling
-	(*Metric)(nil),          // 17: zestall.v1.Metric
-	(*Module)(nil),          // 18: zestall.v1.Module
-	(*ModuleDestroyed)(nil), // 19: zestall.v1.ModuleDestroyed
-	(*Kernel)(nil),          // 20: zestall.v1.Kernel
-	(*KernelDestroyed)(nil), // 21: zestall.v1.KernelDestroyed
-	(*Launch)(nil),          // 22: zestall.v1.Launch
-	(*StallRows)(nil),       // 23: zestall.v1.StallRows
-	(*Unattributed)(nil),    // 24: zestall.v1.Unattributed
-	(*Window)(nil),          // 25: zestall.v1.Window
-	(*Counters)(nil),        // 26: zestall.v1.Counters
-	(*SyclLocation)(nil),    // 27: zestall.v1.SyclLocation
-	(*SyclSpan)(nil),        // 28: zestall.v1.SyclSpan
-	(*SyclGraph)(nil),       // 29: zestall.v1.SyclGraph
-	(*MergeSource)(nil),     // 30: zestall.v1.MergeSource
-	(*ReasonCount)(nil),     // 31: zestall.v1.ReasonCount
-	(*Loss)(nil),            // 32: zestall.v1.Loss
+	(LaunchSeparation)(0),   // 1: zestall.v1.LaunchSeparation
+	(StallSamplingOff)(0),   // 2: zestall.v1.StallSamplingOff
+	(LaunchKind)(0),         // 3: zestall.v1.LaunchKind
+	(LaunchFlag)(0),         // 4: zestall.v1.LaunchFlag
+	(NoTimestampReason)(0),  // 5: zestall.v1.NoTimestampReason
+	(StallAttribution)(0),   // 6: zestall.v1.StallAttribution
+	(UnattributedCause)(0),  // 7: zestall.v1.UnattributedCause
+	(WindowEdge)(0),         // 8: zestall.v1.WindowEdge
+	(WindowCause)(0),        // 9: zestall.v1.WindowCause
+	(SyclSpanKind)(0),       // 10: zestall.v1.SyclSpanKind
+	(SyclGraphKind)(0),      // 11: zestall.v1.SyclGraphKind
+	(*Record)(nil),          // 12: zestall.v1.Record
+	(*Header)(nil),          // 13: zestall.v1.Header
+	(*SyclSetup)(nil),       // 14: zestall.v1.SyclSetup
+	(*ConfigEntry)(nil),     // 15: zestall.v1.ConfigEntry
+	(*Device)(nil),          // 16: zestall.v1.Device
+	(*StallSampling)(nil),   // 17: zestall.v1.StallSampling
+	(*Metric)(nil),          // 18: zestall.v1.Metric
+	(*Module)(nil),          // 19: zestall.v1.Module
+	(*ModuleDestroyed)(nil), // 20: zestall.v1.ModuleDestroyed
+	(*Kernel)(nil),          // 21: zestall.v1.Kernel
+	(*KernelDestroyed)(nil), // 22: zestall.v1.KernelDestroyed
+	(*Launch)(nil),          // 23: zestall.v1.Launch
+	(*StallRows)(nil),       // 24: zestall.v1.StallRows
+	(*Unattributed)(nil),    // 25: zestall.v1.Unattributed
+	(*Window)(nil),          // 26: zestall.v1.Window
+	(*Counters)(nil),        // 27: zestall.v1.Counters
+	(*SyclLocation)(nil),    // 28: zestall.v1.SyclLocation
+	(*SyclSpan)(nil),        // 29: zestall.v1.SyclSpan
+	(*SyclGraph)(nil),       // 30: zestall.v1.SyclGraph
+	(*MergeSource)(nil),     // 31: zestall.v1.MergeSource
+	(*ReasonCount)(nil),     // 32: zestall.v1.ReasonCount
+	(*Loss)(nil),            // 33: zestall.v1.Loss
 }
 var file_zestall_proto_depIdxs = []int32{
-	12, // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
-	18, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
-	19, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
-	20, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
-	21, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
-	22, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
-	23, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
-	24, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
-	25, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
-	26, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
-	30, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
-	27, // 11: zestall.v1.Record.sycl_location:type_name -> zestall.v1.SyclLocation
-	28, // 12: zestall.v1.Record.sycl_span:type_name -> zestall.v1.SyclSpan
-	29, // 13: zestall.v1.Record.sycl_graph:type_name -> zestall.v1.SyclGraph
-	14, // 14: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
-	15, // 15: zestall.v1.Header.devices:type_name -> zestall.v1.Device
-	13, // 16: zestall.v1.Header.sycl:type_name -> zestall.v1.SyclSetup
-	0,  // 17: zestall.v1.SyclSetup.state:type_name -> zestall.v1.SyclXptiState
-	16, // 18: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
-	1,  // 19: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
-	17, // 20: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
-	2,  // 21: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
-	4,  // 22: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
-	5,  // 23: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
-	6,  // 24: zestall.v1.Unattributed.cause:type_name -> zestall.v1.UnattributedCause
-	7,  // 25: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
-	8,  // 26: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
-	31, // 27: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
-	32, // 28: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
-	9,  // 29: zestall.v1.SyclSpan.kind:type_name -> zestall.v1.SyclSpanKind
-	10, // 30: zestall.v1.SyclGraph.kind:type_name -> zestall.v1.SyclGraphKind
-	12, // 31: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
-	26, // 32: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
-	4,  // 33: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
-	34, // [34:34] is the sub-list for method output_type
-	34, // [34:34] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	13, // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
+	19, // 1: zestall.v1.Record.module:type_name -> zestall.v1.Module
+	20, // 2: zestall.v1.Record.module_destroyed:type_name -> zestall.v1.ModuleDestroyed
+	21, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
+	22, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
+	23, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
+	24, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
+	25, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
+	26, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
+	27, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
+	31, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
+	28, // 11: zestall.v1.Record.sycl_location:type_name -> zestall.v1.SyclLocation
+	29, // 12: zestall.v1.Record.sycl_span:type_name -> zestall.v1.SyclSpan
+	30, // 13: zestall.v1.Record.sycl_graph:type_name -> zestall.v1.SyclGraph
+	15, // 14: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
+	16, // 15: zestall.v1.Header.devices:type_name -> zestall.v1.Device
+	14, // 16: zestall.v1.Header.sycl:type_name -> zestall.v1.SyclSetup
+	1,  // 17: zestall.v1.Header.launch_separation:type_name -> zestall.v1.LaunchSeparation
+	0,  // 18: zestall.v1.SyclSetup.state:type_name -> zestall.v1.SyclXptiState
+	17, // 19: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
+	2,  // 20: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
+	18, // 21: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
+	3,  // 22: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
+	5,  // 23: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
+	6,  // 24: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
+	7,  // 25: zestall.v1.Unattributed.cause:type_name -> zestall.v1.UnattributedCause
+	8,  // 26: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
+	9,  // 27: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
+	32, // 28: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
+	33, // 29: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
+	10, // 30: zestall.v1.SyclSpan.kind:type_name -> zestall.v1.SyclSpanKind
+	11, // 31: zestall.v1.SyclGraph.kind:type_name -> zestall.v1.SyclGraphKind
+	13, // 32: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
+	27, // 33: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
+	5,  // 34: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
+	35, // [35:35] is the sub-list for method output_type
+	35, // [35:35] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_zestall_proto_init() }
@@ -4185,7 +4359,7 @@ func file_zestall_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)),
-			NumEnums:      11,
+			NumEnums:      12,
 			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,

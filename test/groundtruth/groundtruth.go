@@ -41,6 +41,18 @@ type Launch struct {
 	EndNs      uint64    `json:"end_ns"`
 	StartTicks uint64    `json:"start_ticks"`
 	EndTicks   uint64    `json:"end_ticks"`
+	State      State     `json:"state"`
+}
+
+// State is the kernel state a launch ran with, as the device captured it
+// at the append.
+type State struct {
+	NArgs    uint32    `json:"nargs"`
+	Args     [8]uint64 `json:"args"` // first 8 bytes of each value (pointers, scalars); SLM arguments: the size
+	SLM      uint32    `json:"slm"`  // static + dynamic SLM bytes
+	Indirect uint32    `json:"indirect"`
+	Cache    uint32    `json:"cache"`
+	Offset   [3]uint32 `json:"offset"`
 }
 
 // Sample is a {"type":"sample"} line: one EU stall record the device

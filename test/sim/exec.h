@@ -129,11 +129,19 @@ typedef enum cmd_type {
     C_BATCH_END,      /* end of an ExecuteCommandLists batch */
 } cmd_type_t;
 
+#define KPARAMS_ARGS 8 /* argument values recorded in the ground truth */
 typedef struct kparams {
     sim_isa_t *isa;
     uint32_t groups[3];
     uint32_t gsize[3];
     uint32_t simd;
+    /* The kernel state the launch ran with, captured at append (ground
+     * truth "state": lets a test prove what the device was given). */
+    uint32_t nargs;
+    uint64_t args[KPARAMS_ARGS]; /* first 8 bytes of each value; SLM arguments: the size */
+    uint32_t slm;
+    uint32_t indirect, cache;
+    uint32_t offset[3];
 } kparams_t;
 
 typedef struct sim_cmd {

@@ -552,6 +552,12 @@ static ze_result_t kernel_params(ze_kernel_handle_t hKernel, kparams_t *k) {
     k->isa = kn->isa;
     memcpy(k->gsize, kn->group_size, sizeof(k->gsize));
     k->simd = kn->simd_size;
+    k->nargs = kn->num_args;
+    for (uint32_t i = 0; i < KPARAMS_ARGS; i++) k->args[i] = i < kn->num_args ? kn->arg_values[i] : 0;
+    k->slm = kn->slm_bytes;
+    k->indirect = kn->indirect_flags;
+    k->cache = kn->cache_config;
+    memcpy(k->offset, kn->global_offset, sizeof(k->offset));
     pthread_mutex_unlock(&kn->lock);
     if (k->isa == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     return ZE_RESULT_SUCCESS;

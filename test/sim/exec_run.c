@@ -153,12 +153,17 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
                       "\"base\":%" PRIu64 ",\"device\":%u,\"subdevice\":%d,\"engine\":\"%u.%u\","
                       "\"cmdlist\":%" PRIu64 ",\"immediate\":%s,\"groups\":[%u,%u,%u],\"group_size\":[%u,%u,%u],"
                       "\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"start_ticks\":%" PRIu64
-                      ",\"end_ticks\":%" PRIu64 ",\"xecores\":[%u,%u],\"signal_event\":%" PRIu64 "%s}",
+                      ",\"end_ticks\":%" PRIu64 ",\"xecores\":[%u,%u],\"signal_event\":%" PRIu64
+                      ",\"state\":{\"nargs\":%u,\"args\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                      ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"slm\":%u,\"indirect\":%u,\"cache\":%u,"
+                      "\"offset\":[%u,%u,%u]}%s}",
                       launch_id, k->isa->kernel_id, sim_json_str(k->isa->kernel_name, name, sizeof(name)),
                       k->isa->gpu_va, root->index, sub, lc->eng->ordinal, lc->eng->index, lc->list_id,
                       lc->immediate ? "true" : "false", k->groups[0], k->groups[1], k->groups[2], k->gsize[0],
                       k->gsize[1], k->gsize[2], start, end, sim_dev_ticks(dev, start), sim_dev_ticks(dev, end),
-                      first, num, lc->signal_id, builtin ? ",\"builtin\":true" : "");
+                      first, num, lc->signal_id, k->nargs, k->args[0], k->args[1], k->args[2], k->args[3],
+                      k->args[4], k->args[5], k->args[6], k->args[7], k->slm, k->indirect, k->cache, k->offset[0],
+                      k->offset[1], k->offset[2], builtin ? ",\"builtin\":true" : "");
     }
 }
 
@@ -211,7 +216,8 @@ void exec_builtin(const launch_ctx_t *lc, sim_builtin_t which, uint64_t bytes, u
     if (isa == NULL) return;
     uint64_t items = bytes / 16 + 1;
     uint64_t groups = items / 1024 + (items % 1024 != 0);
-    kparams_t k = {isa, {(uint32_t)(groups > UINT32_MAX ? UINT32_MAX : groups), 1, 1}, {1024, 1, 1}, 16};
+    kparams_t k = {.isa = isa, .groups = {(uint32_t)(groups > UINT32_MAX ? UINT32_MAX : groups), 1, 1},
+                   .gsize = {1024, 1, 1}, .simd = 16};
     sim_devstate_t *ds = lc->eng->ds;
     int sub = ds->dev->parent ? (int)ds->dev->index : -1;
     if (ds->nsubs > 0) {

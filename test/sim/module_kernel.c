@@ -79,7 +79,11 @@ static ze_result_t ZE_APICALL sim_zeKernelSetCacheConfig(ze_kernel_handle_t hKer
     if (kern_of(hKernel) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (flags & ~(ze_cache_config_flags_t)(ZE_CACHE_CONFIG_FLAG_LARGE_SLM | ZE_CACHE_CONFIG_FLAG_LARGE_DATA))
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    return ZE_RESULT_SUCCESS; /* a hint: no effect on the model */
+    kern_priv_t *kp = kern_of(hKernel);
+    pthread_mutex_lock(&kp->k.lock);
+    kp->k.cache_config = flags; /* a hint: no effect on the model, recorded in the ground truth */
+    pthread_mutex_unlock(&kp->k.lock);
+    return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t ZE_APICALL sim_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t x, uint32_t y, uint32_t z) {
@@ -280,6 +284,7 @@ static ze_result_t ZE_APICALL sim_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t 
     kp->global_offset[0] = x;
     kp->global_offset[1] = y;
     kp->global_offset[2] = z;
+    memcpy(kp->k.global_offset, kp->global_offset, sizeof kp->k.global_offset);
     pthread_mutex_unlock(&kp->k.lock);
     return ZE_RESULT_SUCCESS;
 }

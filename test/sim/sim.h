@@ -360,6 +360,8 @@ typedef struct sim_kernel {
     uint64_t *arg_values;         /* last value set (pointer or first 8 bytes) */
     uint32_t slm_bytes;           /* static + dynamic SLM */
     ze_kernel_indirect_access_flags_t indirect_flags;
+    ze_cache_config_flags_t cache_config; /* zeKernelSetCacheConfig */
+    uint32_t global_offset[3];            /* zeKernelSetGlobalOffsetExp */
     pthread_mutex_t lock;
 } sim_kernel_t;
 

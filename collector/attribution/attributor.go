@@ -1,4 +1,4 @@
-package collector
+package attribution
 
 import (
 	"cmp"
@@ -9,102 +9,6 @@ import (
 	"github.com/zestall/zestall/format/eustall"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
-
-// Attribution of EU stall samples (issue 4,
-// docs/eu-stall-sampling.md §8 "Mapping an IP to a kernel and an instruction"):
-// which kernel, which instruction offset and, where possible, which
-// launch.
-//
-// # Time model
-//
-// The streamer of one device (or one sub-device set) is read repeatedly;
-// the samples a read at host time E delivers were produced in the read
-// window (S, E], S being the time of the previous read. Kernels have a
-// lifetime [created, destroyed) during which their address range is theirs;
-// launches have device times [start, end] converted to host ns, which arrive
-// asynchronously, after the launch completed.
-//
-// A read does not return every sample taken before it: the kernel driver
-// copies only what its last poll of the per-Xe-core write pointers found
-// (docs/eu-stall-sampling.md §4.2 "xe (PVC on xe, Xe2 and later)"; the xe KMD
-// polls every 5 ms, rounded
-// up to scheduler ticks, i915-prelim every POLL_PERIOD, 10 ms as Intel's
-// driver sets it). A sample taken at t can therefore arrive in any read that
-// begins after t and before t + s, s being the visibility latency bound
-// (SlackNs; the session sets it from ZESTALL_STALL_LATENCY, default 20 ms).
-// The rule attribution relies on is:
-//
-//	a sample delivered by the read ending at E, whose predecessor began
-//	at S, was taken in (S − s, E].
-//
-// Every test of "does X overlap the window" uses that widened window: a
-// launch overlaps it when [start, end] ∩ (S − s, E] ≠ ∅, a kernel is alive
-// in it when [created, destroyed) ∩ (S − s, E] ≠ ∅. Launch times are device
-// times converted to host ns; LaunchMarginNs widens them by the conversion's
-// error bound. A slack or margin larger than needed never misattributes: it
-// only turns LAUNCH rows into SHARED or KERNEL ones more often; a smaller
-// one can attribute a late sample to the next launch of its kernel.
-//
-// Consequently two launches of one kernel are told apart only when a read
-// begins at least s after the first ended and ends before the second
-// started: the application must leave more than s (plus the reader's
-// reaction time) between them, or run long enough kernels for windows to
-// fall wholly inside one launch (see README "Known limits").
-//
-// # Decisions
-//
-// Kernel: the sampled byte address addr32 = (IP << 3) mod 2^32 is looked up
-// among kernels whose [base mod 2^32, +isa size) contains it (a range may
-// wrap around 2^32) and that are alive in the window. Several such kernels
-// can only happen when an address range was reused inside one (widened)
-// window, or when the driver reported overlapping ranges: then the kernels
-// with a timed launch overlapping the window are preferred; if that leaves
-// none or several, the most recently created one wins and the row is counted
-// in AttributionTotals.AmbiguousKernelRows. Kernels with isa size 0 match
-// nothing. Rows matching no kernel are kept in Unattributed records.
-//
-// Launch, per (kernel K, window W), decided only when no launch that could
-// overlap W is still waiting for its device times (see Resolve):
-//
-//   - If an untimed launch of K could have run in W (it was appended at or
-//     before E and is not known to have finished before S − s: see
-//     UntimedEndedBy), the samples cannot be split: STALL_ATTRIBUTION_KERNEL.
-//     This is deliberately conservative: an untimed launch may run at any
-//     time after its append, so without an end bound it keeps every later
-//     window of K at kernel level until K is destroyed.
-//   - Otherwise the candidates are K's timed launches overlapping W:
-//     exactly one gives STALL_ATTRIBUTION_LAUNCH, several give
-//     STALL_ATTRIBUTION_SHARED with their ids ascending, none gives
-//     STALL_ATTRIBUTION_KERNEL (launches unknown to the attributor, e.g.
-//     samples arriving later than the slack allows).
-//
-// # Output
-//
-// LAUNCH and SHARED rows: one StallRows per (kernel, window), with the
-// window's times. KERNEL rows: summed per (kernel, offset) over the windows
-// decided since the last kernel flush and emitted as one StallRows per
-// kernel with window 0/0 (every AttributorOptions.KernelFlushNs of window time, when
-// 2^20 distinct rows are held, and at final). Unattributed rows: one
-// Unattributed per window, addresses ascending. Rows with equal (kernel,
-// offset) or equal address within one record are summed (the driver may
-// deliver an IP twice in one read in COMPOSITE mode,
-// docs/eu-stall-sampling.md §7.3 "Root group (COMPOSITE)").
-//
-// Records only name launches given to LaunchTimed and kernels given to
-// KernelCreated; the caller writes them after those Launch and Kernel
-// records, as the file's order rules require.
-//
-// # Accounting
-//
-// A row is one (IP, window) entry as delivered by the driver's calculation
-// (or the raw decoder's aggregation), with its summed counters. Every row
-// given to AddWindow ends in exactly one of: attributed (StallRows),
-// unattributed (Unattributed), or skipped as IP-0 padding (IP 0 and all
-// counters 0; the driver's zero-filled tail,
-// docs/eu-stall-sampling.md §7.5 "Edge cases" — a row with IP
-// 0 and non-zero counters is treated like any other address). Totals counts
-// rows and sums every counter column for each outcome, so that
-// attributed + unattributed column sums equal the input's exactly.
 
 // Default Attributor options.
 const (
@@ -122,8 +26,8 @@ type Sample struct {
 	Counters []uint64
 }
 
-// AttributorOptions tune an Attributor. Zero values mean the defaults.
-type AttributorOptions struct {
+// Options tune an Attributor. Zero values mean the defaults.
+type Options struct {
 	// SlackNs widens read windows backwards by this much when testing
 	// overlap with launches and kernel lifetimes (see the time model).
 	// Default 0.
@@ -142,8 +46,8 @@ type AttributorOptions struct {
 	LaunchMarginNs uint64
 }
 
-// AttributionTotals are running totals of one Attributor.
-type AttributionTotals struct {
+// Totals are running totals of one Attributor.
+type Totals struct {
 	Windows          uint64 // windows given to AddWindow, empty ones included
 	WindowsDecided   uint64 // windows with rows that were decided
 	WindowsForced    uint64 // of those, decided early at KERNEL level (MaxUndecided)
@@ -172,6 +76,10 @@ type AttributionTotals struct {
 	LaunchesTimed         uint64 // LaunchTimed calls
 	LaunchesUntimed       uint64 // LaunchUntimed calls
 	LaunchesUnknownKernel uint64 // launches of kernels not (or no longer) known: ignored
+
+	// What the attributor holds now (memory bound: see maybePrune).
+	KernelsHeld  uint64 // kernels not yet forgotten
+	LaunchesHeld uint64 // timed and bounded-untimed launch entries of those kernels
 }
 
 // SampleSum returns the sum of every counter column of sums.
@@ -188,7 +96,7 @@ func SampleSum(sums []uint64) uint64 {
 // stall_rows_unattributed are AttributedRows and UnattributedRows (rows skipped as IP-0 padding are in
 // neither). Several Attributors (one per device or sub-device set) add to
 // one Counters record.
-func (t *AttributionTotals) AddTo(c *pb.Counters) {
+func (t *Totals) AddTo(c *pb.Counters) {
 	c.StallRowsAttributed += t.AttributedRows
 	c.StallRowsUnattributed += t.UnattributedRows
 	c.StallRowsPossiblyForeign += t.PossiblyForeignRows
@@ -204,7 +112,7 @@ type Attributor struct {
 	device    uint32
 	subDevice *uint32
 	m         int // counter columns
-	opt       AttributorOptions
+	opt       Options
 
 	kernels map[uint64]*atKernel // known kernels by id
 	seq     uint64
@@ -217,6 +125,7 @@ type Attributor struct {
 	undecided   []*atWindow // oldest first
 	outbox      []*pb.Record
 	lastEnd     uint64 // end of the last window added
+	lastStart   uint64 // start of the last window added (starts never decrease)
 	lastPending uint64 // pendingBefore of the last Resolve
 
 	// KERNEL rows held for the next kernel flush.
@@ -233,7 +142,7 @@ type Attributor struct {
 	others      []uint32
 	othersKnown bool
 
-	tot AttributionTotals
+	tot Totals
 
 	// scratch
 	perm     []int32
@@ -244,7 +153,8 @@ type Attributor struct {
 }
 
 type atKernel struct {
-	id     uint64
+	id     uint64 // code id (CodeID)
+	report uint64 // the kernel id its rows are reported under
 	base32 uint32
 	size   uint64 // ISA bytes, at most 2^32
 	from   uint64
@@ -300,7 +210,7 @@ type atWindow struct {
 // NewAttributor returns an Attributor for the streamer of device (and of
 // sub-device set *subDevice in COMPOSITE mode; nil otherwise) whose
 // calculation yields metricCount counter columns besides the IP.
-func NewAttributor(device uint32, subDevice *uint32, metricCount int) *Attributor {
+func New(device uint32, subDevice *uint32, metricCount int) *Attributor {
 	var sub *uint32
 	if subDevice != nil {
 		s := *subDevice
@@ -316,18 +226,18 @@ func NewAttributor(device uint32, subDevice *uint32, metricCount int) *Attributo
 	}
 	a.tot.AttributedCounters = make([]uint64, metricCount)
 	a.tot.UnattributedCounters = make([]uint64, metricCount)
-	a.setOptions(AttributorOptions{})
+	a.setOptions(Options{})
 	return a
 }
 
 // SetOptions changes the options; zero fields take their defaults.
-func (a *Attributor) SetOptions(o AttributorOptions) {
+func (a *Attributor) SetOptions(o Options) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.setOptions(o)
 }
 
-func (a *Attributor) setOptions(o AttributorOptions) {
+func (a *Attributor) setOptions(o Options) {
 	if o.MaxUndecided <= 0 {
 		o.MaxUndecided = DefaultMaxUndecided
 	}
@@ -340,13 +250,17 @@ func (a *Attributor) setOptions(o AttributorOptions) {
 // KernelCreated registers a kernel: its full 64-bit base address (only the
 // low 32 bits are compared with samples), its ISA size in bytes and the host
 // ns from which the address range is its own. Call it before any launch of
-// the kernel is reported.
+// the kernel is reported. A copy of a kernel's code (launch separation by
+// copies) is registered the same way under CodeID(kernel, copy), with the
+// copy's base address; its launches are reported under that id too, and
+// its rows under the kernel's.
 func (a *Attributor) KernelCreated(kernelID uint64, base uint64, isaSize uint64, fromNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.seq++
 	a.kernels[kernelID] = &atKernel{
 		id:     kernelID,
+		report: reportedID(kernelID),
 		base32: uint32(base),
 		size:   min(isaSize, 1<<32),
 		from:   fromNs,
@@ -542,6 +456,7 @@ func (a *Attributor) beginWindow(startNs, endNs uint64, n int) *atWindow {
 	a.tot.Windows++
 	a.tot.InputRows += uint64(n)
 	a.lastEnd = max(a.lastEnd, endNs)
+	a.lastStart = max(a.lastStart, startNs)
 	if n == 0 {
 		return nil
 	}
@@ -766,13 +681,17 @@ func (a *Attributor) Resolve(pendingBefore uint64, final bool) []*pb.Record {
 }
 
 // Totals returns a copy of the running totals.
-func (a *Attributor) Totals() AttributionTotals {
+func (a *Attributor) Totals() Totals {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t := a.tot
 	t.AttributedCounters = slices.Clone(a.tot.AttributedCounters)
 	t.UnattributedCounters = slices.Clone(a.tot.UnattributedCounters)
 	t.WindowsUndecided = uint64(len(a.undecided))
+	t.KernelsHeld = uint64(len(a.kernels))
+	for _, k := range a.kernels {
+		t.LaunchesHeld += uint64(len(k.timed) + len(k.untimed))
+	}
 	return t
 }
 
@@ -935,7 +854,7 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 			func(x int) uint64 { return uint64(rows[x].off) },
 			func(x int) []uint64 { return w.cnt[rows[x].ci : int(rows[x].ci)+m] })
 		s := &pb.StallRows{
-			KernelId:          k.id,
+			KernelId:          k.report,
 			DeviceId:          a.device,
 			SubDeviceIndex:    a.subDevice,
 			Attribution:       att,
@@ -1025,7 +944,7 @@ func (a *Attributor) flushKernelRows(out []*pb.Record) []*pb.Record {
 			func(x int) uint64 { return keys[x] >> 32 },
 			func(x int) []uint64 { p := int(uint32(keys[x])); return k.accCnt[p*m : p*m+m] })
 		s := &pb.StallRows{
-			KernelId:       k.id,
+			KernelId:       k.report,
 			DeviceId:       a.device,
 			SubDeviceIndex: a.subDevice,
 			Attribution:    pb.StallAttribution_STALL_ATTRIBUTION_KERNEL,
@@ -1105,7 +1024,10 @@ func (a *Attributor) maybePrune() {
 		return
 	}
 	a.churn = 0
-	h := a.lastEnd
+	// Consecutive read windows overlap: a window starts where the
+	// previous read began, before that read ended. So the next window may
+	// start before the last one's end, never before its start.
+	h := a.lastStart
 	if len(a.undecided) > 0 {
 		h = a.undecided[0].start
 	}

@@ -1,6 +1,8 @@
-package collector
+package attribution_test
 
 import (
+	"github.com/zestall/zestall/collector/attribution"
+
 	"bytes"
 	"fmt"
 	"math"
@@ -19,7 +21,9 @@ const never = math.MaxUint64
 
 // smp is a sample at byte address addr: its IP field is addr >> 3, masked
 // to 29 bits as on PVC.
-func smp(addr uint64, c ...uint64) Sample { return Sample{IP: addr >> 3 & 0x1FFFFFFF, Counters: c} }
+func smp(addr uint64, c ...uint64) attribution.Sample {
+	return attribution.Sample{IP: addr >> 3 & 0x1FFFFFFF, Counters: c}
+}
 
 // flatten turns records into sorted lines, one per row, checking column
 // shapes and ascending offsets:
@@ -110,103 +114,103 @@ const (
 func TestAttributor(t *testing.T) {
 	type tc struct {
 		name string
-		opt  AttributorOptions
-		run  func(a *Attributor) []*pb.Record
+		opt  attribution.Options
+		run  func(a *attribution.Attributor) []*pb.Record
 		want []string
 		amb  uint64 // AmbiguousKernelRows
 	}
-	resolve := func(a *Attributor) []*pb.Record { return a.Resolve(never, true) }
+	resolve := func(a *attribution.Attributor) []*pb.Record { return a.Resolve(never, true) }
 	cases := []tc{
-		{name: "single launch", run: func(a *Attributor) []*pb.Record {
+		{name: "single launch", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x20, 3, 4), smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x20, 3, 4), smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 			"L k1 l10 w90-200 +0x20 [3 4]",
 		}},
-		{name: "concurrent launches of different kernels", run: func(a *Attributor) []*pb.Record {
+		{name: "concurrent launches of different kernels", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.KernelCreated(2, baseB, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 180)
 			a.LaunchTimed(11, 2, 120, 190)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2), smp(baseB+0x10, 5, 6)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2), smp(baseB+0x10, 5, 6)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 			"L k2 l11 w90-200 +0x10 [5 6]",
 		}},
-		{name: "overlapping launches of one kernel", run: func(a *Attributor) []*pb.Record {
+		{name: "overlapping launches of one kernel", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(11, 1, 120, 190)
 			a.LaunchTimed(10, 1, 100, 180)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"S k1 [10 11] w90-200 +0x10 [1 2]",
 		}},
-		{name: "sequential launches in separate windows", run: func(a *Attributor) []*pb.Record {
+		{name: "sequential launches in separate windows", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 150)
 			a.LaunchTimed(11, 1, 210, 260)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
-			a.AddWindow(200, 300, []Sample{smp(baseA+0x10, 3, 4)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(200, 300, []attribution.Sample{smp(baseA+0x10, 3, 4)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 			"L k1 l11 w200-300 +0x10 [3 4]",
 		}},
-		{name: "address reuse after destroy", run: func(a *Attributor) []*pb.Record {
+		{name: "address reuse after destroy", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			a.KernelDestroyed(1, 205)
 			a.KernelCreated(2, baseA+0x40, 0x100, 210) // overlaps the old range
 			a.LaunchTimed(20, 2, 310, 350)
-			a.AddWindow(300, 400, []Sample{smp(baseA+0x50, 3, 4), smp(baseA+0x20, 5, 6)})
+			a.AddWindow(300, 400, []attribution.Sample{smp(baseA+0x50, 3, 4), smp(baseA+0x20, 5, 6)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 			"L k2 l20 w300-400 +0x10 [3 4]",
 			"U w300-400 @0x10020 [5 6]",
 		}},
-		{name: "reuse inside one window, launches decide", run: func(a *Attributor) []*pb.Record {
+		{name: "reuse inside one window, launches decide", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 140)
 			a.KernelDestroyed(1, 150)
 			a.KernelCreated(2, baseA, 0x100, 160)
-			a.AddWindow(90, 300, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 300, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-300 +0x10 [1 2]",
 		}},
-		{name: "reuse inside one window, ambiguous", run: func(a *Attributor) []*pb.Record {
+		{name: "reuse inside one window, ambiguous", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 140)
 			a.KernelDestroyed(1, 150)
 			a.KernelCreated(2, baseA, 0x100, 160)
 			a.LaunchTimed(20, 2, 170, 180)
-			a.AddWindow(90, 300, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 300, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			// Both kernels ran code at this address in the window: the
 			// samples are shared by both launches (never guessed).
 			"S k2 [10 20] w90-300 +0x10 [1 2]",
 		}, amb: 1},
-		{name: "sample outside any kernel", run: func(a *Attributor) []*pb.Record {
+		{name: "sample outside any kernel", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
-			a.AddWindow(90, 200, []Sample{smp(0x1234_5678, 1, 2), smp(0x0FFF_FFF8, 3, 4)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(0x1234_5678, 1, 2), smp(0x0FFF_FFF8, 3, 4)})
 			return resolve(a)
 		}, want: []string{
 			"U w90-200 @0xffffff8 [3 4]",
 			"U w90-200 @0x12345678 [1 2]",
 		}},
-		{name: "range edges", run: func(a *Attributor) []*pb.Record {
+		{name: "range edges", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)   // last instruction at +0xf8
 			a.KernelCreated(2, baseB, 0x101, 10)   // base+size-1 = +0x100 is inside
 			a.KernelCreated(3, baseB+0x1000, 0, 0) // size unknown: matches nothing
-			a.AddWindow(90, 200, []Sample{
+			a.AddWindow(90, 200, []attribution.Sample{
 				smp(baseA, 1, 0), smp(baseA+0xf8, 2, 0), smp(baseA+0x100, 3, 0), smp(baseA-8, 4, 0),
 				smp(baseB+0x100, 5, 0), smp(baseB+0x108, 6, 0), smp(baseB+0x1000, 7, 0),
 			})
@@ -220,12 +224,12 @@ func TestAttributor(t *testing.T) {
 			"U w90-200 @0x20108 [6 0]",
 			"U w90-200 @0x21000 [7 0]",
 		}},
-		{name: "bases above 4 GiB and ranges wrapping 2^32", run: func(a *Attributor) []*pb.Record {
+		{name: "bases above 4 GiB and ranges wrapping 2^32", run: func(a *attribution.Attributor) []*pb.Record {
 			// The worked example of docs/eu-stall-sampling.md §8.2 "Canonical rule
 			// and worked example".
 			a.KernelCreated(1, 0x0000_8000_0001_2300, 0x200, 10)
 			a.KernelCreated(2, 0x0000_0001_FFFF_FF00, 0x200, 10) // low 32 bits wrap
-			a.AddWindow(90, 200, []Sample{
+			a.AddWindow(90, 200, []attribution.Sample{
 				{IP: 0x2478, Counters: []uint64{1, 1}},          // 0x123c0 → k1 +0xc0
 				{IP: 0xFFFFFF80 >> 3, Counters: []uint64{2, 2}}, // k2 +0x80
 				{IP: 0x80 >> 3, Counters: []uint64{3, 3}},       // k2 +0x180
@@ -238,97 +242,97 @@ func TestAttributor(t *testing.T) {
 			"K k2 w0-0 +0x80 [2 2]",
 			"U w90-200 @0x100 [4 4]",
 		}},
-		{name: "untimed launch gives kernel level", run: func(a *Attributor) []*pb.Record {
+		{name: "untimed launch gives kernel level", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchUntimed(9, 1, 50)
 			a.LaunchTimed(10, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"K k1 w0-0 +0x10 [1 2]",
 		}},
-		{name: "never-timed launch gives kernel level", run: func(a *Attributor) []*pb.Record {
+		{name: "never-timed launch gives kernel level", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchNeverTimed(9, 1, 50)
 			a.LaunchTimed(10, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"K k1 w0-0 +0x10 [1 2]",
 		}},
-		{name: "never-timed launch appended after the window", run: func(a *Attributor) []*pb.Record {
+		{name: "never-timed launch appended after the window", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchNeverTimed(12, 1, 250)
 			a.LaunchTimed(10, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 		}},
-		{name: "untimed launch known to have ended", run: func(a *Attributor) []*pb.Record {
+		{name: "untimed launch known to have ended", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchUntimed(9, 1, 50)
 			a.UntimedEndedBy(9, 1, 80)
 			a.LaunchUntimed(12, 1, 250) // appended after the window
 			a.LaunchTimed(10, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 		}},
-		{name: "no launch known", run: func(a *Attributor) []*pb.Record {
+		{name: "no launch known", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 300, 350)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"K k1 w0-0 +0x10 [1 2]",
 		}},
-		{name: "launch before the window, no slack", run: func(a *Attributor) []*pb.Record {
+		{name: "launch before the window, no slack", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 50, 90)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"K k1 w0-0 +0x10 [1 2]",
 		}},
-		{name: "launch before the window, slack", opt: AttributorOptions{SlackNs: 10}, run: func(a *Attributor) []*pb.Record {
+		{name: "launch before the window, slack", opt: attribution.Options{SlackNs: 10}, run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 50, 85)
 			a.LaunchTimed(11, 1, 40, 80) // ends exactly at start − slack: out
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [1 2]",
 		}},
-		{name: "launch margin: a launch starting just after the window", opt: AttributorOptions{LaunchMarginNs: 5}, run: func(a *Attributor) []*pb.Record {
+		{name: "launch margin: a launch starting just after the window", opt: attribution.Options{LaunchMarginNs: 5}, run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 150)
 			a.LaunchTimed(11, 1, 204, 250) // converted start may be 5 ns late: could be in (90, 200]
 			a.LaunchTimed(12, 1, 206, 250) // starts after 200 even 5 ns earlier
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"S k1 [10 11] w90-200 +0x10 [1 2]",
 		}},
-		{name: "launch margin: a launch ending just before the window", opt: AttributorOptions{LaunchMarginNs: 5, SlackNs: 10}, run: func(a *Attributor) []*pb.Record {
+		{name: "launch margin: a launch ending just before the window", opt: attribution.Options{LaunchMarginNs: 5, SlackNs: 10}, run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 20, 76) // + 5 ns margin ends after 90 − 10
 			a.LaunchTimed(11, 1, 20, 75) // ends at 80 with the margin: out
 			a.LaunchTimed(12, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2)})
 			return resolve(a)
 		}, want: []string{
 			"S k1 [10 12] w90-200 +0x10 [1 2]",
 		}},
-		{name: "kernel destroyed before the window", run: func(a *Attributor) []*pb.Record {
+		{name: "kernel destroyed before the window", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.KernelDestroyed(1, 91) // alive until 90 inclusive: not in (90, 200]
 			a.KernelCreated(2, baseB, 0x100, 10)
 			a.KernelDestroyed(2, 92)                    // alive at 91
 			a.KernelCreated(3, baseB+0x100, 0x100, 200) // created at the window's end
 			a.KernelCreated(4, baseB+0x200, 0x100, 201)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2), smp(baseB+0x10, 3, 4), smp(baseB+0x110, 5, 6), smp(baseB+0x210, 7, 8)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2), smp(baseB+0x10, 3, 4), smp(baseB+0x110, 5, 6), smp(baseB+0x210, 7, 8)})
 			return resolve(a)
 		}, want: []string{
 			"K k2 w0-0 +0x10 [3 4]",
@@ -336,20 +340,20 @@ func TestAttributor(t *testing.T) {
 			"U w90-200 @0x10010 [1 2]",
 			"U w90-200 @0x20210 [7 8]",
 		}},
-		{name: "duplicate IPs summed, IP 0", run: func(a *Attributor) []*pb.Record {
+		{name: "duplicate IPs summed, IP 0", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 150)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1, 2), smp(0, 0, 0), smp(baseA+0x10, 3, 4), smp(0, 1, 0), smp(0x4000, 1, 1), smp(0x4000, 2, 2)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1, 2), smp(0, 0, 0), smp(baseA+0x10, 3, 4), smp(0, 1, 0), smp(0x4000, 1, 1), smp(0x4000, 2, 2)})
 			return resolve(a)
 		}, want: []string{
 			"L k1 l10 w90-200 +0x10 [4 6]",
 			"U w90-200 @0x0 [1 0]",
 			"U w90-200 @0x4000 [3 3]",
 		}},
-		{name: "kernel rows merged across windows", run: func(a *Attributor) []*pb.Record {
+		{name: "kernel rows merged across windows", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)
-			a.AddWindow(0, 100, []Sample{smp(baseA+0x10, 1, 2)})
-			a.AddWindow(100, 200, []Sample{smp(baseA+0x10, 3, 4), smp(baseA+0x8, 1, 1)})
+			a.AddWindow(0, 100, []attribution.Sample{smp(baseA+0x10, 1, 2)})
+			a.AddWindow(100, 200, []attribution.Sample{smp(baseA+0x10, 3, 4), smp(baseA+0x8, 1, 1)})
 			recs := resolve(a)
 			if len(recs) != 1 {
 				panic(fmt.Sprintf("%d records, want 1", len(recs)))
@@ -362,7 +366,7 @@ func TestAttributor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := NewAttributor(1, nil, 2)
+			a := attribution.New(1, nil, 2)
 			a.SetOptions(c.opt)
 			recs := c.run(a)
 			got := flatten(t, recs)
@@ -389,7 +393,7 @@ func TestAttributor(t *testing.T) {
 }
 
 // checkTotals checks that the records hold exactly the totals.
-func checkTotals(t *testing.T, tot AttributionTotals, recs []*pb.Record) {
+func checkTotals(t *testing.T, tot attribution.Totals, recs []*pb.Record) {
 	t.Helper()
 	m := len(tot.AttributedCounters)
 	att, un := make([]uint64, m), make([]uint64, m)
@@ -417,11 +421,11 @@ func checkTotals(t *testing.T, tot AttributionTotals, recs []*pb.Record) {
 }
 
 func TestAttributorResolveWaits(t *testing.T) {
-	a := NewAttributor(1, nil, 1)
+	a := attribution.New(1, nil, 1)
 	a.KernelCreated(1, baseA, 0x100, 10)
 	a.LaunchTimed(10, 1, 100, 150)
-	a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1)})
-	a.AddWindow(200, 300, []Sample{smp(baseA+0x10, 2)})
+	a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1)})
+	a.AddWindow(200, 300, []attribution.Sample{smp(baseA+0x10, 2)})
 	for _, p := range []uint64{0, 150, 200} {
 		if recs := a.Resolve(p, false); len(recs) != 0 {
 			t.Fatalf("Resolve(%d) decided %v", p, flatten(t, recs))
@@ -450,12 +454,12 @@ func TestAttributorResolveWaits(t *testing.T) {
 }
 
 func TestAttributorUndecidedCap(t *testing.T) {
-	a := NewAttributor(1, nil, 1)
-	a.SetOptions(AttributorOptions{MaxUndecided: 2})
+	a := attribution.New(1, nil, 1)
+	a.SetOptions(attribution.Options{MaxUndecided: 2})
 	a.KernelCreated(1, baseA, 0x100, 10)
 	for i := uint64(0); i < 4; i++ {
 		a.LaunchTimed(10+i, 1, 100*i+10, 100*i+20)
-		a.AddWindow(100*i, 100*(i+1), []Sample{smp(baseA+0x10, i+1)})
+		a.AddWindow(100*i, 100*(i+1), []attribution.Sample{smp(baseA+0x10, i+1)})
 	}
 	tot := a.Totals()
 	if tot.WindowsForced != 2 || tot.WindowsUndecided != 2 {
@@ -471,11 +475,11 @@ func TestAttributorUndecidedCap(t *testing.T) {
 		t.Fatalf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 	}
 	// Once Resolve said nothing is pending, the cap decides normally.
-	a.AddWindow(400, 500, []Sample{smp(baseA+0x10, 1)})
+	a.AddWindow(400, 500, []attribution.Sample{smp(baseA+0x10, 1)})
 	a.LaunchTimed(14, 1, 410, 420)
 	a.AddWindow(500, 600, nil)
-	a.AddWindow(600, 700, []Sample{smp(baseA+0x10, 1)})
-	a.AddWindow(700, 800, []Sample{smp(baseA+0x10, 1)}) // pushes window 4 out
+	a.AddWindow(600, 700, []attribution.Sample{smp(baseA+0x10, 1)})
+	a.AddWindow(700, 800, []attribution.Sample{smp(baseA+0x10, 1)}) // pushes window 4 out
 	got = flatten(t, a.Resolve(0, false))
 	if want := []string{"L k1 l14 w400-500 +0x10 [1]"}; !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
@@ -485,15 +489,15 @@ func TestAttributorUndecidedCap(t *testing.T) {
 func TestAttributorValuesAndSubDevice(t *testing.T) {
 	sub := uint32(1)
 	for _, ipIndex := range []int{0, 1, 3} {
-		a := NewAttributor(2, &sub, 3)
-		b := NewAttributor(2, &sub, 3)
-		for _, x := range []*Attributor{a, b} {
+		a := attribution.New(2, &sub, 3)
+		b := attribution.New(2, &sub, 3)
+		for _, x := range []*attribution.Attributor{a, b} {
 			x.KernelCreated(1, baseA, 0x100, 10)
 			x.LaunchTimed(10, 1, 100, 150)
 		}
 		reps := [][]uint64{{baseA + 0x10, 1, 2, 3}, {baseA + 0x18, 4, 5, 6}, {0x40, 7, 8, 9}}
 		var values []uint64
-		var samples []Sample
+		var samples []attribution.Sample
 		for _, r := range reps {
 			row := slices.Clone(r[1:])
 			row = slices.Insert(row, ipIndex, r[0]>>3)
@@ -523,9 +527,9 @@ func TestAttributorValuesAndSubDevice(t *testing.T) {
 }
 
 func TestAttributorBadWidth(t *testing.T) {
-	a := NewAttributor(1, nil, 2)
+	a := attribution.New(1, nil, 2)
 	a.KernelCreated(1, baseA, 0x100, 10)
-	a.AddWindow(90, 200, []Sample{smp(baseA, 1), smp(baseA+8, 1, 2, 3)})
+	a.AddWindow(90, 200, []attribution.Sample{smp(baseA, 1), smp(baseA+8, 1, 2, 3)})
 	got := flatten(t, a.Resolve(never, true))
 	if want := []string{"K k1 w0-0 +0x0 [1 0]", "K k1 w0-0 +0x8 [1 2]"}; !slices.Equal(got, want) {
 		t.Fatalf("got %v", got)
@@ -558,7 +562,7 @@ type scLaunch struct {
 
 type scWindow struct {
 	start, end uint64
-	samples    []Sample
+	samples    []attribution.Sample
 }
 
 func newScenario(seed uint64, nWindows int) *scenario {
@@ -717,11 +721,11 @@ func columns(m map[uint64][]uint64) (deltas, counters []uint64) {
 	return stream.DeltaEncode(nil, keys), counters
 }
 
-// play runs the scenario through an Attributor the way the layer does:
+// play runs the scenario through an attribution.Attributor the way the layer does:
 // kernels and launches reported as they happen or become known, Resolve
 // after every read with the pending horizon. It returns every record
 // written, Kernel and Launch records included, in file order.
-func (sc *scenario) play(a *Attributor, resolveEvery int) (stall []*pb.Record, all []*pb.Record) {
+func (sc *scenario) play(a *attribution.Attributor, resolveEvery int) (stall []*pb.Record, all []*pb.Record) {
 	type kev struct {
 		at     uint64
 		create bool
@@ -796,8 +800,8 @@ func TestAttributorRandom(t *testing.T) {
 		sc := newScenario(seed, 300)
 		want := sc.expect(t)
 		for _, every := range []int{1, 7, 0} {
-			a := NewAttributor(1, nil, 3)
-			a.SetOptions(AttributorOptions{SlackNs: sc.slack, KernelFlushNs: 1000})
+			a := attribution.New(1, nil, 3)
+			a.SetOptions(attribution.Options{SlackNs: sc.slack, KernelFlushNs: 1000})
 			recs, _ := sc.play(a, every)
 			got := flatten(t, recs)
 			if !slices.Equal(got, want) {
@@ -844,7 +848,7 @@ func diffLines(t *testing.T, what string, got, want []string) {
 // The records go through the file format unchanged.
 func TestAttributorRoundTrip(t *testing.T) {
 	sc := newScenario(99, 300)
-	a := NewAttributor(1, nil, 3)
+	a := attribution.New(1, nil, 3)
 	stall, all := sc.play(a, 3)
 	if len(stall) == 0 {
 		t.Fatal("no stall records")
@@ -896,17 +900,17 @@ func TestAttributorRoundTrip(t *testing.T) {
 	t.Logf("%d records, %d stall records, %d kernel-offset rows, file %d bytes", len(all), len(stall), rows, buf.Len())
 }
 
-// benchSetup returns an Attributor with nk kernels of 8 KiB each and
+// benchSetup returns an attribution.Attributor with nk kernels of 8 KiB each and
 // windows of rows samples, ascending IPs (as the driver delivers them).
-func benchSetup(nk, rows, nwin int) (*Attributor, [][]Sample) {
-	a := NewAttributor(1, nil, 9)
+func benchSetup(nk, rows, nwin int) (*attribution.Attributor, [][]attribution.Sample) {
+	a := attribution.New(1, nil, 9)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 0; k < nk; k++ {
 		a.KernelCreated(uint64(k+1), baseA+uint64(k)*0x2000, 0x2000, 0)
 	}
-	wins := make([][]Sample, nwin)
+	wins := make([][]attribution.Sample, nwin)
 	for w := range wins {
-		ss := make([]Sample, rows)
+		ss := make([]attribution.Sample, rows)
 		flat := make([]uint64, rows*9)
 		for i := range ss {
 			addr := baseA + uint64(rng.IntN(nk*0x2000+0x1000))&^7
@@ -914,9 +918,9 @@ func benchSetup(nk, rows, nwin int) (*Attributor, [][]Sample) {
 			for j := range c {
 				c[j] = uint64(rng.IntN(4))
 			}
-			ss[i] = Sample{IP: addr >> 3, Counters: c}
+			ss[i] = attribution.Sample{IP: addr >> 3, Counters: c}
 		}
-		slices.SortFunc(ss, func(x, y Sample) int { return int(int64(x.IP - y.IP)) })
+		slices.SortFunc(ss, func(x, y attribution.Sample) int { return int(int64(x.IP - y.IP)) })
 		wins[w] = ss
 	}
 	return a, wins
@@ -1010,7 +1014,7 @@ func TestAttributorScenarioMix(t *testing.T) {
 // seeing ~150 of the running kernel's instructions.
 func TestAttributorSize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	a := NewAttributor(1, nil, 9)
+	a := attribution.New(1, nil, 9)
 	const nk, win = 50, 200_000
 	for k := 0; k < nk; k++ {
 		a.KernelCreated(uint64(k+1), baseA+uint64(k)*0x1000, 0x1000, 0)
@@ -1024,7 +1028,7 @@ func TestAttributorSize(t *testing.T) {
 			dur := uint64(300_000 + rng.IntN(2_000_000))
 			a.LaunchTimed(lid, uint64(k+1), now+1000, now+1000+dur)
 			for end := now + 1000 + dur; now < end; now += win {
-				var ss []Sample
+				var ss []attribution.Sample
 				for off := uint64(0); off < 0x1000; off += 8 {
 					if rng.IntN(512/150) == 0 {
 						c := make([]uint64, 9)
@@ -1070,18 +1074,14 @@ func TestAttributorSize(t *testing.T) {
 func TestAttributorPrune(t *testing.T) {
 	sc := newScenario(3, 3000)
 	want := sc.expect(t)
-	a := NewAttributor(1, nil, 3)
-	a.SetOptions(AttributorOptions{SlackNs: sc.slack})
+	a := attribution.New(1, nil, 3)
+	a.SetOptions(attribution.Options{SlackNs: sc.slack})
 	recs, _ := sc.play(a, 1)
 	if got := flatten(t, recs); !slices.Equal(got, want) {
 		diffLines(t, "prune", got, want)
 	}
-	a.mu.Lock()
-	nk, nl := len(a.kernels), 0
-	for _, k := range a.kernels {
-		nl += len(k.timed) + len(k.untimed)
-	}
-	a.mu.Unlock()
+	tot := a.Totals()
+	nk, nl := tot.KernelsHeld, tot.LaunchesHeld
 	t.Logf("%d kernels and %d launches in the run; %d kernels and %d launches held at the end", len(sc.kernels), len(sc.launches), nk, nl)
 	if nk > 300 || nl > 1000 {
 		t.Errorf("holding %d kernels and %d launches", nk, nl)
@@ -1092,17 +1092,24 @@ func TestAttributorPrune(t *testing.T) {
 // harvester's: never bounded) are held as one time per kernel, not one
 // entry per launch (issue 14: memory bounded by what is live).
 func TestAttributorNeverTimedBounded(t *testing.T) {
-	a := NewAttributor(1, nil, 2)
+	a := attribution.New(1, nil, 2)
 	a.KernelCreated(1, baseA, 0x100, 10)
 	for i := uint64(0); i < 100000; i++ {
 		a.LaunchNeverTimed(100+i, 1, 1000+i)
 	}
-	a.mu.Lock()
-	k := a.kernels[1]
-	held, from := len(k.untimed), k.neverTimedFrom
-	a.mu.Unlock()
-	if held != 0 || from != 1000 {
-		t.Errorf("holding %d untimed entries, earliest %d; want 0 and 1000", held, from)
+	tot := a.Totals()
+	if tot.LaunchesHeld != 0 {
+		t.Errorf("holding %d launch entries, want 0", tot.LaunchesHeld)
+	}
+	// The earliest never-timed append (1000) is what counts: a window
+	// ending before it is decided by its timed launch, one after it stays
+	// at kernel level.
+	a.LaunchTimed(1, 1, 500, 600)
+	a.AddWindow(500, 700, []attribution.Sample{smp(baseA+8, 1)})
+	a.AddWindow(1100, 1200, []attribution.Sample{smp(baseA+8, 1)})
+	a.Resolve(never, true)
+	if tot := a.Totals(); tot.LaunchRows != 1 || tot.KernelRows != 1 {
+		t.Errorf("launch rows %d, kernel rows %d; want 1 and 1", tot.LaunchRows, tot.KernelRows)
 	}
 	if tot := a.Totals(); tot.LaunchesUntimed != 100000 {
 		t.Errorf("LaunchesUntimed %d, want 100000", tot.LaunchesUntimed)
@@ -1131,16 +1138,16 @@ func TestAttributorOtherProcesses(t *testing.T) {
 		{"others", window{[]uint32{7, 9}, true}, true, pb.UnattributedCause_UNATTRIBUTED_CAUSE_OTHER_PROCESS, []uint32{7, 9}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a := NewAttributor(1, nil, 1)
+			a := attribution.New(1, nil, 1)
 			a.KernelCreated(1, baseA, 0x100, 10)
 			a.KernelCreated(2, baseB, 0x100, 10)
 			a.LaunchTimed(10, 1, 100, 150)
 			a.LaunchUntimed(20, 2, 50) // kernel 2: KERNEL rows
 			a.SetOtherProcesses(c.w.others, c.w.known)
-			a.AddWindow(90, 200, []Sample{smp(baseA+0x10, 1), smp(baseB+0x10, 2), smp(0x7000_0000, 3)})
+			a.AddWindow(90, 200, []attribution.Sample{smp(baseA+0x10, 1), smp(baseB+0x10, 2), smp(0x7000_0000, 3)})
 			// A later window alone: flags belong to windows, not to the attributor's state at decision.
 			a.SetOtherProcesses(nil, true)
-			a.AddWindow(200, 300, []Sample{smp(baseA+0x10, 4)})
+			a.AddWindow(200, 300, []attribution.Sample{smp(baseA+0x10, 4)})
 			recs := a.Resolve(never, true)
 			var foreign, plain, unattr int
 			for _, r := range recs {
@@ -1192,8 +1199,8 @@ func TestAttributorOtherProcesses(t *testing.T) {
 // drop the timed launches it holds, once reads that found nothing pass
 // them: memory is bounded by the window, not by the run (issue 14).
 func TestNoSamplesLetsLaunchesGo(t *testing.T) {
-	a := NewAttributor(1, nil, 2)
-	a.SetOptions(AttributorOptions{SlackNs: 1000})
+	a := attribution.New(1, nil, 2)
+	a.SetOptions(attribution.Options{SlackNs: 1000})
 	a.KernelCreated(1, 0x1000, 0x100, 0)
 	const n = 100000
 	for i := uint64(1); i <= n; i++ {
@@ -1204,13 +1211,17 @@ func TestNoSamplesLetsLaunchesGo(t *testing.T) {
 			a.Resolve(ns, false)
 		}
 	}
-	a.mu.Lock()
-	held := len(a.kernels[1].timed)
-	a.mu.Unlock()
-	if held > 4096 {
+	if held := a.Totals().LaunchesHeld; held > 4096 {
 		t.Errorf("%d of %d timed launches still held after reads that found no samples", held, n)
 	}
 	if tot := a.Totals(); tot.LaunchesTimed != n {
 		t.Errorf("%d launches timed, want %d", tot.LaunchesTimed, n)
 	}
+}
+
+func sat(x, y uint64) uint64 {
+	if x < y {
+		return 0
+	}
+	return x - y
 }
