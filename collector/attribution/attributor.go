@@ -449,7 +449,10 @@ func (a *Attributor) SetOtherProcesses(pids []uint32, known bool) {
 func (a *Attributor) NoSamplesUntil(hostNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	// The reader starts its next window at hostNs (the empty read's
+	// beginning): the prune horizon (maybePrune, lastStart) may move there.
 	a.lastEnd = max(a.lastEnd, hostNs)
+	a.lastStart = max(a.lastStart, hostNs)
 }
 
 func (a *Attributor) beginWindow(startNs, endNs uint64, n int) *atWindow {
