@@ -14,8 +14,13 @@ import (
 type syclModel struct {
 	locs  map[uint32]*pb.SyclLocation
 	sites map[uint32]*syclSite
-	spans uint64 // task spans read
+	// kernel id -> the one SYCL location its launches came from, or
+	// severalSites.
+	kernelSite map[uint64]uint32
 }
+
+// severalSites marks a kernel launched from more than one SYCL call site.
+const severalSites = ^uint32(0)
 
 type syclSite struct {
 	launches, timed int
@@ -40,6 +45,14 @@ func (s *syclModel) addLaunch(l *pb.Launch) {
 	if site == nil {
 		site = &syclSite{}
 		s.sites[l.SyclLocationId] = site
+	}
+	if s.kernelSite == nil {
+		s.kernelSite = map[uint64]uint32{}
+	}
+	if prev, ok := s.kernelSite[l.KernelId]; !ok {
+		s.kernelSite[l.KernelId] = l.SyclLocationId
+	} else if prev != l.SyclLocationId {
+		s.kernelSite[l.KernelId] = severalSites
 	}
 	site.launches++
 	if l.DeviceEndNs > l.DeviceStartNs && l.DeviceStartNs != 0 {
@@ -100,4 +113,23 @@ func writeSyclSites(w io.Writer, m *runModel, top int) {
 		}
 		fmt.Fprintf(w, "  %12.3f %9d  %s\n", float64(site.deviceNs)/1e6, site.launches, name)
 	}
+}
+
+// hostFrame is the SYCL call site every launch of a kernel came from, for
+// a host frame above the kernel's instructions (pprof): its name
+// ("kernel at file:line:column", or "(several SYCL call sites)") and
+// source position; ok is false when no launch of the kernel was tagged.
+func (s *syclModel) hostFrame(kernel uint64) (name, file string, line int64, ok bool) {
+	id, ok := s.kernelSite[kernel]
+	if !ok || id == 0 {
+		return "", "", 0, false
+	}
+	if id == severalSites {
+		return "(several SYCL call sites)", "", 0, true
+	}
+	l := s.locs[id]
+	if l == nil {
+		return fmt.Sprintf("SYCL location %d", id), "", 0, true
+	}
+	return syclSiteName(l), l.File, int64(l.Line), true
 }
