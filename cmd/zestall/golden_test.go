@@ -135,6 +135,7 @@ const (
 	multi      = "testdata/multi.zst"
 	serialized = "testdata/serialized.zst"
 	windows    = "testdata/windows.zst"
+	syclRun    = "testdata/sycl.zst" // SYCL tasks through XPTI (test/xpti stand-ins)
 	sources    = "../../test/kernels"
 )
 
@@ -154,6 +155,7 @@ func TestGoldenWithoutIGA(t *testing.T) {
 		{"report_multi_nohelper", []string{"report", multi}},
 		{"annotate_multi_nohelper", []string{"annotate", "--kernel", "stream_triad", "--source-dir", sources, multi}},
 		{"annotate_multi_source_nodisasm", []string{"annotate", "--source", "--no-disasm", "--source-dir", sources, multi}},
+		{"report_sycl_nodisasm", []string{"report", "--no-disasm", syclRun}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
@@ -258,6 +260,7 @@ func validateTraceEvents(t *testing.T, b []byte) {
 		return s
 	}
 	complete := 0
+	flowStarts := map[float64]bool{}
 	for i, e := range doc.TraceEvents {
 		for _, f := range []string{"pid", "tid"} {
 			if v, ok := num(e, f); !ok || v < 0 || v != float64(int64(v)) {
@@ -280,6 +283,16 @@ func validateTraceEvents(t *testing.T, b []byte) {
 			json.Unmarshal(e["args"], &args)
 			if n := str(e, "name"); n != "process_name" && n != "thread_name" || args.Name == "" {
 				t.Fatalf("metadata event %d: %s %s", i, e["name"], e["args"])
+			}
+		case "s", "f": // flows from a SYCL task to its launches
+			id, ok := num(e, "id")
+			if ts, ok2 := num(e, "ts"); !ok || id <= 0 || !ok2 || ts < 0 {
+				t.Fatalf("flow event %d: id %s ts %s", i, e["id"], e["ts"])
+			}
+			if ph == "s" {
+				flowStarts[id] = true
+			} else if !flowStarts[id] || str(e, "bp") != "e" {
+				t.Fatalf("flow end %d (id %v): no start before it, or bp %q", i, id, str(e, "bp"))
 			}
 		default:
 			t.Fatalf("event %d: phase %q not produced by zestall", i, ph)
@@ -445,4 +458,39 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%s without arguments: exit %d, want 2", cmd, code)
 		}
 	}
+}
+
+// TestGoldenSycl: SYCL names and call sites in the pprof host frames and
+// the trace's host spans and flows.
+func TestGoldenSycl(t *testing.T) {
+	dir := t.TempDir()
+	var so, se bytes.Buffer
+	pp := filepath.Join(dir, "p.pb.gz")
+	if code := run([]string{"pprof", syclRun, "-o", pp}, &so, &se); code != 0 {
+		t.Fatalf("pprof: exit %d: %s", code, se.String())
+	}
+	f, err := os.Open(pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "pprof_sycl", p.String())
+	tj := filepath.Join(dir, "t.json")
+	if code := run([]string{"trace", syclRun, "-o", tj}, &so, &se); code != 0 {
+		t.Fatalf("trace: exit %d: %s", code, se.String())
+	}
+	b, err := os.ReadFile(tj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateTraceEvents(t, b)
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, b, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "trace_sycl", pretty.String())
 }
