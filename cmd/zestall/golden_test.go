@@ -494,3 +494,63 @@ func TestGoldenSycl(t *testing.T) {
 	}
 	checkGolden(t, "trace_sycl", pretty.String())
 }
+
+// TestMergeSycl: merging renumbers SYCL locations, tasks and nodes, so
+// the same capture merged twice has twice the call sites and every launch
+// still names its own input's location and task.
+func TestMergeSycl(t *testing.T) {
+	dir := t.TempDir()
+	out, again := filepath.Join(dir, "m.zst"), filepath.Join(dir, "again.zst")
+	b, err := os.ReadFile(syclRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(again, b, 0o644); err != nil { // the same run under another name
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	if code := run([]string{"merge", "-o", out, syclRun, again}, &so, &se); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, se.String())
+	}
+	count := func(path string) (locs, tasks, tagged int, bad string) {
+		recs, err := stream.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seenLoc, seenTask := map[uint32]bool{}, map[uint64]bool{}
+		for _, r := range recs {
+			switch k := r.Kind.(type) {
+			case *pb.Record_SyclLocation:
+				if seenLoc[k.SyclLocation.Id] {
+					bad = fmt.Sprintf("location id %d twice", k.SyclLocation.Id)
+				}
+				seenLoc[k.SyclLocation.Id] = true
+				locs++
+			case *pb.Record_SyclSpan:
+				if k.SyclSpan.Id != 0 {
+					if seenTask[k.SyclSpan.Id] {
+						bad = fmt.Sprintf("task id %d twice", k.SyclSpan.Id)
+					}
+					seenTask[k.SyclSpan.Id] = true
+					tasks++
+				}
+			case *pb.Record_Launch:
+				if l := k.Launch; l.SyclLocationId != 0 {
+					tagged++
+					if !seenLoc[l.SyclLocationId] {
+						bad = fmt.Sprintf("launch %d names location %d before it", l.Id, l.SyclLocationId)
+					}
+				}
+			}
+		}
+		return
+	}
+	l1, t1, g1, bad := count(syclRun)
+	if bad != "" || l1 == 0 || t1 == 0 || g1 == 0 {
+		t.Fatalf("the capture: %d locations, %d tasks, %d tagged launches; %s", l1, t1, g1, bad)
+	}
+	l2, t2, g2, bad := count(out)
+	if bad != "" || l2 != 2*l1 || t2 != 2*t1 || g2 != 2*g1 {
+		t.Errorf("merged twice: %d locations, %d tasks, %d tagged launches (want %d, %d, %d); %s", l2, t2, g2, 2*l1, 2*t1, 2*g1, bad)
+	}
+}
