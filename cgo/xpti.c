@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -147,13 +148,18 @@ __attribute__((constructor)) static void zx_ctor(void) {
     }
     /* A second copy of this library in the process (another file, e.g.
      * given as subscriber): its XPTI state would never reach the launch
-     * path of the preloaded instance. */
-    char mine[64];
-    snprintf(mine, sizeof mine, "%ld:%p", (long)getpid(), (void *)zx_ctor);
+     * path of the preloaded instance. The process image is named by its
+     * pid and where the kernel put its AT_RANDOM bytes (on the new
+     * image's randomised stack): an exec keeps the pid and the
+     * environment (shell wrappers, pyenv shims) and must not make the
+     * new image's instance look like a copy. (The bytes themselves are
+     * no name: Go's runtime overwrites them once it has used them.) */
+    uint64_t rnd = (uint64_t)getauxval(AT_RANDOM);
+    char image[64], mine[96];
+    int ni = snprintf(image, sizeof image, "%ld:%016llx:", (long)getpid(), (unsigned long long)rnd);
+    snprintf(mine, sizeof mine, "%s%p", image, (void *)zx_ctor);
     const char *first = getenv(instance_var);
-    char pid[24];
-    int np = snprintf(pid, sizeof pid, "%ld:", (long)getpid());
-    if (first != NULL && strncmp(first, pid, (size_t)np) == 0 && strcmp(first, mine) != 0) {
+    if (first != NULL && strncmp(first, image, (size_t)ni) == 0 && strcmp(first, mine) != 0) {
         setup.state = ZX_XPTI_SECOND_COPY;
         fprintf(stderr,
                 "zestall: %s is a second copy of libzestall.so in this process (loaded as an XPTI subscriber?); "

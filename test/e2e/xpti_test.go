@@ -362,3 +362,42 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSyclAfterExec: a process that execs (a shell wrapper, a pyenv shim)
+// keeps its pid and environment; the new image's zestall is the only
+// instance, not a "second copy", and tags its launches.
+func TestSyclAfterExec(t *testing.T) {
+	tr := buildTree(t)
+	dir := t.TempDir()
+	app := filepath.Join(tr.build, "bin", "zestall-sycl-app")
+	env := map[string]string{"ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"), "ZESTALL_QUIET": "1",
+		"XPTI_FRAMEWORK_DISPATCHER": filepath.Join(tr.build, "lib", "libxptifw_standin.so")}
+	res := tr.run(t, dir, true, env, "/bin/sh", "-c", "exec /bin/sh -c 'exec "+app+" 2 20 truth.txt'")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if strings.Contains(res.stderr, "second copy") {
+		t.Errorf("an exec'd image taken for a second copy:\n%s", res.stderr)
+	}
+	r := syclRun{res: res, truth: readSyclTruth(t, filepath.Join(dir, "truth.txt")), recs: readRecords(t, filepath.Join(dir, "out.zst"))}
+	// The wrapper shells, preloaded too, already added zestall to
+	// XPTI_SUBSCRIBERS: the app's image finds itself listed.
+	if st := syclSetup(t, r.recs); st.State != pb.SyclXptiState_SYCL_XPTI_STATE_LISTED {
+		t.Errorf("Header.sycl.state = %v", st.State)
+	}
+	tagged := 0
+	for _, rec := range r.recs {
+		if l := rec.GetLaunch(); l != nil && l.SyclTaskId != 0 {
+			tagged++
+		}
+	}
+	want := 0
+	for _, l := range r.truth {
+		if l.tagged {
+			want++
+		}
+	}
+	if tagged != want || want == 0 {
+		t.Errorf("%d launches tagged, the app made %d in tasks", tagged, want)
+	}
+}
