@@ -40,6 +40,7 @@
 #include "_cgo_export.h"
 #include "launch.h"
 #include "separate.h"
+#include "xpti.h"
 
 static atomic_int layer_state = ZESTALL_STATE_IDLE;
 static atomic_bool in_fork_child = false;
@@ -324,6 +325,7 @@ static void atfork_child(void) {
      * (docs/level-zero-loader.md §10 "Hazards", P8). */
     atomic_store(&in_fork_child, true);
     zl_set_enabled(0);
+    zx_stop_draining(); /* no Go here to drain the XPTI ring: never wait for it */
 }
 
 __attribute__((constructor)) static void zestall_ctor(void) {
@@ -396,6 +398,7 @@ __attribute__((destructor)) static void zestall_dtor(void) {
         zl_set_enabled(0);
         zelTracerSetEnabled(tracer, 0);
         park_launchers_until_exit();
+        zx_stop_draining(); /* the last drain is Shutdown's: threads still notifying never wait */
         zestallShutdown();
         zelTracerDestroy(tracer);
     }

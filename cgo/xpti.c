@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -147,21 +148,18 @@ __attribute__((constructor)) static void zx_ctor(void) {
     }
     /* A second copy of this library in the process (another file, e.g.
      * given as subscriber): its XPTI state would never reach the launch
-     * path of the preloaded instance. */
-    /* The variable names the process image, not only the process: an
-     * exec keeps the pid and the environment (a shell wrapper that execs
-     * the application, as pyenv's shims do) and the new image's copy is
-     * the first of its image. The kernel's 16 random bytes (AT_RANDOM)
-     * differ for every exec. */
-    char image[64];
-    const unsigned char *rnd = (const unsigned char *)getauxval(AT_RANDOM);
-    int np = snprintf(image, sizeof image, "%ld:", (long)getpid());
-    for (int i = 0; rnd != NULL && i < 16; i++) np += snprintf(image + np, sizeof image - (size_t)np, "%02x", rnd[i]);
-    np += snprintf(image + np, sizeof image - (size_t)np, ":");
-    char mine[96];
+     * path of the preloaded instance. The process image is named by its
+     * pid and where the kernel put its AT_RANDOM bytes (on the new
+     * image's randomised stack): an exec keeps the pid and the
+     * environment (shell wrappers, pyenv shims) and must not make the
+     * new image's instance look like a copy. (The bytes themselves are
+     * no name: Go's runtime overwrites them once it has used them.) */
+    uint64_t rnd = (uint64_t)getauxval(AT_RANDOM);
+    char image[64], mine[96];
+    int ni = snprintf(image, sizeof image, "%ld:%016llx:", (long)getpid(), (unsigned long long)rnd);
     snprintf(mine, sizeof mine, "%s%p", image, (void *)zx_ctor);
     const char *first = getenv(instance_var);
-    if (first != NULL && strncmp(first, image, (size_t)np) == 0 && strcmp(first, mine) != 0) {
+    if (first != NULL && strncmp(first, image, (size_t)ni) == 0 && strcmp(first, mine) != 0) {
         setup.state = ZX_XPTI_SECOND_COPY;
         fprintf(stderr,
                 "zestall: %s is a second copy of libzestall.so in this process (loaded as an XPTI subscriber?); "
@@ -221,24 +219,38 @@ __attribute__((constructor)) static void zx_ctor(void) {
 
 /* ---- the record ring: many producers, one consumer (Go) ------------------ */
 
-#define ZX_RING 16384 /* records; a power of two */
+#define ZX_RING 65536 /* records (88 bytes each); a power of two */
 
+/* A bounded queue of cells with sequence numbers (many producers, one
+ * consumer). A cell's seq is stored minus its index, so that a zeroed
+ * cell is an empty one of the first lap: the ring comes from calloc and
+ * its pages are touched only as far as it ever fills. */
 typedef struct {
     _Atomic uint64_t seq;
     zx_record_t rec;
 } zx_cell_t;
 
+#define ZX_IDX(pos) ((pos) & (ZX_RING - 1))
+
 static zx_cell_t *ring;
 static _Atomic uint64_t ring_head; /* next position to fill */
-static uint64_t ring_tail;         /* next position to drain (Go's goroutine only) */
+static _Atomic uint64_t ring_tail; /* next position to drain (written by Go's goroutine only) */
 static atomic_ullong lost, tasks;
 
 static void ring_init(void) {
-    zx_cell_t *r = calloc(ZX_RING, sizeof *r);
-    if (r == NULL) return;
-    for (uint64_t i = 0; i < ZX_RING; i++) atomic_init(&r[i].seq, i);
-    ring = r;
+    ring = calloc(ZX_RING, sizeof(zx_cell_t));
 }
+
+static uint64_t now_ns(void);
+static atomic_bool draining; /* Go drains the ring (a session collects) */
+
+/* How long a full ring may hold back the notifying thread before the
+ * record is dropped (counted): a burst waits for the drain instead of
+ * losing records. Once a wait ran out, threads drop at once until the
+ * drain moves again, so a stalled drain costs the application one such
+ * wait, not one per record. */
+#define ZX_FULL_WAIT_NS 20000000
+static _Atomic uint64_t stuck_at = UINT64_MAX; /* ring_tail when a wait ran out */
 
 static void push(const zx_record_t *rec) {
     if (ring == NULL) {
@@ -246,39 +258,54 @@ static void push(const zx_record_t *rec) {
         return;
     }
     uint64_t pos = atomic_load_explicit(&ring_head, memory_order_relaxed);
+    uint64_t waited_since = 0;
     zx_cell_t *c;
     for (;;) {
-        c = &ring[pos & (ZX_RING - 1)];
-        uint64_t seq = atomic_load_explicit(&c->seq, memory_order_acquire);
+        c = &ring[ZX_IDX(pos)];
+        uint64_t seq = atomic_load_explicit(&c->seq, memory_order_acquire) + ZX_IDX(pos);
         int64_t dif = (int64_t)(seq - pos);
         if (dif == 0) {
             if (atomic_compare_exchange_weak_explicit(&ring_head, &pos, pos + 1, memory_order_relaxed,
                                                       memory_order_relaxed))
                 break;
         } else if (dif < 0) {
-            atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed); /* full */
-            return;
+            /* full: wait for the drain, bounded; no drain, no wait */
+            uint64_t now = now_ns(), tail = atomic_load_explicit(&ring_tail, memory_order_relaxed);
+            if (waited_since == 0) waited_since = now;
+            bool gave_up = atomic_load_explicit(&stuck_at, memory_order_relaxed) == tail;
+            if (!atomic_load_explicit(&draining, memory_order_relaxed) || gave_up ||
+                now - waited_since > ZX_FULL_WAIT_NS) {
+                if (!gave_up) atomic_store_explicit(&stuck_at, tail, memory_order_relaxed);
+                atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+                return;
+            }
+            sched_yield();
+            pos = atomic_load_explicit(&ring_head, memory_order_relaxed);
         } else {
             pos = atomic_load_explicit(&ring_head, memory_order_relaxed);
         }
     }
     c->rec = *rec;
-    atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
+    atomic_store_explicit(&c->seq, pos + 1 - ZX_IDX(pos), memory_order_release);
 }
 
 uint32_t zx_drain(zx_record_t *dst, uint32_t cap) {
     uint32_t n = 0;
+    atomic_store_explicit(&draining, true, memory_order_relaxed);
     if (ring == NULL) return 0;
+    uint64_t tail = atomic_load_explicit(&ring_tail, memory_order_relaxed);
     while (n < cap) {
-        zx_cell_t *c = &ring[ring_tail & (ZX_RING - 1)];
-        if (atomic_load_explicit(&c->seq, memory_order_acquire) != ring_tail + 1) break;
+        zx_cell_t *c = &ring[ZX_IDX(tail)];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) + ZX_IDX(tail) != tail + 1) break;
         dst[n++] = c->rec;
-        atomic_store_explicit(&c->seq, ring_tail + ZX_RING, memory_order_release);
-        ring_tail++;
+        atomic_store_explicit(&c->seq, tail + ZX_RING - ZX_IDX(tail), memory_order_release);
+        tail++;
     }
+    atomic_store_explicit(&ring_tail, tail, memory_order_relaxed);
     return n;
 }
 
+void zx_stop_draining(void) { atomic_store(&draining, false); }
 uint64_t zx_lost(void) { return atomic_load(&lost); }
 uint64_t zx_tasks(void) { return atomic_load(&tasks); }
 

@@ -47,6 +47,8 @@ const zx_location_t *zx_location(uint32_t id);
 /* Copies up to cap pending records (the harvester goroutine only). */
 uint32_t zx_drain(zx_record_t *dst, uint32_t cap);
 uint64_t zx_lost(void);  /* records dropped: ring full, nesting too deep, too many locations */
+/* The drain ends (exit): a full ring drops at once from now on. */
+void zx_stop_draining(void);
 uint64_t zx_tasks(void); /* task spans ended */
 
 /* metadata.cpp: the value (an object id) of key in an XPTI metadata map

@@ -143,7 +143,8 @@ type Session struct {
 	codeCopies atomic.Int32      // copies per eligible module, 0: off
 	kernCopies map[uint64]uint32 // kernel id -> copies registered with the stall reader
 	ctl        *control
-	sycl       sycl // SYCL tasks and locations from XPTI (sycl.go)
+	sycl       sycl              // SYCL tasks and locations from XPTI (sycl.go)
+	syclq      chan []*pb.Record // SYCL records, a drain's batch at a time (may wait)
 }
 
 // Stalls attaches the EU stall sampling source (before Status(StateActive)).
@@ -271,7 +272,7 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	var acks []chan struct{}
 	for {
 		drained, pending := h.Poll()
-		s.syclRecords()
+		drained += s.syclRecords()
 		for _, a := range acks {
 			close(a)
 		}
@@ -495,6 +496,7 @@ func (s *Session) startLocked() {
 	s.out = make(chan *pb.Record, 4096)
 	s.bulk = make(chan *pb.Record, 4096)
 	s.launches = make(chan []*pb.Launch, 64)
+	s.syclq = make(chan []*pb.Record, 64)
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
 	go s.writeLoop(s.out, s.bulk, s.launches, f, w)
@@ -634,6 +636,28 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			}
 		}
 	}
+	// SYCL batches (sycl.go): written like bulk records, and before the
+	// bulk records queued after them (the trailer comes last).
+	syclq := s.syclq
+	writeSycl := func(rs []*pb.Record, ok bool) {
+		if !ok {
+			syclq = nil
+			return
+		}
+		for _, r := range rs {
+			write(r)
+		}
+	}
+	syclFirst := func() {
+		for syclq != nil {
+			select {
+			case rs, ok := <-syclq:
+				writeSycl(rs, ok)
+			default:
+				return
+			}
+		}
+	}
 	// launchesFirst writes the launch batches queued so far.
 	launchesFirst := func() {
 		for launches != nil {
@@ -650,7 +674,7 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			}
 		}
 	}
-	for in != nil || bulk != nil || launches != nil {
+	for in != nil || bulk != nil || launches != nil || syclq != nil {
 		select {
 		case r, ok := <-in:
 			fromApp(r, ok)
@@ -668,7 +692,12 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			}
 			appFirst()
 			launchesFirst()
+			syclFirst()
 			write(r)
+		case rs, ok := <-syclq:
+			appFirst()
+			launchesFirst()
+			writeSycl(rs, ok)
 		case <-tick.C:
 			appFirst()
 			if !failed {
@@ -856,11 +885,12 @@ func (s *Session) Shutdown() {
 		}
 		// The trailer must not be dropped: block on the queue here (exit).
 		// It goes last, after the records of zestall's goroutines.
-		out, bulk, launches := s.out, s.bulk, s.launches
+		out, bulk, launches, syclq := s.out, s.bulk, s.launches, s.syclq
 		s.out = nil
 		s.mu.Unlock()
 		close(out)
 		close(launches) // the harvester is done: its last records are queued
+		close(syclq)    // and the last SYCL records
 		bulk <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
 		close(bulk)
 		select {

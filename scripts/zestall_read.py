@@ -13,6 +13,9 @@ Exit status 0 when the whole file was read, 1 when it is damaged (what was
 read before the damage is printed, the damage on stderr) or holds no
 records, 2 for bad usage.
 
+A launch made inside a SYCL task also names its SYCL kernel and call site
+("sycl") and its task ("sycl_task_id").
+
 Record kinds it does not use (Window, MergeSource of merged files, kinds
 added later) are skipped, as the .proto's compatibility rules ask; ids of a
 merged file are already unique, so merged files read the same way.
@@ -199,15 +202,26 @@ def main(argv):
     return status
 
 
+SYCL_SITES = {}  # SyclLocation id -> "kernel at file:line:column"
+
+
 def summarise(r, kernels):
     """Prints a launch; adds a record to the per-kernel totals."""
     kind = r.WhichOneof("kind")
     if kind == "kernel":
         kernels[r.kernel.id] = {"kernel": r.kernel.name, "launches": 0, "device_ns": 0, "stall_samples": 0}
+    elif kind == "sycl_location":
+        # SYCL call sites (revision 5), named by the launches after them
+        loc = r.sycl_location
+        SYCL_SITES[loc.id] = "%s at %s:%d:%d" % (loc.kernel_name or loc.function_name, loc.file, loc.line, loc.column)
     elif kind == "launch":
         l = r.launch
-        print(json.dumps({"launch": l.id, "kernel_id": l.kernel_id, "device_start_ns": l.device_start_ns,
-                          "device_end_ns": l.device_end_ns}))
+        out = {"launch": l.id, "kernel_id": l.kernel_id, "device_start_ns": l.device_start_ns,
+               "device_end_ns": l.device_end_ns}
+        if l.sycl_location_id:
+            out["sycl"] = SYCL_SITES.get(l.sycl_location_id, "location %d" % l.sycl_location_id)
+            out["sycl_task_id"] = l.sycl_task_id
+        print(json.dumps(out))
         k = kernels.get(l.kernel_id)
         if k is not None:
             k["launches"] += 1

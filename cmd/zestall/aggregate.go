@@ -225,6 +225,8 @@ type traceLaunch struct {
 	DeviceId, Flags                          uint32
 	GroupCountX, GroupCountY, GroupCountZ    uint32
 	GroupSizeX, GroupSizeY, GroupSizeZ       uint32
+	SyclTaskId                               uint64 // its SYCL task (cmd/zestall/sycl.go), 0: none
+	SyclLocationId                           uint32
 }
 
 // launchList keeps traceLaunches in fixed chunks (no doubling copies).
@@ -245,7 +247,8 @@ func toTraceLaunch(l *pb.Launch) traceLaunch {
 		HostAppendNs: l.HostAppendNs, DeviceStartNs: l.DeviceStartNs, DeviceEndNs: l.DeviceEndNs,
 		DeviceId: l.DeviceId, Flags: l.Flags,
 		GroupCountX: l.GroupCountX, GroupCountY: l.GroupCountY, GroupCountZ: l.GroupCountZ,
-		GroupSizeX: l.GroupSizeX, GroupSizeY: l.GroupSizeY, GroupSizeZ: l.GroupSizeZ}
+		GroupSizeX: l.GroupSizeX, GroupSizeY: l.GroupSizeY, GroupSizeZ: l.GroupSizeZ,
+		SyclTaskId: l.SyclTaskId, SyclLocationId: l.SyclLocationId}
 }
 
 // each calls fn with every launch, in file order.

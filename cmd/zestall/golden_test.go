@@ -135,6 +135,7 @@ const (
 	multi      = "testdata/multi.zst"
 	serialized = "testdata/serialized.zst"
 	windows    = "testdata/windows.zst"
+	syclRun    = "testdata/sycl.zst" // SYCL tasks through XPTI (test/xpti stand-ins)
 	sources    = "../../test/kernels"
 )
 
@@ -159,6 +160,7 @@ func TestGoldenWithoutIGA(t *testing.T) {
 		{"report_launches_json", []string{"report", "--launches", "--json", "--kernel", "compute_poly", serialized}},
 		{"annotate_launch", []string{"annotate", "--launch", "22", "--source", "--no-disasm", "--source-dir", sources, serialized}},
 		{"annotate_launch_missing", []string{"annotate", "--launch", "99999", serialized}},
+		{"report_sycl_nodisasm", []string{"report", "--no-disasm", syclRun}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
@@ -265,6 +267,7 @@ func validateTraceEvents(t *testing.T, b []byte) {
 		return s
 	}
 	complete := 0
+	flowStarts := map[float64]bool{}
 	for i, e := range doc.TraceEvents {
 		for _, f := range []string{"pid", "tid"} {
 			if v, ok := num(e, f); !ok || v < 0 || v != float64(int64(v)) {
@@ -293,6 +296,16 @@ func validateTraceEvents(t *testing.T, b []byte) {
 			var args map[string]float64
 			if _, ok := num(e, "ts"); !ok || json.Unmarshal(e["args"], &args) != nil || len(args) == 0 {
 				t.Fatalf("counter event %d: ts %s args %s", i, e["ts"], e["args"])
+			}
+		case "s", "f": // flows from a SYCL task to its launches
+			id, ok := num(e, "id")
+			if ts, ok2 := num(e, "ts"); !ok || id <= 0 || !ok2 || ts < 0 {
+				t.Fatalf("flow event %d: id %s ts %s", i, e["id"], e["ts"])
+			}
+			if ph == "s" {
+				flowStarts[id] = true
+			} else if !flowStarts[id] || str(e, "bp") != "e" {
+				t.Fatalf("flow end %d (id %v): no start before it, or bp %q", i, id, str(e, "bp"))
 			}
 		default:
 			t.Fatalf("event %d: phase %q not produced by zestall", i, ph)
@@ -457,5 +470,100 @@ func TestHelp(t *testing.T) {
 		if code := run([]string{cmd}, &so, &se); code != 2 {
 			t.Errorf("%s without arguments: exit %d, want 2", cmd, code)
 		}
+	}
+}
+
+// TestGoldenSycl: SYCL names and call sites in the pprof host frames and
+// the trace's host spans and flows.
+func TestGoldenSycl(t *testing.T) {
+	dir := t.TempDir()
+	var so, se bytes.Buffer
+	pp := filepath.Join(dir, "p.pb.gz")
+	if code := run([]string{"pprof", syclRun, "-o", pp}, &so, &se); code != 0 {
+		t.Fatalf("pprof: exit %d: %s", code, se.String())
+	}
+	f, err := os.Open(pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "pprof_sycl", p.String())
+	tj := filepath.Join(dir, "t.json")
+	if code := run([]string{"trace", syclRun, "-o", tj}, &so, &se); code != 0 {
+		t.Fatalf("trace: exit %d: %s", code, se.String())
+	}
+	b, err := os.ReadFile(tj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateTraceEvents(t, b)
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, b, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "trace_sycl", pretty.String())
+}
+
+// TestMergeSycl: merging renumbers SYCL locations, tasks and nodes, so
+// the same capture merged twice has twice the call sites and every launch
+// still names its own input's location and task.
+func TestMergeSycl(t *testing.T) {
+	dir := t.TempDir()
+	out, again := filepath.Join(dir, "m.zst"), filepath.Join(dir, "again.zst")
+	b, err := os.ReadFile(syclRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(again, b, 0o644); err != nil { // the same run under another name
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	if code := run([]string{"merge", "-o", out, syclRun, again}, &so, &se); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, se.String())
+	}
+	count := func(path string) (locs, tasks, tagged int, bad string) {
+		recs, err := stream.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seenLoc, seenTask := map[uint32]bool{}, map[uint64]bool{}
+		for _, r := range recs {
+			switch k := r.Kind.(type) {
+			case *pb.Record_SyclLocation:
+				if seenLoc[k.SyclLocation.Id] {
+					bad = fmt.Sprintf("location id %d twice", k.SyclLocation.Id)
+				}
+				seenLoc[k.SyclLocation.Id] = true
+				locs++
+			case *pb.Record_SyclSpan:
+				if k.SyclSpan.Id != 0 {
+					if seenTask[k.SyclSpan.Id] {
+						bad = fmt.Sprintf("task id %d twice", k.SyclSpan.Id)
+					}
+					seenTask[k.SyclSpan.Id] = true
+					tasks++
+				}
+			case *pb.Record_Launch:
+				if l := k.Launch; l.SyclLocationId != 0 {
+					tagged++
+					if !seenLoc[l.SyclLocationId] {
+						bad = fmt.Sprintf("launch %d names location %d before it", l.Id, l.SyclLocationId)
+					}
+				}
+			}
+		}
+		return
+	}
+	l1, t1, g1, bad := count(syclRun)
+	if bad != "" || l1 == 0 || t1 == 0 || g1 == 0 {
+		t.Fatalf("the capture: %d locations, %d tasks, %d tagged launches; %s", l1, t1, g1, bad)
+	}
+	l2, t2, g2, bad := count(out)
+	if bad != "" || l2 != 2*l1 || t2 != 2*t1 || g2 != 2*g1 {
+		t.Errorf("merged twice: %d locations, %d tasks, %d tagged launches (want %d, %d, %d); %s", l2, t2, g2, 2*l1, 2*t1, 2*g1, bad)
 	}
 }

@@ -94,6 +94,10 @@ func readErrors(ins []*inputRead) error {
 type idOffsets struct {
 	device                                 uint32
 	module, kernel, launch, queue, cmdList uint64
+	// SYCL ids (revision 5): renumbered like the others, but MergeSource
+	// has no fields for their offsets yet.
+	syclLoc            uint32
+	syclTask, syclNode uint64
 }
 
 // grow makes o cover the ids of the other maximums.
@@ -104,6 +108,9 @@ func (o *idOffsets) grow(max idOffsets) {
 	o.launch += max.launch
 	o.queue += max.queue
 	o.cmdList += max.cmdList
+	o.syclLoc += max.syclLoc
+	o.syclTask += max.syclTask
+	o.syclNode += max.syclNode
 }
 
 // mergeInput is what the first pass learns about one input.
@@ -148,7 +155,20 @@ func scanInput(path string, stderr io.Writer) (*mergeInput, error) {
 			ids.kernel = max(ids.kernel, l.KernelId)
 			ids.queue = max(ids.queue, l.QueueId)
 			ids.cmdList = max(ids.cmdList, l.CommandListId)
+			ids.syclLoc = max(ids.syclLoc, l.SyclLocationId)
+			ids.syclTask = max(ids.syclTask, l.SyclTaskId)
 			dev(l.DeviceId)
+		case *pb.Record_SyclLocation:
+			ids.syclLoc = max(ids.syclLoc, k.SyclLocation.Id)
+		case *pb.Record_SyclSpan:
+			sp := k.SyclSpan
+			ids.syclTask = max(ids.syclTask, sp.Id)
+			ids.syclLoc = max(ids.syclLoc, sp.LocationId)
+			ids.syclNode = max(ids.syclNode, sp.NodeId)
+		case *pb.Record_SyclGraph:
+			g := k.SyclGraph
+			ids.syclLoc = max(ids.syclLoc, g.LocationId)
+			ids.syclNode = max(ids.syclNode, g.NodeId, g.TargetNodeId)
 		case *pb.Record_StallRows:
 			s := k.StallRows
 			ids.kernel = max(ids.kernel, s.KernelId)
@@ -191,6 +211,11 @@ func remapRecord(rec *pb.Record, o idOffsets) bool {
 			*id += o.device
 		}
 	}
+	add32 := func(id *uint32, off uint32) {
+		if *id != 0 {
+			*id += off
+		}
+	}
 	switch k := rec.Kind.(type) {
 	case *pb.Record_Module:
 		add(&k.Module.Id, o.module)
@@ -209,7 +234,21 @@ func remapRecord(rec *pb.Record, o idOffsets) bool {
 		add(&l.KernelId, o.kernel)
 		add(&l.QueueId, o.queue)
 		add(&l.CommandListId, o.cmdList)
+		add(&l.SyclTaskId, o.syclTask)
+		add32(&l.SyclLocationId, o.syclLoc)
 		dev(&l.DeviceId)
+	case *pb.Record_SyclLocation:
+		add32(&k.SyclLocation.Id, o.syclLoc)
+	case *pb.Record_SyclSpan:
+		sp := k.SyclSpan
+		add(&sp.Id, o.syclTask)
+		add32(&sp.LocationId, o.syclLoc)
+		add(&sp.NodeId, o.syclNode)
+	case *pb.Record_SyclGraph:
+		g := k.SyclGraph
+		add(&g.NodeId, o.syclNode)
+		add(&g.TargetNodeId, o.syclNode)
+		add32(&g.LocationId, o.syclLoc)
 	case *pb.Record_StallRows:
 		s := k.StallRows
 		add(&s.KernelId, o.kernel)
@@ -377,6 +416,8 @@ func summedCounters(ins []*mergeInput) *pb.Counters {
 		sum.StallRowsUnattributedOtherProcess += c.StallRowsUnattributedOtherProcess
 		sum.StallDropWarnings += c.StallDropWarnings
 		sum.StallDropFlagRecords += c.StallDropFlagRecords
+		sum.SyclTasks += c.SyclTasks
+		sum.SyclRecordsLost += c.SyclRecordsLost
 		for _, r := range c.LaunchesWithoutTimestamp {
 			reasons[r.Reason] += r.Count
 		}

@@ -187,6 +187,10 @@ func (m *runModel) add(rec *pb.Record) {
 		m.sycl.addLaunch(k.Launch)
 	case *pb.Record_SyclLocation:
 		m.sycl.addLocation(k.SyclLocation)
+	case *pb.Record_SyclSpan:
+		if m.keepLaunches { // for trace only, like the launches
+			m.sycl.spans = append(m.sycl.spans, k.SyclSpan)
+		}
 	case *pb.Record_Window:
 		m.windows = append(m.windows, windowEdge{k.Window, m.source})
 	case *pb.Record_MergeSource:

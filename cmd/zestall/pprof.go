@@ -105,6 +105,30 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 	locs := map[[2]uint64]*profile.Location{}
 	mapping := &profile.Mapping{ID: 1, File: "[gpu]", HasFunctions: true, HasLineNumbers: true}
 	p.Mapping = []*profile.Mapping{mapping}
+	// The SYCL call site (queue.submit) above a kernel's instructions,
+	// when its launches came from one (cmd/zestall/sycl.go).
+	hostLocs := map[string]*profile.Location{}
+	var hostMapping *profile.Mapping
+	hostLoc := func(kernel uint64) *profile.Location {
+		name, file, line, ok := m.sycl.hostFrame(kernel)
+		if !ok {
+			return nil
+		}
+		if l := hostLocs[name]; l != nil {
+			return l
+		}
+		if hostMapping == nil {
+			hostMapping = &profile.Mapping{ID: 2, File: "[sycl]", HasFunctions: true, HasLineNumbers: true}
+			p.Mapping = append(p.Mapping, hostMapping)
+		}
+		fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
+		p.Function = append(p.Function, fn)
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: hostMapping,
+			Line: []profile.Line{{Function: fn, Line: line}}}
+		p.Location = append(p.Location, l)
+		hostLocs[name] = l
+		return l
+	}
 	for _, r := range m.stallOrder {
 		k := kernels[r.kernel]
 		if k == nil {
@@ -116,7 +140,7 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 			name := kernelName(k)
 			fn := funcs[name]
 			if fn == nil {
-				fn = &profile.Function{ID: uint64(len(funcs) + 1), Name: name, SystemName: k.Name}
+				fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: k.Name}
 				funcs[name] = fn
 				p.Function = append(p.Function, fn)
 			}
@@ -129,7 +153,7 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 					}
 				}
 			}
-			loc = &profile.Location{ID: uint64(len(locs) + 1), Mapping: mapping, Address: k.BaseAddress + r.off, Line: []profile.Line{line}}
+			loc = &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mapping, Address: k.BaseAddress + r.off, Line: []profile.Line{line}}
 			locs[key] = loc
 			p.Location = append(p.Location, loc)
 		}
@@ -140,7 +164,11 @@ func buildProfile(m *runModel) (*profile.Profile, error) {
 				vals[0] += int64(c)
 			}
 		}
-		s := &profile.Sample{Location: []*profile.Location{loc}, Value: vals,
+		stack := []*profile.Location{loc}
+		if host := hostLoc(k.Id); host != nil {
+			stack = append(stack, host)
+		}
+		s := &profile.Sample{Location: stack, Value: vals,
 			Label:    map[string][]string{"device": {fmt.Sprint(r.device)}, "attribution": {attributionLabel(r.kind)}},
 			NumLabel: map[string][]int64{"rows": {int64(r.rows)}}}
 		if len(r.ids.ids) > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -14,8 +15,54 @@ import (
 type syclModel struct {
 	locs  map[uint32]*pb.SyclLocation
 	sites map[uint32]*syclSite
-	spans uint64 // task spans read
+	// kernel id -> the one SYCL location its launches came from, or
+	// severalSites.
+	kernelSite map[uint64]uint32
+	spans      []*pb.SyclSpan // for trace only (runModel.keepLaunches)
 }
+
+// syclHostPid is the trace process of the host threads' SYCL spans
+// (device ids are small).
+const syclHostPid = 1 << 30
+
+// writeSyclSpans emits the SYCL spans as slices on their host threads,
+// each task with a flow to the launches it appended (the flow id is the
+// task id; writeTrace ends the flows at the launches).
+func writeSyclSpans(m *runModel, t0 uint64, emit func(traceEvent)) {
+	s := &m.sycl
+	if len(s.spans) == 0 {
+		return
+	}
+	emit(traceEvent{Name: "process_name", Ph: "M", Pid: syclHostPid, Args: map[string]any{"name": "host threads (SYCL)"}})
+	threads := map[uint32]bool{}
+	for _, sp := range s.spans {
+		if sp.BeginNs < t0 || sp.EndNs < sp.BeginNs {
+			continue
+		}
+		if !threads[sp.ThreadId] {
+			threads[sp.ThreadId] = true
+			emit(traceEvent{Name: "thread_name", Ph: "M", Pid: syclHostPid, Tid: uint64(sp.ThreadId),
+				Args: map[string]any{"name": fmt.Sprintf("thread %d", sp.ThreadId)}})
+		}
+		name := strings.ToLower(strings.TrimPrefix(sp.Kind.String(), "SYCL_SPAN_KIND_"))
+		args := map[string]any{"node": sp.NodeId, "instance": sp.Instance}
+		if l := s.locs[sp.LocationId]; l != nil {
+			name = syclSiteName(l)
+		}
+		if sp.QueueId != nil {
+			args["queue"] = *sp.QueueId
+		}
+		ts := float64(sp.BeginNs-t0) / 1e3
+		emit(traceEvent{Name: name, Cat: "sycl", Ph: "X", Pid: syclHostPid, Tid: uint64(sp.ThreadId),
+			Ts: ts, Dur: float64(sp.EndNs-sp.BeginNs) / 1e3, Args: args})
+		if sp.Kind == pb.SyclSpanKind_SYCL_SPAN_KIND_TASK {
+			emit(traceEvent{Name: "launch", Cat: "sycl", Ph: "s", Id: sp.Id, Pid: syclHostPid, Tid: uint64(sp.ThreadId), Ts: ts})
+		}
+	}
+}
+
+// severalSites marks a kernel launched from more than one SYCL call site.
+const severalSites = ^uint32(0)
 
 type syclSite struct {
 	launches, timed int
@@ -40,6 +87,14 @@ func (s *syclModel) addLaunch(l *pb.Launch) {
 	if site == nil {
 		site = &syclSite{}
 		s.sites[l.SyclLocationId] = site
+	}
+	if s.kernelSite == nil {
+		s.kernelSite = map[uint64]uint32{}
+	}
+	if prev, ok := s.kernelSite[l.KernelId]; !ok {
+		s.kernelSite[l.KernelId] = l.SyclLocationId
+	} else if prev != l.SyclLocationId {
+		s.kernelSite[l.KernelId] = severalSites
 	}
 	site.launches++
 	if l.DeviceEndNs > l.DeviceStartNs && l.DeviceStartNs != 0 {
@@ -100,4 +155,23 @@ func writeSyclSites(w io.Writer, m *runModel, top int) {
 		}
 		fmt.Fprintf(w, "  %12.3f %9d  %s\n", float64(site.deviceNs)/1e6, site.launches, name)
 	}
+}
+
+// hostFrame is the SYCL call site every launch of a kernel came from, for
+// a host frame above the kernel's instructions (pprof): its name
+// ("kernel at file:line:column", or "(several SYCL call sites)") and
+// source position; ok is false when no launch of the kernel was tagged.
+func (s *syclModel) hostFrame(kernel uint64) (name, file string, line int64, ok bool) {
+	id, ok := s.kernelSite[kernel]
+	if !ok || id == 0 {
+		return "", "", 0, false
+	}
+	if id == severalSites {
+		return "(several SYCL call sites)", "", 0, true
+	}
+	l := s.locs[id]
+	if l == nil {
+		return fmt.Sprintf("SYCL location %d", id), "", 0, true
+	}
+	return syclSiteName(l), l.File, int64(l.Line), true
 }

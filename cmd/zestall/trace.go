@@ -22,6 +22,8 @@ type traceEvent struct {
 	Dur  float64        `json:"dur,omitempty"` // µs
 	Pid  uint32         `json:"pid"`
 	Tid  uint64         `json:"tid"`
+	Id   uint64         `json:"id,omitempty"` // flow events ("s", "f")
+	Bp   string         `json:"bp,omitempty"` // flow end binding ("e": the enclosing slice)
 	Args map[string]any `json:"args,omitempty"`
 }
 
@@ -181,6 +183,7 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 				Args: map[string]any{"name": deviceLabels(m)[d.Id]}})
 		}
 	}
+	writeSyclSpans(m, t0, emit)
 	tracks := map[[2]uint64]bool{}
 	m.launchList.each(func(l *traceLaunch) {
 		if !traceable(l, t0) {
@@ -213,10 +216,17 @@ func writeTrace(w io.Writer, m *runModel) (int, error) {
 			}
 			args["stall_samples"] = stalls
 		}
+		if loc := m.sycl.locs[l.SyclLocationId]; loc != nil {
+			args["sycl"] = syclSiteName(loc)
+		}
 		emit(traceEvent{
 			Name: names[l.KernelId], Cat: "kernel", Ph: "X", Pid: l.DeviceId, Tid: tid,
 			Ts: float64(l.DeviceStartNs-t0) / 1e3, Dur: float64(l.DeviceEndNs-l.DeviceStartNs) / 1e3, Args: args,
 		})
+		if l.SyclTaskId != 0 && len(m.sycl.spans) > 0 { // the flow from its SYCL task
+			emit(traceEvent{Name: "launch", Cat: "sycl", Ph: "f", Bp: "e", Id: l.SyclTaskId, Pid: l.DeviceId, Tid: tid,
+				Ts: float64(l.DeviceStartNs-t0) / 1e3})
+		}
 		n++
 	})
 	m.traceSel.restSlices(func(lane sourceDevice, startNs uint64, pct int64) {

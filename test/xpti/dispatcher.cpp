@@ -140,21 +140,17 @@ __attribute__((visibility("default"))) bool xptiTraceEnabled(void) {
 
 __attribute__((visibility("default"))) int32_t xptiInitialize(const char *stream, uint32_t maj, uint32_t min,
                                                               const char *version) {
-    std::vector<Subscriber> subs;
-    {
-        std::lock_guard<std::mutex> l(mu);
-        subs = subscribers;
-    }
+    std::unique_lock<std::mutex> l(mu);
+    const std::vector<Subscriber> subs(subscribers);  // called without the lock
+    l.unlock();
     for (auto &s : subs) s.init(maj, min, version, stream);
     return XPTI_RESULT_SUCCESS;
 }
 
 __attribute__((visibility("default"))) void xptiFinalize(const char *stream) {
-    std::vector<Subscriber> subs;
-    {
-        std::lock_guard<std::mutex> l(mu);
-        subs = subscribers;
-    }
+    std::unique_lock<std::mutex> l(mu);
+    const std::vector<Subscriber> subs(subscribers);  // called without the lock
+    l.unlock();
     for (auto &s : subs) s.finish(stream);
 }
 
@@ -200,13 +196,11 @@ __attribute__((visibility("default"))) bool xptiCheckTraceEnabled(uint16_t strea
 __attribute__((visibility("default"))) int32_t xptiNotifySubscribers(uint8_t stream, uint16_t type,
                                                                      xpti_event_t *parent, xpti_event_t *event,
                                                                      uint64_t instance, const void *user_data) {
-    std::vector<xpti_callback_t> cbs;
-    {
-        std::lock_guard<std::mutex> l(mu);
-        auto it = callbacks.find({stream, type});
-        if (it == callbacks.end()) return XPTI_RESULT_SUCCESS;
-        cbs = it->second;
-    }
+    std::unique_lock<std::mutex> l(mu);
+    auto it = callbacks.find({stream, type});
+    if (it == callbacks.end()) return XPTI_RESULT_SUCCESS;
+    const std::vector<xpti_callback_t> cbs(it->second);
+    l.unlock();
     for (auto cb : cbs) cb(type, parent, event, instance, user_data);  // no lock held
     return XPTI_RESULT_SUCCESS;
 }

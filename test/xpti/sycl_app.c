@@ -27,7 +27,9 @@
  * TRUTH receives one line per kernel launch, what the submission carried:
  *   <tid> <sycl kernel name|-> <file|-> <line> <column> <level-zero kernel> <fast|sched|direct>
  * ("-" and 0 for a launch outside any task; tid is the appending thread).
- * Stdout is the same with and without XPTI and zestall.
+ * Stdout is the same with and without XPTI and zestall. Each submission has
+ * a source line of its own, unless SYCL_APP_SITES=n: then n call sites
+ * per thread are used in turn (as a loop would).
  */
 #include "../apps/app_common.h"
 
@@ -122,6 +124,7 @@ static char **knames;
 static uint32_t nk;
 static void *bufs[3];
 static long submissions;
+static long sites; /* SYCL_APP_SITES: call sites per thread (0: one per submission) */
 
 typedef struct {
     int index;
@@ -303,7 +306,8 @@ static void *worker(void *arg) {
     uint64_t queue_id = 100 + (uint64_t)w->index;
     for (long i = 0; i < submissions; i++) {
         uint32_t ki = (uint32_t)((w->index + i) % nk);
-        uint32_t line = 100 + (uint32_t)i, col = 1 + (uint32_t)w->index;
+        uint32_t site = (uint32_t)(sites > 0 ? i % sites : i);
+        uint32_t line = 100 + site, col = 1 + (uint32_t)w->index;
         snprintf(sycl, sizeof sycl, "K%d_%s", w->index, knames[ki]);
         if (i % 8 == 5 && i % 10 != 3) {
             job_t j = {.w = w, .l = l, .k = k, .ki = ki, .line = line, .col = col, .sycl = sycl, .file = file};
@@ -316,8 +320,8 @@ static void *worker(void *arg) {
                 /* a task nested in this one, with its own launch first */
                 uint32_t kj = (ki + 1) % nk;
                 snprintf(inner_sycl, sizeof inner_sycl, "Inner%d_%s", w->index, knames[kj]);
-                task_t in = task_begin(inner_sycl, file, 5000 + (uint32_t)i, col, queue_id, &prev);
-                launch(w, l, k, kj, inner_sycl, file, 5000 + (uint32_t)i, col, tid, "fast");
+                task_t in = task_begin(inner_sycl, file, 5000 + site, col, queue_id, &prev);
+                launch(w, l, k, kj, inner_sycl, file, 5000 + site, col, tid, "fast");
                 task_end(in);
             }
             launch(w, l, k, ki, sycl, file, line, col, tid, "fast");
@@ -344,6 +348,7 @@ int main(int argc, char **argv) {
     if (argc != 4) app_die("usage: zestall-sycl-app THREADS SUBMISSIONS TRUTH");
     int threads = atoi(argv[1]);
     submissions = atol(argv[2]);
+    sites = getenv("SYCL_APP_SITES") ? atol(getenv("SYCL_APP_SITES")) : 0;
     if (threads < 1 || threads > 64 || submissions < 1) app_die("bad arguments");
     proxy_load(); /* the runtime initialises XPTI before the device */
     if (tracing) {
