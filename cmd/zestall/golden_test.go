@@ -198,21 +198,9 @@ func TestGoldenIGA(t *testing.T) {
 // TestGoldenPprof: the profile's contents, as pprof's own text form.
 func TestGoldenPprof(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "p.pb.gz")
-	var so, se bytes.Buffer
-	if code := run([]string{"pprof", multi, "-o", out}, &so, &se); code != 0 {
-		t.Fatalf("exit %d: %s", code, se.String())
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, "pprof_multi", p.String())
+	checkGolden(t, "pprof_multi", pprofOf(t, multi, out).String())
 	// Never overwrite: a second run fails and leaves the file.
+	var so, se bytes.Buffer
 	if code := run([]string{"pprof", multi, "-o", out}, &so, &se); code != 1 || !strings.Contains(se.String(), "exists") {
 		t.Errorf("pprof over an existing file: exit %d, stderr %q", code, se.String())
 	}
@@ -477,22 +465,9 @@ func TestHelp(t *testing.T) {
 // the trace's host spans and flows.
 func TestGoldenSycl(t *testing.T) {
 	dir := t.TempDir()
-	var so, se bytes.Buffer
-	pp := filepath.Join(dir, "p.pb.gz")
-	if code := run([]string{"pprof", syclRun, "-o", pp}, &so, &se); code != 0 {
-		t.Fatalf("pprof: exit %d: %s", code, se.String())
-	}
-	f, err := os.Open(pp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, "pprof_sycl", p.String())
+	checkGolden(t, "pprof_sycl", pprofOf(t, syclRun, filepath.Join(dir, "p.pb.gz")).String())
 	tj := filepath.Join(dir, "t.json")
+	var so, se bytes.Buffer
 	if code := run([]string{"trace", syclRun, "-o", tj}, &so, &se); code != 0 {
 		t.Fatalf("trace: exit %d: %s", code, se.String())
 	}
@@ -566,4 +541,23 @@ func TestMergeSycl(t *testing.T) {
 	if bad != "" || l2 != 2*l1 || t2 != 2*t1 || g2 != 2*g1 {
 		t.Errorf("merged twice: %d locations, %d tasks, %d tagged launches (want %d, %d, %d); %s", l2, t2, g2, 2*l1, 2*t1, 2*g1, bad)
 	}
+}
+
+// pprofOf runs `zestall pprof in -o out` and parses what it wrote.
+func pprofOf(t *testing.T, in, out string) *profile.Profile {
+	t.Helper()
+	var so, se bytes.Buffer
+	if code := run([]string{"pprof", in, "-o", out}, &so, &se); code != 0 {
+		t.Fatalf("pprof %s: exit %d: %s", in, code, se.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -469,10 +469,15 @@ func (st *Reader) Completed(at uint64) {
 // next ones, which per-launch attribution needs. Settling reads add at
 // most one read per read interval (addSettle).
 // readBufSize is one read's worth: readStream reads again while a read
-// fills it, so its size bounds no rate. It is live for the whole run, and
-// the Go heap is let grow to twice what is live: 8 MiB here cost 16 MiB of
-// resident memory in every sampling run (BENCHMARKS.md, memory).
-const readBufSize = 1 << 20
+// fills it. It is live for the whole run, and the Go heap is let grow to
+// twice what is live: 8 MiB costs 16 MiB of resident memory in every
+// sampling run (BENCHMARKS.md, memory). 1 MiB was tried and reverted: when
+// the device's buffers overflowed (e2e TestStallSampling/overflow, 5 ms
+// polls), reading them in 1 MiB parts left 309 sample counts Unattributed
+// in 2 runs of 4 (every sample lies in a kernel). Until the windows of a
+// partial read after a drop are understood, one read takes what a
+// streamer of this size can hold.
+const readBufSize = 8 << 20
 
 func (st *Reader) Run() {
 	defer close(st.done)

@@ -111,19 +111,10 @@ func checkStalls(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, expe
 			kernels[k.Id] = kernelSpan{k.BaseAddress, k.IsaSize}
 		case r.GetStallRows() != nil:
 			s := r.GetStallRows()
-			n := len(s.OffsetDeltas)
-			if int(s.ColumnCount)*n != len(s.Counters) {
-				t.Fatalf("malformed rows: %d columns, %d offsets, %d counters", s.ColumnCount, n, len(s.Counters))
-			}
-			off := uint64(0)
-			for i, d := range s.OffsetDeltas {
-				off += d
-				var sum uint64
-				for j := 0; j < int(s.ColumnCount); j++ {
-					sum += s.Counters[j*n+i]
-				}
-				got[key{kernels[s.KernelId].base, off}] += sum
-				gotTotal += sum
+			offs, sums := rowSums(t, s)
+			for i, off := range offs {
+				got[key{kernels[s.KernelId].base, off}] += sums[i]
+				gotTotal += sums[i]
 			}
 			if s.Attribution == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
 				launchRows = append(launchRows, s)
