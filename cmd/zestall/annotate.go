@@ -183,6 +183,16 @@ func (a *annotator) kernel(s *kernelSamples, bySource bool) {
 		fmt.Fprintf(a.w, ", disassembled for %s", kc.platform)
 	}
 	fmt.Fprintln(a.w)
+	// The SYCL call sites its launches were submitted from (XPTI), when
+	// the run recorded them: the samples below are the kernel's, over all
+	// of them.
+	if names, all := a.m.sycl.callSites(k.Id, 3); all > 0 {
+		fmt.Fprintf(a.w, "  SYCL call sites: %d; most launches: %s", all, strings.Join(names, "; "))
+		if all > len(names) {
+			fmt.Fprintf(a.w, "; ...")
+		}
+		fmt.Fprintln(a.w)
+	}
 	if kc.why != "" {
 		fmt.Fprintf(a.w, "  (no disassembly: %s)\n", kc.why)
 	}

@@ -18,7 +18,10 @@ type syclModel struct {
 	// kernel id -> the one SYCL location its launches came from, or
 	// severalSites.
 	kernelSite map[uint64]uint32
-	spans      []*pb.SyclSpan // for trace only (runModel.keepLaunches)
+	// kernel id -> location id -> launches (annotate; bounded by kernels
+	// times call sites).
+	kernelSites map[uint64]map[uint32]int
+	spans       []*pb.SyclSpan // for trace only (runModel.keepLaunches)
 }
 
 // syclHostPid is the trace process of the host threads' SYCL spans
@@ -96,6 +99,13 @@ func (s *syclModel) addLaunch(l *pb.Launch) {
 	} else if prev != l.SyclLocationId {
 		s.kernelSite[l.KernelId] = severalSites
 	}
+	if s.kernelSites == nil {
+		s.kernelSites = map[uint64]map[uint32]int{}
+	}
+	if s.kernelSites[l.KernelId] == nil {
+		s.kernelSites[l.KernelId] = map[uint32]int{}
+	}
+	s.kernelSites[l.KernelId][l.SyclLocationId]++
 	site.launches++
 	if l.DeviceEndNs > l.DeviceStartNs && l.DeviceStartNs != 0 {
 		site.timed++
@@ -174,4 +184,32 @@ func (s *syclModel) hostFrame(kernel uint64) (name, file string, line int64, ok 
 		return fmt.Sprintf("SYCL location %d", id), "", 0, true
 	}
 	return syclSiteName(l), l.File, int64(l.Line), true
+}
+
+// callSites lists the SYCL call sites a kernel's launches came from, most
+// launches first, at most top of them, as "name (n launches)", and how
+// many there were in all.
+func (s *syclModel) callSites(kernel uint64, top int) (names []string, all int) {
+	counts := s.kernelSites[kernel]
+	ids := make([]uint32, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if counts[ids[i]] != counts[ids[j]] {
+			return counts[ids[i]] > counts[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	for i, id := range ids {
+		if i == top {
+			break
+		}
+		name := fmt.Sprintf("SYCL location %d", id)
+		if l := s.locs[id]; l != nil {
+			name = syclSiteName(l)
+		}
+		names = append(names, fmt.Sprintf("%s (%d launches)", name, counts[id]))
+	}
+	return names, len(ids)
 }
