@@ -22,10 +22,16 @@ env ZE_ENABLE_ALT_DRIVERS="$ROOT/build/lib/libze_zestall_sim.so" \
     ZESTALL_KERNELS="$ROOT/test/kernels" \
     ZESIM_KERNEL_COST="compute_poly=4000/3000,stream_triad=300" \
     ZESTALL_SAMPLING_PERIOD_NS=10000 \
+    ZESTALL_SEPARATE_LAUNCHES=copies \
+    ZESTALL_SEPARATE_COPIES=64 \
     ZESTALL_OUTPUT="$OUT/demo.%p.zst" \
     LD_PRELOAD="$ROOT/build/lib/libzestall.so" \
     "$ROOT/build/bin/zestall-multi" 4
 
 echo "== zestall report" >&2
 "$ROOT/build/bin/zestall" report "$OUT"/demo.*.zst
+# Launch separation by module copies: the 64 back-to-back launches of
+# compute_poly ran on 64 copies of its code, so every sample names its launch.
+echo "== zestall report --launches --kernel compute_poly (each launch's own stall samples)" >&2
+"$ROOT/build/bin/zestall" report --launches --kernel compute_poly "$OUT"/demo.*.zst
 echo "(output kept in $OUT)" >&2
