@@ -161,7 +161,7 @@ func TestGoldenWithoutIGA(t *testing.T) {
 		{"annotate_launch", []string{"annotate", "--launch", "22", "--source", "--no-disasm", "--source-dir", sources, serialized}},
 		{"annotate_launch_missing", []string{"annotate", "--launch", "99999", serialized}},
 		{"report_sycl_nodisasm", []string{"report", "--no-disasm", syclRun}},
-		{"annotate_sycl_nodisasm", []string{"annotate", "--no-disasm", syclRun}},
+		{"annotate_sycl_nodisasm", []string{"annotate", "--no-disasm", "--source-dir", sources, syclRun}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, cliResult(t, tt.args)) })
