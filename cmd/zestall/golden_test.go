@@ -209,10 +209,16 @@ func TestGoldenPprof(t *testing.T) {
 
 // TestGoldenTrace: the trace JSON, and that it is valid trace-event format.
 func TestGoldenTrace(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "t.json")
+	checkTraceGolden(t, "trace_serialized", serialized, filepath.Join(t.TempDir(), "t.json"))
+}
+
+// checkTraceGolden runs `zestall trace in -o out`, checks that the JSON is
+// valid trace-event format and compares it, indented, with golden name.
+func checkTraceGolden(t *testing.T, name, in, out string) {
+	t.Helper()
 	var so, se bytes.Buffer
-	if code := run([]string{"trace", serialized, "-o", out}, &so, &se); code != 0 {
-		t.Fatalf("exit %d: %s", code, se.String())
+	if code := run([]string{"trace", in, "-o", out}, &so, &se); code != 0 {
+		t.Fatalf("trace %s: exit %d: %s", in, code, se.String())
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -223,7 +229,7 @@ func TestGoldenTrace(t *testing.T) {
 	if err := json.Indent(&pretty, b, "", " "); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "trace_serialized", pretty.String())
+	checkGolden(t, name, pretty.String())
 }
 
 // validateTraceEvents checks the JSON Object Format of the Trace Event
@@ -467,21 +473,7 @@ func TestHelp(t *testing.T) {
 func TestGoldenSycl(t *testing.T) {
 	dir := t.TempDir()
 	checkGolden(t, "pprof_sycl", pprofOf(t, syclRun, filepath.Join(dir, "p.pb.gz")).String())
-	tj := filepath.Join(dir, "t.json")
-	var so, se bytes.Buffer
-	if code := run([]string{"trace", syclRun, "-o", tj}, &so, &se); code != 0 {
-		t.Fatalf("trace: exit %d: %s", code, se.String())
-	}
-	b, err := os.ReadFile(tj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	validateTraceEvents(t, b)
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, b, "", " "); err != nil {
-		t.Fatal(err)
-	}
-	checkGolden(t, "trace_sycl", pretty.String())
+	checkTraceGolden(t, "trace_sycl", syclRun, filepath.Join(dir, "t.json"))
 }
 
 // TestMergeSycl: merging renumbers SYCL locations, tasks and nodes, so
