@@ -80,9 +80,5 @@ func appendCompactLaunch(b []byte, l *pb.Launch, appendDelta, idDelta, startDela
 	u(24, uint64(l.CodeCopy))
 	u(26, uint64(l.SyclLocationId))
 	u(27, l.SyclTaskId)
-	// Record{launch = 6}, length-delimited in the stream.
-	b = protowire.AppendVarint(b, uint64(protowire.SizeTag(6)+protowire.SizeBytes(len(p))))
-	b = protowire.AppendTag(b, 6, protowire.BytesType)
-	b = protowire.AppendBytes(b, p)
-	return b
+	return appendRecordField(b, 6, p) // Record{launch = 6}
 }
