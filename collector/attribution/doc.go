@@ -18,7 +18,10 @@
 //
 // The streamer of one device (or one sub-device set) is read repeatedly;
 // the samples a read at host time E delivers were produced in the read
-// window (S, E], S being the time of the previous read. Kernels have a
+// window (S, E], S being the time of the previous read — or, when the
+// previous read filled zestall's buffer, that read's own S: what a full
+// read left in the device's buffers was taken before it began
+// (docs/eu-stall-sampling.md §6 "zetMetricStreamerReadData"). Kernels have a
 // lifetime [created, destroyed) during which their address range is theirs;
 // launches have device times [start, end] converted to host ns, which arrive
 // asynchronously, after the launch completed.

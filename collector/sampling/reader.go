@@ -469,15 +469,13 @@ func (st *Reader) Completed(at uint64) {
 // next ones, which per-launch attribution needs. Settling reads add at
 // most one read per read interval (addSettle).
 // readBufSize is one read's worth: readStream reads again while a read
-// fills it. It is live for the whole run, and the Go heap is let grow to
-// twice what is live: 8 MiB costs 16 MiB of resident memory in every
-// sampling run (BENCHMARKS.md, memory). 1 MiB was tried and reverted: when
-// the device's buffers overflowed (e2e TestStallSampling/overflow, 5 ms
-// polls), reading them in 1 MiB parts left 309 sample counts Unattributed
-// in 2 runs of 4 (every sample lies in a kernel). Until the windows of a
-// partial read after a drop are understood, one read takes what a
-// streamer of this size can hold.
-const readBufSize = 8 << 20
+// fills it, and the rest's window keeps the full read's start (readFull).
+// It is live for the whole run, and the Go heap is let grow to twice what
+// is live. It was 8 MiB while the rest of a full read got a window that
+// began too late: reading an overflowed device in 1 MiB parts then left
+// 309 sample counts Unattributed in 1 run of 4 (e2e
+// TestStallSampling/overflow); with readFull, 0 in 6.
+const readBufSize = 1 << 20
 
 func (st *Reader) Run() {
 	defer close(st.done)
@@ -753,13 +751,18 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 			return
 		}
 		st.read += uint64(n / 64)
+		// A read that filled the buffer may have left records in the
+		// device's buffers, and those were taken before this read began
+		// too: the next read's window keeps this one's start
+		// (docs/eu-stall-sampling.md §6 "zetMetricStreamerReadData").
+		full := readFull(n, len(buf), stream.SubDevices)
 		if !discard {
 			st.refreshOthers(i)
 		}
 		if discard {
 			st.discarded.Add(uint64(n / 64))
-			st.prevEnd[i] = begin
-			if n < len(buf) {
+			if !full {
+				st.prevEnd[i] = begin
 				return
 			}
 			continue
@@ -780,11 +783,21 @@ func (st *Reader) readStream(i int, buf []byte, discard bool) {
 				}
 			}
 		})
-		st.prevEnd[i] = begin
-		if n < len(buf) {
+		if !full {
+			st.prevEnd[i] = begin
 			return
 		}
 	}
+}
+
+// readFull says whether a read of n bytes into a buffer of size may have
+// left records behind. A root device with sub-devices stops filling when
+// less than one record's space is left and then writes no 16-byte header
+// for the sub-devices it did not reach (docs/eu-stall-sampling.md §6.2), so
+// the slack is one record plus a header per sub-device.
+func readFull(n, size int, subDevices uint32) bool {
+	slack := 64 + 16*int(max(subDevices, 1))
+	return n+slack > size
 }
 
 // refreshOthers asks the driver which other processes run kernels on

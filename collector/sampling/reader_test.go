@@ -151,8 +151,8 @@ func TestOpen(t *testing.T) {
 
 // TestReadWindows: each read's samples go to one window, from the start
 // of the previous read to the end of this one; a full buffer is read
-// again at once (its rest in the next window); a lone drop warning does
-// not start a window.
+// again at once (its rest in the next window, which starts where the full
+// read's did); a lone drop warning does not start a window.
 func TestReadWindows(t *testing.T) {
 	src := &fakeSource{}
 	h := newHarness(t, src, pvc, true)
@@ -171,9 +171,19 @@ func TestReadWindows(t *testing.T) {
 	if ws[0].rows != 3 || ws[1].rows != 2 || ws[2].rows != readBufSize/64 || ws[3].rows != 5 {
 		t.Errorf("rows %v", ws)
 	}
-	// A window starts where the previous read (empty ones too) began.
+	// A window starts where the previous read (empty ones too) began,
+	// except after a full read: what it left in the device's buffers was
+	// taken before it began, so the rest's window starts where the full
+	// read's did.
 	for i := 1; i < len(ws); i++ {
-		if ws[i].start >= ws[i].end || ws[i].start < ws[i-1].end-10 {
+		if ws[i].start >= ws[i].end {
+			t.Errorf("window %d %v is empty", i, ws[i])
+		}
+		if i == 3 {
+			if ws[i].start != ws[i-1].start {
+				t.Errorf("the rest of a full read: window %v, want the start of %v", ws[i], ws[i-1])
+			}
+		} else if ws[i].start < ws[i-1].end-10 {
 			t.Errorf("window %d %v does not follow %v", i, ws[i], ws[i-1])
 		}
 	}
@@ -504,5 +514,27 @@ func TestOtherProcesses(t *testing.T) {
 	unknown := newHarness(t, &fakeSource{othersErr: ze.ErrorUnsupportedFeature}, pvc, true)
 	if unknown.r.OtherProcessesKnown() || unknown.attr[0].othersKnown {
 		t.Error("other processes known although the driver could not say")
+	}
+}
+
+// TestReadFull: a read may have left records behind when less than a
+// record plus one header per sub-device was left free.
+func TestReadFull(t *testing.T) {
+	for _, tc := range []struct {
+		n, size int
+		sub     uint32
+		want    bool
+	}{
+		{0, 1024, 1, false},
+		{1024 - 128, 1024, 1, false},
+		{1024 - 64, 1024, 1, true}, // FLAT: one more record did not fit
+		{1024, 1024, 1, true},
+		{1024 - 112, 1024, 4, true},  // COMPOSITE, 4 sub-devices: 64 + 4 headers did not fit
+		{1024 - 192, 1024, 4, false}, // 64 + 4×16 = 128 < 192 left
+		{1024 - 64, 1024, 0, true},   // 0 sub-devices counts as 1
+	} {
+		if got := readFull(tc.n, tc.size, tc.sub); got != tc.want {
+			t.Errorf("readFull(%d, %d, %d) = %v, want %v", tc.n, tc.size, tc.sub, got, tc.want)
+		}
 	}
 }
