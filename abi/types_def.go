@@ -30,6 +30,14 @@ const (
 	OpITTPause  = C.ZC_OP_ITT_PAUSE
 )
 
+// What blocks collection (collector.Blockers): collection is on while
+// none does.
+const (
+	BlockUser  = C.ZL_BLOCK_USER
+	BlockTimer = C.ZL_BLOCK_TIMER
+	BlockCount = C.ZL_BLOCK_COUNT
+)
+
 // Why EU stall sampling is off (proto StallSamplingOff).
 const (
 	StallOn            = C.ZS_OK

@@ -36,6 +36,19 @@ enum {
     ZC_OP_ITT_PAUSE = 5,  /* __itt_pause() */
 };
 
+/* What blocks collection (cgo/launch.c's condition word, zl_block;
+ * collector/control.go). Collection is on while no condition blocks it:
+ * the word is the set of conditions that block it now, 0 when collecting.
+ * Go owns USER and TIMER (it sets and clears them with zl_block); the
+ * launch path owns COUNT, set outside the ZESTALL_LAUNCHES window and
+ * changed only at the window's two edges, each announced to Go
+ * (zestallLaunchEdge). */
+enum {
+    ZL_BLOCK_USER = 1,  /* ZESTALL_START=paused, zestall_stop(), __itt_pause(), the toggle signal */
+    ZL_BLOCK_TIMER = 2, /* before ZESTALL_DELAY, after ZESTALL_DELAY + ZESTALL_DURATION */
+    ZL_BLOCK_COUNT = 4, /* outside the ZESTALL_LAUNCHES window */
+};
+
 /* Why EU stall sampling is off on a device (stall.c's zs_stream_t.status;
  * the values of proto StallSamplingOff). 1, sampling turned off by the
  * user, is decided in Go and never set by C. */

@@ -17,12 +17,8 @@ type controls struct{}
 
 var _ collector.ControlSource = controls{}
 
-func (controls) SetCollecting(on bool) {
-	v := C.int(0)
-	if on {
-		v = 1
-	}
-	C.zl_set_collecting(v)
+func (controls) Block(set, clear collector.Blockers) collector.Blockers {
+	return collector.Blockers(C.zl_block(C.uint32_t(set), C.uint32_t(clear)))
 }
 
 func (controls) SetLaunchWindow(from, to uint64) {

@@ -13,14 +13,21 @@ import (
 )
 
 // ControlSource is the launch path's side of runtime start/stop,
-// implemented over C by package cgo.
+// implemented over C by package cgo. The launch path owns the collection
+// state: one condition word, the set of Blockers that block collection
+// now (collection is on while it is empty). The session sets and clears
+// BlockUser and BlockTimer; the launch path sets and clears BlockCount
+// and says so (Session.LaunchEdge).
 type ControlSource interface {
-	// SetCollecting switches event substitution and launch records on or
-	// off for launches that follow.
-	SetCollecting(on bool)
+	// Block sets and clears conditions in one atomic step and returns the
+	// conditions that block collection after it; Block(0, 0) reads them.
+	// Event substitution and launch records follow for launches that
+	// follow.
+	Block(set, clear Blockers) Blockers
 	// SetLaunchWindow makes the launch path collect only launches numbered
-	// from <= n < to (in append order over all threads); it then calls
-	// Session.LaunchEdge at launches from and to.
+	// from <= n < to (in append order over all threads): it sets
+	// BlockCount outside the window, and calls Session.LaunchEdge after
+	// it clears BlockCount at launch from and sets it at launch to.
 	SetLaunchWindow(from, to uint64)
 	// LaunchesWhileStopped counts launches that were not collected (only
 	// while a launch window is set).
@@ -46,20 +53,34 @@ const (
 	OpITTPause  = abi.OpITTPause  // __itt_pause()
 )
 
-// control is the start/stop state of a session. Collection is on while
-// every condition allows it: the user's toggles (ZESTALL_START, the C API,
-// the signal), the time window (ZESTALL_DELAY/DURATION) and the
-// launch-count window (ZESTALL_LAUNCHES).
+// Blockers is a set of conditions that block collection (cgo/abi.h
+// ZL_BLOCK_*): collection is on while none does.
+type Blockers uint32
+
+const (
+	// BlockUser: the user's toggles (ZESTALL_START=paused, the C API,
+	// ITT, the toggle signal) say stop.
+	BlockUser Blockers = abi.BlockUser
+	// BlockTimer: before ZESTALL_DELAY or after ZESTALL_DELAY +
+	// ZESTALL_DURATION.
+	BlockTimer Blockers = abi.BlockTimer
+	// BlockCount: outside the ZESTALL_LAUNCHES window (the launch path's).
+	BlockCount Blockers = abi.BlockCount
+)
+
+// control is the start/stop side of a session: the timers, the signal
+// poller and the Window records. The collection state itself is the
+// launch path's condition word (ControlSource.Block); on is what the last
+// Window record said.
 type control struct {
 	src ControlSource
 	// mu orders edges: an edge's streamer read completes (bounded) before
 	// the next edge is applied.
-	mu                 sync.Mutex
-	user, timer, count bool
-	on                 bool
-	sigSeen            uint64
-	stop               chan struct{}
-	wg                 sync.WaitGroup
+	mu      sync.Mutex
+	on      bool
+	sigSeen uint64
+	stop    chan struct{}
+	wg      sync.WaitGroup
 }
 
 // edgeWait bounds how long a control call waits for the streamer read
@@ -80,30 +101,38 @@ func (s *Session) startControl() {
 	if src == nil {
 		return
 	}
-	c := &control{src: src, user: !s.cfg.StartPaused, timer: s.cfg.Delay == 0,
-		count: !s.cfg.LaunchWindow || s.cfg.LaunchFrom == 0, stop: make(chan struct{})}
+	c := &control{src: src, stop: make(chan struct{})}
+	var block Blockers
+	if s.cfg.StartPaused {
+		block |= BlockUser
+	}
+	if s.cfg.Delay > 0 {
+		block |= BlockTimer
+	}
 	cause, detail := pb.WindowCause_WINDOW_CAUSE_INIT, ""
 	switch src.EarlyRequest() {
 	case OpStart:
-		c.user = true
+		block &^= BlockUser
 	case OpStop:
-		c.user = false
+		block |= BlockUser
 		cause, detail = pb.WindowCause_WINDOW_CAUSE_API, "zestall_stop() before zeInit"
 	}
-	if s.cfg.StartPaused && !c.user {
-		cause, detail = pb.WindowCause_WINDOW_CAUSE_START_PAUSED, "ZESTALL_START=paused"
-	}
-	if !c.timer {
-		cause, detail = pb.WindowCause_WINDOW_CAUSE_TIMER, "ZESTALL_DELAY="+s.cfg.Delay.String()
-	}
-	if !c.count {
-		cause, detail = pb.WindowCause_WINDOW_CAUSE_LAUNCH_COUNT, fmt.Sprintf("ZESTALL_LAUNCHES from launch %d", s.cfg.LaunchFrom)
-	}
-	c.on = c.user && c.timer && c.count
-	src.SetCollecting(c.user && c.timer)
 	if s.cfg.LaunchWindow {
 		src.SetLaunchWindow(s.cfg.LaunchFrom, s.cfg.LaunchTo)
 	}
+	// The launch path is not enabled yet: nothing changes the word
+	// meanwhile.
+	now := src.Block(block, (BlockUser|BlockTimer)&^block)
+	if s.cfg.StartPaused && now&BlockUser != 0 {
+		cause, detail = pb.WindowCause_WINDOW_CAUSE_START_PAUSED, "ZESTALL_START=paused"
+	}
+	if now&BlockTimer != 0 {
+		cause, detail = pb.WindowCause_WINDOW_CAUSE_TIMER, "ZESTALL_DELAY="+s.cfg.Delay.String()
+	}
+	if now&BlockCount != 0 {
+		cause, detail = pb.WindowCause_WINDOW_CAUSE_LAUNCH_COUNT, fmt.Sprintf("ZESTALL_LAUNCHES from launch %d", s.cfg.LaunchFrom)
+	}
+	c.on = now == 0
 	if st := s.stall; st != nil {
 		st.SetCollecting(c.on)
 		if !c.on {
@@ -119,13 +148,13 @@ func (s *Session) startControl() {
 
 	if s.cfg.Delay > 0 {
 		s.afterFunc(c, s.cfg.Delay, func() {
-			s.setCondition(func(c *control) { c.timer = true }, pb.WindowCause_WINDOW_CAUSE_TIMER,
+			s.setCondition(0, BlockTimer, pb.WindowCause_WINDOW_CAUSE_TIMER,
 				"ZESTALL_DELAY="+s.cfg.Delay.String(), false)
 		})
 	}
 	if s.cfg.Duration > 0 {
 		s.afterFunc(c, s.cfg.Delay+s.cfg.Duration, func() {
-			s.setCondition(func(c *control) { c.timer = false }, pb.WindowCause_WINDOW_CAUSE_TIMER,
+			s.setCondition(BlockTimer, 0, pb.WindowCause_WINDOW_CAUSE_TIMER,
 				"ZESTALL_DURATION="+s.cfg.Duration.String(), false)
 		})
 	}
@@ -186,7 +215,7 @@ func (s *Session) signalLoop(c *control, sig int) {
 		odd := (n-c.sigSeen)%2 == 1
 		c.sigSeen = n
 		if odd {
-			s.setCondition(func(c *control) { c.user = !c.user }, pb.WindowCause_WINDOW_CAUSE_SIGNAL, config.SignalName(sig), false)
+			s.toggleUser(pb.WindowCause_WINDOW_CAUSE_SIGNAL, config.SignalName(sig))
 		}
 	}
 }
@@ -205,13 +234,13 @@ func (s *Session) ControlRequest(op int) error {
 	}
 	switch op {
 	case OpStart:
-		s.setCondition(func(c *control) { c.user = true }, pb.WindowCause_WINDOW_CAUSE_API, "zestall_start()", true)
+		s.setCondition(0, BlockUser, pb.WindowCause_WINDOW_CAUSE_API, "zestall_start()", true)
 	case OpStop:
-		s.setCondition(func(c *control) { c.user = false }, pb.WindowCause_WINDOW_CAUSE_API, "zestall_stop()", true)
+		s.setCondition(BlockUser, 0, pb.WindowCause_WINDOW_CAUSE_API, "zestall_stop()", true)
 	case OpITTResume:
-		s.setCondition(func(c *control) { c.user = true }, pb.WindowCause_WINDOW_CAUSE_ITT, "__itt_resume()", true)
+		s.setCondition(0, BlockUser, pb.WindowCause_WINDOW_CAUSE_ITT, "__itt_resume()", true)
 	case OpITTPause:
-		s.setCondition(func(c *control) { c.user = false }, pb.WindowCause_WINDOW_CAUSE_ITT, "__itt_pause()", true)
+		s.setCondition(BlockUser, 0, pb.WindowCause_WINDOW_CAUSE_ITT, "__itt_pause()", true)
 	case OpFlush:
 		s.requestFlush()
 	default:
@@ -227,42 +256,36 @@ var (
 )
 
 // LaunchEdge is called by the launch path, on the application thread
-// and before the append, at the launches that open (on) and close the
-// launch-count window.
+// and before the append, after it cleared (on) or set BlockCount at the
+// launches that open and close the launch-count window.
 func (s *Session) LaunchEdge(on bool, n, ns uint64) {
-	s.mu.Lock()
-	c := s.ctl
-	s.mu.Unlock()
-	if c == nil {
-		return
-	}
 	word := "closes before"
 	if on {
 		word = "opens at"
 	}
 	// The launch path already collects from launch n on (or no longer):
 	// the edge is at its time, whatever other threads did since.
-	s.setConditionAt(func(c *control) { c.count = on }, pb.WindowCause_WINDOW_CAUSE_LAUNCH_COUNT,
-		fmt.Sprintf("ZESTALL_LAUNCHES window %s launch %d", word, n), true, ns)
+	cause, detail := pb.WindowCause_WINDOW_CAUSE_LAUNCH_COUNT, fmt.Sprintf("ZESTALL_LAUNCHES window %s launch %d", word, n)
+	s.withControl(func(c *control, st *sampling.Reader) {
+		switch collecting := c.src.Block(0, 0) == 0; {
+		case collecting == c.on:
+			// No edge: another condition blocks collection, or a
+			// concurrent change of one already wrote it.
+		case collecting:
+			if st != nil {
+				st.StartEdge(true)
+			}
+			s.startedLocked(c, st, ns, cause, detail)
+		default:
+			s.stopLocked(c, st, ns, cause, detail, true)
+		}
+	})
 }
 
-// setCondition changes one condition and applies the resulting edge, if
-// any: the launch path, a Window record and the stall streamers. Edges are
-// applied one at a time, and an edge's time is taken when the launch path
-// changes: a start's before it (launches collected are appended after
-// it), a stop's after it (launches collected were appended before it,
-// unless a thread was preempted between its check and its clock read).
-//
-// Start: the streamers are read and the samples discarded (they were taken
-// while stopped), then launches are collected. Stop: launches stop being
-// collected, then the streamers keep being read and attributed until every
-// launch of the window has completed; later reads are discarded.
-func (s *Session) setCondition(change func(*control), cause pb.WindowCause, detail string, wait bool) {
-	s.setConditionAt(change, cause, detail, wait, 0)
-}
-
-// setConditionAt is setCondition with the edge's time given (0: now).
-func (s *Session) setConditionAt(change func(*control), cause pb.WindowCause, detail string, wait bool, edgeNs uint64) {
+// withControl runs f with the session's control and stall reader, under
+// control.mu; not once the exit path began (the exit edge is written by
+// Shutdown), nor before the control started.
+func (s *Session) withControl(f func(c *control, st *sampling.Reader)) {
 	s.mu.Lock()
 	c, st := s.ctl, s.stall
 	s.mu.Unlock()
@@ -271,43 +294,94 @@ func (s *Session) setConditionAt(change func(*control), cause pb.WindowCause, de
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	select {
-	case <-c.stop:
-		return // exiting: the exit edge is written by Shutdown
-	default:
+	if !c.exiting() {
+		f(c, st)
 	}
-	change(c)
-	on := c.user && c.timer && c.count
-	if on == c.on {
-		c.src.SetCollecting(c.user && c.timer)
+}
+
+// setCondition blocks the conditions set and unblocks those in clear,
+// then applies the resulting edge, if any: the launch path, a Window
+// record and the stall streamers. Edges are applied one at a time, and an
+// edge's time is taken when the launch path changes: a start's before it
+// (launches collected are appended after it), a stop's after it (launches
+// collected were appended before it, unless a thread was preempted
+// between its check and its clock read).
+//
+// Start: the streamers are read and the samples discarded (they were taken
+// while stopped), then launches are collected. Stop: launches stop being
+// collected, then the streamers keep being read and attributed until every
+// launch of the window has completed; later reads are discarded.
+//
+// Blocking can only stop collection and unblocking only start it; an
+// edge the other way comes from the launch-count window changing
+// concurrently, and its LaunchEdge writes it.
+func (s *Session) setCondition(set, clear Blockers, cause pb.WindowCause, detail string, wait bool) {
+	s.withControl(func(c *control, st *sampling.Reader) {
+		s.changeLocked(c, st, set, clear, cause, detail, wait)
+	})
+}
+
+// toggleUser flips BlockUser (the toggle signal).
+func (s *Session) toggleUser(cause pb.WindowCause, detail string) {
+	s.withControl(func(c *control, st *sampling.Reader) {
+		if c.src.Block(0, 0)&BlockUser != 0 {
+			s.changeLocked(c, st, 0, BlockUser, cause, detail, false)
+		} else {
+			s.changeLocked(c, st, BlockUser, 0, cause, detail, false)
+		}
+	})
+}
+
+// changeLocked is setCondition under c.mu.
+func (s *Session) changeLocked(c *control, st *sampling.Reader, set, clear Blockers, cause pb.WindowCause, detail string, wait bool) {
+	if set != 0 {
+		if c.src.Block(set, clear) != 0 && c.on {
+			s.stopLocked(c, st, s.now(), cause, detail, wait)
+		}
 		return
 	}
-	c.on = on
-	if on {
-		if st != nil {
-			st.StartEdge(wait)
-		}
-		at := s.now()
-		c.src.SetCollecting(c.user && c.timer)
-		if edgeNs != 0 {
-			at = edgeNs
-		}
-		if st != nil {
-			st.CollectionStarted(at)
-		}
-		s.emit(windowRecord(pb.WindowEdge_WINDOW_EDGE_START, at, cause, detail))
+	if c.on || c.src.Block(0, 0)&^clear != 0 {
+		c.src.Block(0, clear) // no start
 		return
 	}
-	c.src.SetCollecting(c.user && c.timer)
+	if st != nil {
+		st.StartEdge(wait)
+	}
 	at := s.now()
-	if edgeNs != 0 {
-		at = edgeNs
+	if c.src.Block(0, clear) != 0 {
+		return // the launch-count window closed meanwhile: its LaunchEdge says so
 	}
+	s.startedLocked(c, st, at, cause, detail)
+}
+
+// startedLocked records a start edge at host ns at (under c.mu).
+func (s *Session) startedLocked(c *control, st *sampling.Reader, at uint64, cause pb.WindowCause, detail string) {
+	c.on = true
+	if st != nil {
+		st.CollectionStarted(at)
+	}
+	s.emit(windowRecord(pb.WindowEdge_WINDOW_EDGE_START, at, cause, detail))
+}
+
+// stopLocked records a stop edge at host ns at, after the launch path
+// stopped collecting (under c.mu).
+func (s *Session) stopLocked(c *control, st *sampling.Reader, at uint64, cause pb.WindowCause, detail string, wait bool) {
+	c.on = false
 	s.emit(windowRecord(pb.WindowEdge_WINDOW_EDGE_STOP, at, cause, detail))
 	if st != nil {
 		st.CollectionStopped(at)
 		settled := s.pollNow(at, wait)
 		st.StopEdge(at, settled, wait)
+	}
+}
+
+// exiting says whether stopControl began (under c.mu).
+func (c *control) exiting() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
 	}
 }
 
