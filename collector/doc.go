@@ -22,8 +22,10 @@
 //     and launches, one Attributor per streamer, created here for the
 //     stall reader.
 //   - collector/timing: launch timing (harvester, clocks).
-//   - this package: the Session (registry, writer, lifecycle: session.go),
-//     collection control (control.go).
+//   - this package: the Session (registry, writer, lifecycle: session.go;
+//     construction: options.go), collection control (control.go: the
+//     timers, the toggle signal and the Window records over the launch
+//     path's condition word, ControlSource.Block).
 //   - format/zebin and format/eustall: the decoders it shares with the CLI.
 //
 // # Locks
@@ -31,7 +33,9 @@
 // Locks are taken in this order, never the reverse; a holder may skip
 // levels:
 //
-//  1. control.mu: one collection edge at a time (control.go).
+//  1. control.mu: one collection edge at a time (control.go). The
+//     collection state itself is the launch path's condition word, an
+//     atomic in C that takes no lock.
 //  2. timing.Harvester.mu: launch timing (collector/timing); its records go out through
 //     Session.emitBlocking, which takes Session.mu briefly.
 //  3. Session.mu: the registry and the record queue.
@@ -44,7 +48,7 @@
 // harvester's goroutine and for the stall reader's read, neither of which
 // takes control.mu.
 //
-// The package builds with CGO_ENABLED=0; tests drive a Session through its
-// public methods with fake sources (NewSession with WithClock) and read its
-// output file back.
+// The package builds with CGO_ENABLED=0; tests build a Session with
+// NewSession and its options (WithClock, WithOutput), drive it through its
+// public methods with fake sources, and read its output file back.
 package collector

@@ -303,38 +303,6 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	}
 }
 
-// Option changes how a Session is built (tests).
-type Option func(*Session)
-
-// WithClock replaces the host clock (ns, CLOCK_MONOTONIC_RAW in a real
-// run) that dates every record.
-func WithClock(now func() uint64) Option {
-	return func(s *Session) { s.now = now }
-}
-
-// NewSession returns a session that reports on stderr. The configuration
-// is read with getenv only when the layer becomes active (the first
-// successful zeInit), and nothing is opened before.
-func NewSession(getenv func(string) string, stderr io.Writer, opts ...Option) *Session {
-	s := &Session{
-		getenv:    getenv,
-		stderr:    stderr,
-		now:       timing.HostNs,
-		create:    stream.CreateExclusive,
-		reported:  map[LayerState]bool{},
-		modules:   map[uintptr]uint64{},
-		contents:  map[[sha256.Size]byte]uint64{},
-		kernels:   map[uintptr]uint64{},
-		deviceIDs: map[uintptr]uint32{},
-		said:      map[string]bool{},
-		modSecs:   map[uint64]map[string]uint64{},
-	}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
-}
-
 // Devices records the devices seen at activation (before Status(StateActive)).
 func (s *Session) Devices(devs []Device) {
 	s.mu.Lock()
