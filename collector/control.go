@@ -146,17 +146,9 @@ func (s *Session) startControl() {
 	s.emitLocked(windowRecord(edge, s.now(), cause, detail))
 	s.ctl = c
 
-	if s.cfg.Delay > 0 {
-		s.afterFunc(c, s.cfg.Delay, func() {
-			s.setCondition(0, BlockTimer, pb.WindowCause_WINDOW_CAUSE_TIMER,
-				"ZESTALL_DELAY="+s.cfg.Delay.String(), false)
-		})
-	}
-	if s.cfg.Duration > 0 {
-		s.afterFunc(c, s.cfg.Delay+s.cfg.Duration, func() {
-			s.setCondition(BlockTimer, 0, pb.WindowCause_WINDOW_CAUSE_TIMER,
-				"ZESTALL_DURATION="+s.cfg.Duration.String(), false)
-		})
+	if s.cfg.Delay > 0 || s.cfg.Duration > 0 {
+		c.wg.Add(1)
+		go s.timeWindow(c, time.Now())
 	}
 	if sig := s.cfg.ToggleSignal; sig != 0 {
 		switch installed, err := src.InstallToggleSignal(sig); {
@@ -178,20 +170,35 @@ func windowRecord(edge pb.WindowEdge, ns uint64, cause pb.WindowCause, detail st
 	return &pb.Record{Kind: &pb.Record_Window{Window: &pb.Window{Edge: edge, HostNs: ns, Cause: cause, Detail: detail}}}
 }
 
-// afterFunc runs f after d unless the session stops first.
-func (s *Session) afterFunc(c *control, d time.Duration, f func()) {
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer s.guard("the collection timer")
-		t := time.NewTimer(d)
+// timeWindow applies the time window counted from start, unless the
+// session stops first: ZESTALL_DELAY's start, then ZESTALL_DURATION's
+// stop, in this order on one goroutine. (Two timers let a short window's
+// stop be applied before its start, and collection then stayed on.)
+func (s *Session) timeWindow(c *control, start time.Time) {
+	defer c.wg.Done()
+	defer s.guard("the collection timer")
+	until := func(d time.Duration) bool {
+		t := time.NewTimer(time.Until(start.Add(d)))
 		defer t.Stop()
 		select {
 		case <-t.C:
-			f()
+			return true
 		case <-c.stop:
+			return false
 		}
-	}()
+	}
+	if d := s.cfg.Delay; d > 0 {
+		if !until(d) {
+			return
+		}
+		s.setCondition(0, BlockTimer, pb.WindowCause_WINDOW_CAUSE_TIMER, "ZESTALL_DELAY="+d.String(), false)
+	}
+	if d := s.cfg.Duration; d > 0 {
+		if !until(s.cfg.Delay + d) {
+			return
+		}
+		s.setCondition(BlockTimer, 0, pb.WindowCause_WINDOW_CAUSE_TIMER, "ZESTALL_DURATION="+d.String(), false)
+	}
 }
 
 // signalLoop applies toggle signals. The handler only counts them; an odd

@@ -125,33 +125,33 @@ func TestControlEdges(t *testing.T) {
 		name  string
 		env   map[string]string
 		early int
-		steps func(s *Session, f *fakeControl)
+		steps func(t *testing.T, s *Session, f *fakeControl)
 		want  string // edges as EDGE/CAUSE, space-separated
 		last  bool   // the launch path's final state: neither the user nor the timer blocks
 	}{
-		{"default", nil, 0, func(s *Session, f *fakeControl) {}, "START/INIT STOP/EXIT", true},
-		{"paused", map[string]string{"ZESTALL_START": "paused"}, 0, func(s *Session, f *fakeControl) {}, "STOP/START_PAUSED", false},
-		{"api toggles, repeats ignored", nil, 0, func(s *Session, f *fakeControl) {
+		{"default", nil, 0, func(t *testing.T, s *Session, f *fakeControl) {}, "START/INIT STOP/EXIT", true},
+		{"paused", map[string]string{"ZESTALL_START": "paused"}, 0, func(t *testing.T, s *Session, f *fakeControl) {}, "STOP/START_PAUSED", false},
+		{"api toggles, repeats ignored", nil, 0, func(t *testing.T, s *Session, f *fakeControl) {
 			s.ControlRequest(OpStop)
 			s.ControlRequest(OpStop)
 			s.ControlRequest(OpStart)
 			s.ControlRequest(OpITTPause)
 		}, "START/INIT STOP/API START/API STOP/ITT", false},
-		{"early stop before zeInit", nil, OpStop, func(s *Session, f *fakeControl) {
+		{"early stop before zeInit", nil, OpStop, func(t *testing.T, s *Session, f *fakeControl) {
 			s.ControlRequest(OpStart)
 		}, "STOP/API START/API STOP/EXIT", true},
-		{"early start overrides paused", map[string]string{"ZESTALL_START": "paused"}, OpStart, func(s *Session, f *fakeControl) {}, "START/INIT STOP/EXIT", true},
-		{"launch window", map[string]string{"ZESTALL_LAUNCHES": "5:9"}, 0, func(s *Session, f *fakeControl) {
+		{"early start overrides paused", map[string]string{"ZESTALL_START": "paused"}, OpStart, func(t *testing.T, s *Session, f *fakeControl) {}, "START/INIT STOP/EXIT", true},
+		{"launch window", map[string]string{"ZESTALL_LAUNCHES": "5:9"}, 0, func(t *testing.T, s *Session, f *fakeControl) {
 			f.launchEdge(s, true, 5, 100)
 			s.ControlRequest(OpStop) // the user's stop inside the window
 			s.ControlRequest(OpStart)
 			f.launchEdge(s, false, 9, 200)
 		}, "STOP/LAUNCH_COUNT START/LAUNCH_COUNT STOP/API START/API STOP/LAUNCH_COUNT", true},
-		{"user stopped when the launch window opens", map[string]string{"ZESTALL_LAUNCHES": "5:9", "ZESTALL_START": "paused"}, 0, func(s *Session, f *fakeControl) {
+		{"user stopped when the launch window opens", map[string]string{"ZESTALL_LAUNCHES": "5:9", "ZESTALL_START": "paused"}, 0, func(t *testing.T, s *Session, f *fakeControl) {
 			f.launchEdge(s, true, 5, 100)
 			s.ControlRequest(OpStart)
 		}, "STOP/LAUNCH_COUNT START/API STOP/EXIT", true},
-		{"window closes while the user starts", map[string]string{"ZESTALL_LAUNCHES": "5:9", "ZESTALL_START": "paused"}, 0, func(s *Session, f *fakeControl) {
+		{"window closes while the user starts", map[string]string{"ZESTALL_LAUNCHES": "5:9", "ZESTALL_START": "paused"}, 0, func(t *testing.T, s *Session, f *fakeControl) {
 			f.launchEdge(s, true, 5, 100)
 			// Launch 9 sets BlockCount between the session's look at
 			// the word and its clearing BlockUser: no start, and
@@ -160,7 +160,7 @@ func TestControlEdges(t *testing.T) {
 			s.ControlRequest(OpStart)
 			s.LaunchEdge(false, 9, 200)
 		}, "STOP/LAUNCH_COUNT", true},
-		{"window opens while the user stops", map[string]string{"ZESTALL_LAUNCHES": "5:9"}, 0, func(s *Session, f *fakeControl) {
+		{"window opens while the user stops", map[string]string{"ZESTALL_LAUNCHES": "5:9"}, 0, func(t *testing.T, s *Session, f *fakeControl) {
 			// Launch 5 clears BlockCount, then the user stops before
 			// its LaunchEdge runs: collection never was on.
 			f.mu.Lock()
@@ -169,13 +169,15 @@ func TestControlEdges(t *testing.T) {
 			s.ControlRequest(OpStop)
 			s.LaunchEdge(true, 5, 100)
 		}, "STOP/LAUNCH_COUNT", false},
-		{"timer", map[string]string{"ZESTALL_DELAY": "1ms", "ZESTALL_DURATION": "1ms"}, 0, func(s *Session, f *fakeControl) {
+		// A window of 1 µs: its stop comes after its start however late
+		// the timer runs.
+		{"timer", map[string]string{"ZESTALL_DELAY": "1ms", "ZESTALL_DURATION": "1us"}, 0, func(t *testing.T, s *Session, f *fakeControl) {
 			waitFor(t, "the time window to close", func() bool {
 				w, h := f.state()
 				return len(h) >= 3 && w&BlockTimer != 0
 			})
 		}, "STOP/TIMER START/TIMER STOP/TIMER", false},
-		{"signal toggles on odd counts", map[string]string{"ZESTALL_TOGGLE_SIGNAL": "USR1"}, 0, func(s *Session, f *fakeControl) {
+		{"signal toggles on odd counts", map[string]string{"ZESTALL_TOGGLE_SIGNAL": "USR1"}, 0, func(t *testing.T, s *Session, f *fakeControl) {
 			signal := func(n uint64, want Blockers) {
 				f.mu.Lock()
 				f.signals, f.sigRead = n, 0
@@ -192,7 +194,7 @@ func TestControlEdges(t *testing.T) {
 			signal(3, BlockUser) // two more: no change
 			signal(4, 0)         // start
 		}, "START/INIT STOP/SIGNAL START/SIGNAL STOP/EXIT", true},
-		{"flush is no edge", nil, 0, func(s *Session, f *fakeControl) { s.ControlRequest(OpFlush) }, "START/INIT STOP/EXIT", true},
+		{"flush is no edge", nil, 0, func(t *testing.T, s *Session, f *fakeControl) { s.ControlRequest(OpFlush) }, "START/INIT STOP/EXIT", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,7 +207,7 @@ func TestControlEdges(t *testing.T) {
 			s.Controls(fc)
 			s.Timestamps(idleTimestamps{})
 			s.Status(StateActive, ze.Success)
-			tt.steps(s, fc)
+			tt.steps(t, s, fc)
 			s.Shutdown()
 			if got := windowEdges(t, path); got != tt.want {
 				t.Errorf("edges %q, want %q", got, tt.want)
