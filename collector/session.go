@@ -662,15 +662,19 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			launchesFirst()
 			syclFirst()
 			write(r)
+			if r.GetCounters().GetFinal() {
+				bulk = nil // the trailer is the last record: no tick may follow it
+			}
 		case rs, ok := <-syclq:
 			appFirst()
 			launchesFirst()
 			writeSycl(rs, ok)
 		case <-tick.C:
 			appFirst()
-			// bulk is closed only after the final trailer went through
-			// it: a running Counters record after that would make a
-			// non-final one the file's last (seen in TestMPINode).
+			// bulk is done once the final trailer went through it (not
+			// when its close is seen: a tick can come between): a running
+			// Counters record after that would make a non-final one the
+			// file's last (seen in TestMPINode and TestWriterLaunches).
 			if !failed && bulk != nil {
 				write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
 			}
