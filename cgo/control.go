@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/zestall/zestall/collector"
 )
@@ -28,13 +29,17 @@ func (controls) SetLaunchWindow(from, to uint64) {
 func (controls) LaunchesWhileStopped() uint64 { return uint64(C.zl_launches_while_stopped()) }
 
 func (controls) InstallToggleSignal(sig int) (bool, error) {
-	switch C.zc_install_signal(C.int(sig)) {
+	switch r, errno := C.zc_install_signal(C.int(sig)); r {
 	case 1:
 		return true, nil
 	case 0:
 		return false, nil
+	default:
+		if errno == nil {
+			return false, errors.New("sigaction failed")
+		}
+		return false, fmt.Errorf("sigaction: %w", errno)
 	}
-	return false, errors.New("sigaction failed")
 }
 
 func (controls) SignalCount() (n, lastNs uint64) {
@@ -43,7 +48,7 @@ func (controls) SignalCount() (n, lastNs uint64) {
 	return n, uint64(last)
 }
 
-func (controls) EarlyRequest() int { return int(C.zc_early_request()) }
+func (controls) EarlyRequest() collector.Op { return collector.Op(C.zc_early_request()) }
 
 // zestallControl serves the C API's requests: 0 when served, -1 when not
 // (the C convention of layer/zestall.h; Go's reasons stay in Go).
@@ -53,7 +58,7 @@ func zestallControl(op C.int) (rc C.int) {
 	rc = -1
 	defer recoverTo("zestall control call")
 	if h := current(); h != nil {
-		if h.ControlRequest(int(op)) == nil {
+		if h.ControlRequest(collector.Op(op)) == nil {
 			rc = 0
 		}
 	}

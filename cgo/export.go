@@ -41,7 +41,7 @@ type Handler interface {
 	SerializedRead()
 	SyncPoint()
 	Controls(src collector.ControlSource)
-	ControlRequest(op int) error
+	ControlRequest(op collector.Op) error
 	LaunchEdge(on bool, n, ns uint64)
 	// Launch separation by copies: the copy source, copies per eligible
 	// module (0: off), and whether a module may be copied.

@@ -40,18 +40,33 @@ type ControlSource interface {
 	// of the last.
 	SignalCount() (n, lastNs uint64)
 	// EarlyRequest is a zestall_start()/zestall_stop() made before
-	// activation: OpStart, OpStop, or 0 for none.
-	EarlyRequest() int
+	// activation: OpStart, OpStop, or OpNone.
+	EarlyRequest() Op
 }
 
-// Control operations of the C API (cgo/abi.h ZC_OP_*).
+// Op is a request of the C control API (cgo/abi.h ZC_OP_*).
+type Op int
+
+// Requests of the C control API.
 const (
-	OpStart     = abi.OpStart
-	OpStop      = abi.OpStop
-	OpFlush     = abi.OpFlush
-	OpITTResume = abi.OpITTResume // __itt_resume()
-	OpITTPause  = abi.OpITTPause  // __itt_pause()
+	OpNone      Op = 0
+	OpStart     Op = abi.OpStart     // zestall_start()
+	OpStop      Op = abi.OpStop      // zestall_stop()
+	OpFlush     Op = abi.OpFlush     // zestall_flush()
+	OpITTResume Op = abi.OpITTResume // __itt_resume()
+	OpITTPause  Op = abi.OpITTPause  // __itt_pause()
 )
+
+var opNames = map[Op]string{OpNone: "none", OpStart: "zestall_start()", OpStop: "zestall_stop()",
+	OpFlush: "zestall_flush()", OpITTResume: "__itt_resume()", OpITTPause: "__itt_pause()"}
+
+// String names the call that makes the request.
+func (op Op) String() string {
+	if n, ok := opNames[op]; ok {
+		return n
+	}
+	return fmt.Sprintf("Op(%d)", int(op))
+}
 
 // Blockers is a set of conditions that block collection (cgo/abi.h
 // ZL_BLOCK_*): collection is on while none does.
@@ -232,7 +247,7 @@ func (s *Session) signalLoop(c *control, sig int) {
 // (bounded) for the streamer read that marks the edge; nothing waits for
 // I/O. It fails with ErrNotCollecting when the session writes nothing
 // (not active, or exiting) and ErrUnknownOp for an op it does not know.
-func (s *Session) ControlRequest(op int) error {
+func (s *Session) ControlRequest(op Op) error {
 	s.mu.Lock()
 	c, out := s.ctl, s.out
 	s.mu.Unlock()
@@ -251,7 +266,7 @@ func (s *Session) ControlRequest(op int) error {
 	case OpFlush:
 		s.requestFlush()
 	default:
-		return fmt.Errorf("%w %d", ErrUnknownOp, op)
+		return fmt.Errorf("%w %v", ErrUnknownOp, op)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // fakeControl is the launch path's condition word as cgo/launch.c keeps
 // it, and records what the session asks of it.
 type fakeControl struct {
-	early     int
+	early     Op
 	installed int
 
 	mu      sync.Mutex
@@ -82,7 +82,7 @@ func (f *fakeControl) SignalCount() (uint64, uint64) {
 	f.sigRead++
 	return f.signals, 0
 }
-func (f *fakeControl) EarlyRequest() int { return f.early }
+func (f *fakeControl) EarlyRequest() Op { return f.early }
 
 // state returns the word and how many changes it went through.
 func (f *fakeControl) state() (Blockers, []Blockers) {
@@ -124,7 +124,7 @@ func TestControlEdges(t *testing.T) {
 	tests := []struct {
 		name  string
 		env   map[string]string
-		early int
+		early Op
 		steps func(t *testing.T, s *Session, f *fakeControl)
 		want  string // edges as EDGE/CAUSE, space-separated
 		last  bool   // the launch path's final state: neither the user nor the timer blocks
@@ -232,7 +232,7 @@ func TestControlRequestErrors(t *testing.T) {
 	s.Controls(&fakeControl{installed: 1})
 	s.Timestamps(idleTimestamps{})
 	s.Status(StateActive, ze.Success)
-	if err := s.ControlRequest(99); !errors.Is(err, ErrUnknownOp) {
+	if err := s.ControlRequest(99); !errors.Is(err, ErrUnknownOp) || err.Error() != "unknown control op Op(99)" {
 		t.Errorf("op 99: %v", err)
 	}
 	if err := s.ControlRequest(OpFlush); err != nil {
