@@ -120,7 +120,10 @@ static zmap_t pools;   /* app event pool -> {flags} */
 static zmap_t events;  /* app event -> {pool flags} */
 static zmap_t ctxs;    /* context -> {zl_ctxpool_t*} */
 static zmap_t listev;  /* regular list -> {zl_listev_t*}: zestall's events in it */
-static atomic_uint next_kernel_id, next_list_id;
+static atomic_uint next_list_id;
+/* Kernels created so far: kernel ids are 1..2^32-1, each given once in the
+ * run (launch records and the output name kernels by them). */
+static atomic_uint_fast64_t kernels_created;
 static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
 
 static void maps_init(void) {
@@ -393,7 +396,10 @@ ZESTALL_GUARDED(ze_result_t, zl_global_timestamps, (uint64_t device, uint64_t *h
 
 uint32_t zl_kernel_created(ze_kernel_handle_t k) {
     pthread_once(&maps_once, maps_init);
-    uint32_t id = atomic_fetch_add(&next_kernel_id, 1) + 1;
+    /* Past 2^32-1 kernels, 0: no id (Go counts the kernel as created
+     * without one and does not record it), never an id given before. */
+    uint64_t n = atomic_fetch_add(&kernels_created, 1) + 1;
+    uint32_t id = n > UINT32_MAX ? 0 : (uint32_t)n;
     uint64_t v[ZMAP_WORDS] = {id, pack_size(1, 1, 1), 0};
     zmap_put(&kernels, (uintptr_t)k, v);
     return id;

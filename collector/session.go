@@ -759,8 +759,9 @@ func (s *Session) KernelCreated(k *Kernel) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The launch path (C) is the only owner of kernel ids: its launch
-	// records name kernels by them. Without one (its counter wrapped) the
-	// kernel is not recorded: an id made here could be one of C's.
+	// records name kernels by them. Without one (2^32-1 kernels came
+	// before it) the kernel is not recorded: an id made here could be one
+	// of C's.
 	id := k.ID
 	if id == 0 {
 		s.noID++
