@@ -21,7 +21,7 @@ const (
 	StateError      = C.ZESTALL_STATE_ERROR
 )
 
-// Requests of the control API (collector.Op*).
+// Requests of the control API (window.Op*).
 const (
 	OpStart     = C.ZC_OP_START
 	OpStop      = C.ZC_OP_STOP
@@ -30,7 +30,7 @@ const (
 	OpITTPause  = C.ZC_OP_ITT_PAUSE
 )
 
-// What blocks collection (collector.Blockers): collection is on while
+// What blocks collection (window.Blockers): collection is on while
 // none does.
 const (
 	BlockUser  = C.ZL_BLOCK_USER

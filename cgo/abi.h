@@ -25,7 +25,7 @@ enum {
     ZESTALL_STATE_ERROR = 5,       /* tracer could not be created */
 };
 
-/* Requests of the control API to Go (control.c; collector.Op*). A request
+/* Requests of the control API to Go (control.c; window.Op*). A request
  * made before activation is remembered as ZC_OP_START or ZC_OP_STOP
  * (zc_early_request), 0 for none. */
 enum {
@@ -37,7 +37,7 @@ enum {
 };
 
 /* What blocks collection (cgo/launch.c's condition word, zl_block;
- * collector/control.go). Collection is on while no condition blocks it:
+ * collector/window). Collection is on while no condition blocks it:
  * the word is the set of conditions that block it now, 0 when collecting.
  * Go owns USER and TIMER (it sets and clears them with zl_block); the
  * launch path owns COUNT, set outside the ZESTALL_LAUNCHES window and

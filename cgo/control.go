@@ -10,16 +10,16 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/window"
 )
 
-// controls implements collector.ControlSource over control.c and launch.c.
+// controls implements window.Source over control.c and launch.c.
 type controls struct{}
 
-var _ collector.ControlSource = controls{}
+var _ window.Source = controls{}
 
-func (controls) Block(set, clear collector.Blockers) collector.Blockers {
-	return collector.Blockers(C.zl_block(C.uint32_t(set), C.uint32_t(clear)))
+func (controls) Block(set, clear window.Blockers) window.Blockers {
+	return window.Blockers(C.zl_block(C.uint32_t(set), C.uint32_t(clear)))
 }
 
 func (controls) SetLaunchWindow(from, to uint64) {
@@ -48,7 +48,7 @@ func (controls) SignalCount() (n, lastNs uint64) {
 	return n, uint64(last)
 }
 
-func (controls) EarlyRequest() collector.Op { return collector.Op(C.zc_early_request()) }
+func (controls) EarlyRequest() window.Op { return window.Op(C.zc_early_request()) }
 
 // zestallControl serves the C API's requests: 0 when served, -1 when not
 // (the C convention of layer/zestall.h; Go's reasons stay in Go).
@@ -58,7 +58,7 @@ func zestallControl(op C.int) (rc C.int) {
 	rc = -1
 	defer recoverTo("zestall control call")
 	if h := current(); h != nil {
-		if h.ControlRequest(collector.Op(op)) == nil {
+		if h.ControlRequest(window.Op(op)) == nil {
 			rc = 0
 		}
 	}

@@ -42,7 +42,7 @@
 static atomic_bool zl_enabled;
 void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
 
-/* Runtime start/stop (control.c, collector/control.go): one condition
+/* Runtime start/stop (control.c, collector/window): one condition
  * word, the set of ZL_BLOCK_* conditions (cgo/abi.h) that block collection
  * now; collection is on while it is 0. Go sets and clears USER and TIMER
  * through zl_block and writes the Window records; a stopped launch costs

@@ -19,6 +19,7 @@ import (
 	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
+	"github.com/zestall/zestall/collector/window"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -137,12 +138,12 @@ type Session struct {
 	stopPoll chan struct{}
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
-	ctlSrc   ControlSource
+	ctlSrc   window.Source
 	// Launch separation by copies (separate.go).
 	copySrc    CopySource
 	codeCopies atomic.Int32      // copies per eligible module, 0: off
 	kernCopies map[uint64]uint32 // kernel id -> copies registered with the stall reader
-	ctl        *control
+	ctl        *window.Control
 	sycl       sycl              // SYCL tasks and locations from XPTI (sycl.go)
 	syclq      chan []*pb.Record // SYCL records, a drain's batch at a time (may wait)
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
+	"github.com/zestall/zestall/collector/window"
+	"github.com/zestall/zestall/collector/window/windowtest"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -309,14 +311,14 @@ func TestWriterWithSampling(t *testing.T) {
 	s.Devices(testDevices)
 	s.Stalls(quietStalls{})
 	s.Timestamps(idleTimestamps{})
-	s.Controls(&fakeControl{installed: 1})
+	s.Controls(&windowtest.Source{Installed: 1})
 	s.Status(StateActive, ze.Success)
 	s.ModuleCreated(&Module{Handle: 1, Device: 0x10})
 	s.KernelCreated(&Kernel{ID: 1, Handle: 2, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64)})
 	s.SyncPoint()
 	s.SerializedRead()
-	s.ControlRequest(OpStop)
-	s.ControlRequest(OpStart)
+	s.ControlRequest(window.OpStop)
+	s.ControlRequest(window.OpStart)
 	s.ContextDestroying(9)
 	s.KernelDestroyed(2)
 	s.ModuleDestroyed(1)

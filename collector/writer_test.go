@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zestall/zestall/collector/timing"
+	"github.com/zestall/zestall/collector/window/windowtest"
 	"github.com/zestall/zestall/ze"
 )
 
@@ -142,7 +143,7 @@ func TestWriterLaunches(t *testing.T) {
 func TestRunningCounters(t *testing.T) {
 	s, _, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0"})
 	s.Timestamps(droppingTimestamps{})
-	s.Controls(&fakeControl{installed: 1})
+	s.Controls(&windowtest.Source{Installed: 1})
 	s.Status(StateActive, ze.Success)
 	defer s.Shutdown()
 	s.KernelCreated(&Kernel{Handle: 1, Name: "no id"})
