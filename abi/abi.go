@@ -21,6 +21,12 @@ const (
 )
 
 const (
+	BlockUser  = 0x1
+	BlockTimer = 0x2
+	BlockCount = 0x4
+)
+
+const (
 	StallOn            = 0x0
 	StallOffDisabled   = 0x1
 	StallOffNoMetrics  = 0x2

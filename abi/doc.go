@@ -1,7 +1,7 @@
 // Package abi is the Go side of cgo/abi.h: the constants zestall's C code
-// and its Go code share (layer states, control requests, why stall
-// sampling is off, why a launch has no times, the IP metric's type),
-// other than the launch-slot contract of cgo/launch.h.
+// and its Go code share (layer states, control requests, what blocks
+// collection, why stall sampling is off, why a launch has no times, the
+// IP metric's type), other than the launch-slot contract of cgo/launch.h.
 //
 // Pipeline position: package cgo's C code and packages collector and
 // cmd/zestall (pure Go) all take these values from the one header; this

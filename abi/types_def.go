@@ -21,13 +21,21 @@ const (
 	StateError      = C.ZESTALL_STATE_ERROR
 )
 
-// Requests of the control API (collector.Op*).
+// Requests of the control API (window.Op*).
 const (
 	OpStart     = C.ZC_OP_START
 	OpStop      = C.ZC_OP_STOP
 	OpFlush     = C.ZC_OP_FLUSH
 	OpITTResume = C.ZC_OP_ITT_RESUME
 	OpITTPause  = C.ZC_OP_ITT_PAUSE
+)
+
+// What blocks collection (window.Blockers): collection is on while
+// none does.
+const (
+	BlockUser  = C.ZL_BLOCK_USER
+	BlockTimer = C.ZL_BLOCK_TIMER
+	BlockCount = C.ZL_BLOCK_COUNT
 )
 
 // Why EU stall sampling is off (proto StallSamplingOff).

@@ -25,7 +25,7 @@ enum {
     ZESTALL_STATE_ERROR = 5,       /* tracer could not be created */
 };
 
-/* Requests of the control API to Go (control.c; collector.Op*). A request
+/* Requests of the control API to Go (control.c; window.Op*). A request
  * made before activation is remembered as ZC_OP_START or ZC_OP_STOP
  * (zc_early_request), 0 for none. */
 enum {
@@ -34,6 +34,19 @@ enum {
     ZC_OP_FLUSH = 3,
     ZC_OP_ITT_RESUME = 4, /* __itt_resume() */
     ZC_OP_ITT_PAUSE = 5,  /* __itt_pause() */
+};
+
+/* What blocks collection (cgo/launch.c's condition word, zl_block;
+ * collector/window). Collection is on while no condition blocks it:
+ * the word is the set of conditions that block it now, 0 when collecting.
+ * Go owns USER and TIMER (it sets and clears them with zl_block); the
+ * launch path owns COUNT, set outside the ZESTALL_LAUNCHES window and
+ * changed only at the window's two edges, each announced to Go
+ * (zestallLaunchEdge). */
+enum {
+    ZL_BLOCK_USER = 1,  /* ZESTALL_START=paused, zestall_stop(), __itt_pause(), the toggle signal */
+    ZL_BLOCK_TIMER = 2, /* before ZESTALL_DELAY, after ZESTALL_DELAY + ZESTALL_DURATION */
+    ZL_BLOCK_COUNT = 4, /* outside the ZESTALL_LAUNCHES window */
 };
 
 /* Why EU stall sampling is off on a device (stall.c's zs_stream_t.status;

@@ -8,21 +8,18 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 
-	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/window"
 )
 
-// controls implements collector.ControlSource over control.c and launch.c.
+// controls implements window.Source over control.c and launch.c.
 type controls struct{}
 
-var _ collector.ControlSource = controls{}
+var _ window.Source = controls{}
 
-func (controls) SetCollecting(on bool) {
-	v := C.int(0)
-	if on {
-		v = 1
-	}
-	C.zl_set_collecting(v)
+func (controls) Block(set, clear window.Blockers) window.Blockers {
+	return window.Blockers(C.zl_block(C.uint32_t(set), C.uint32_t(clear)))
 }
 
 func (controls) SetLaunchWindow(from, to uint64) {
@@ -32,13 +29,17 @@ func (controls) SetLaunchWindow(from, to uint64) {
 func (controls) LaunchesWhileStopped() uint64 { return uint64(C.zl_launches_while_stopped()) }
 
 func (controls) InstallToggleSignal(sig int) (bool, error) {
-	switch C.zc_install_signal(C.int(sig)) {
+	switch r, errno := C.zc_install_signal(C.int(sig)); r {
 	case 1:
 		return true, nil
 	case 0:
 		return false, nil
+	default:
+		if errno == nil {
+			return false, errors.New("sigaction failed")
+		}
+		return false, fmt.Errorf("sigaction: %w", errno)
 	}
-	return false, errors.New("sigaction failed")
 }
 
 func (controls) SignalCount() (n, lastNs uint64) {
@@ -47,7 +48,7 @@ func (controls) SignalCount() (n, lastNs uint64) {
 	return n, uint64(last)
 }
 
-func (controls) EarlyRequest() int { return int(C.zc_early_request()) }
+func (controls) EarlyRequest() window.Op { return window.Op(C.zc_early_request()) }
 
 // zestallControl serves the C API's requests: 0 when served, -1 when not
 // (the C convention of layer/zestall.h; Go's reasons stay in Go).
@@ -57,7 +58,7 @@ func zestallControl(op C.int) (rc C.int) {
 	rc = -1
 	defer recoverTo("zestall control call")
 	if h := current(); h != nil {
-		if h.ControlRequest(int(op)) == nil {
+		if h.ControlRequest(window.Op(op)) == nil {
 			rc = 0
 		}
 	}

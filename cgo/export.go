@@ -19,6 +19,7 @@ import (
 	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
+	"github.com/zestall/zestall/collector/window"
 	"github.com/zestall/zestall/ze"
 )
 
@@ -40,8 +41,8 @@ type Handler interface {
 	Shutdown()
 	SerializedRead()
 	SyncPoint()
-	Controls(src collector.ControlSource)
-	ControlRequest(op int) error
+	Controls(src window.Source)
+	ControlRequest(op window.Op) error
 	LaunchEdge(on bool, n, ns uint64)
 	// Launch separation by copies: the copy source, copies per eligible
 	// module (0: off), and whether a module may be copied.

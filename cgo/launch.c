@@ -42,47 +42,58 @@
 static atomic_bool zl_enabled;
 void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
 
-/* Runtime start/stop (control.c, collector/control.go). Go keeps
- * zl_collecting equal to "the user's toggles and the time window allow
- * collection"; a stopped launch costs one relaxed load over the floor.
- * The launch-count window (ZESTALL_LAUNCHES) is decided here, per launch,
- * from one shared counter, so racing threads cannot blur its edges; the
- * counter is touched only while such a window is set. */
-static atomic_bool zl_collecting = true;
-void zl_set_collecting(int on) { atomic_store(&zl_collecting, on != 0); }
+/* Runtime start/stop (control.c, collector/window): one condition
+ * word, the set of ZL_BLOCK_* conditions (cgo/abi.h) that block collection
+ * now; collection is on while it is 0. Go sets and clears USER and TIMER
+ * through zl_block and writes the Window records; a stopped launch costs
+ * one relaxed load over the floor. The launch-count window
+ * (ZESTALL_LAUNCHES) is decided here, per launch, from one shared counter,
+ * so racing threads cannot blur its edges: the launch numbered `from`
+ * clears COUNT, the one numbered `to` sets it, and each tells Go (on its
+ * thread, before the append) so the stall streamers are read at the edge.
+ * The counter is touched only while such a window is set. */
+static _Atomic uint32_t zl_blocked;
+uint32_t zl_block(uint32_t set, uint32_t clear) {
+    uint32_t old = atomic_load(&zl_blocked), now;
+    do {
+        now = (old | set) & ~clear;
+    } while (now != old && !atomic_compare_exchange_weak(&zl_blocked, &old, now));
+    return now;
+}
 static atomic_bool zl_count_mode;
 static uint64_t zl_count_from, zl_count_to;
 static atomic_uint_fast64_t zl_launch_index, zl_stopped_launches;
 void zl_set_launch_window(uint64_t from, uint64_t to) {
     zl_count_from = from;
     zl_count_to = to;
-    atomic_store(&zl_count_mode, true);
+    if (from > 0) zl_block(ZL_BLOCK_COUNT, 0);
+    atomic_store_explicit(&zl_count_mode, true, memory_order_release);
 }
 uint64_t zl_launches_while_stopped(void) { return atomic_load(&zl_stopped_launches); }
 
-/* Whether this launch is collected. Launch number `from` and `to` tell Go
- * (on this thread, before the append) that the window opens or closes, so
- * the stall streamers are read at the edge. */
+/* Whether this launch is collected. Within a launch-count window the
+ * launch's number decides, not COUNT: a thread that took a number inside
+ * the window may run before the thread at the edge has changed the bit. */
 static bool collect_this_launch(void) {
-    bool on = atomic_load_explicit(&zl_collecting, memory_order_relaxed);
-    if (atomic_load_explicit(&zl_count_mode, memory_order_relaxed)) {
-        uint64_t n = atomic_fetch_add_explicit(&zl_launch_index, 1, memory_order_relaxed);
-        if (n == zl_count_from) zestallLaunchEdge(1, n, zl_now_ns());
-        if (n == zl_count_to) zestallLaunchEdge(0, n, zl_now_ns());
-        on = on && n >= zl_count_from && n < zl_count_to;
-        if (!on) atomic_fetch_add_explicit(&zl_stopped_launches, 1, memory_order_relaxed);
+    uint32_t blocked = atomic_load_explicit(&zl_blocked, memory_order_relaxed);
+    if (!atomic_load_explicit(&zl_count_mode, memory_order_acquire)) return blocked == 0;
+    uint64_t n = atomic_fetch_add_explicit(&zl_launch_index, 1, memory_order_relaxed);
+    if (n == zl_count_from) {
+        zl_block(0, ZL_BLOCK_COUNT);
+        zestallLaunchEdge(1, n, zl_now_ns());
     }
+    if (n == zl_count_to) {
+        zl_block(ZL_BLOCK_COUNT, 0);
+        zestallLaunchEdge(0, n, zl_now_ns());
+    }
+    bool on = (blocked & ~(uint32_t)ZL_BLOCK_COUNT) == 0 && n >= zl_count_from && n < zl_count_to;
+    if (!on) atomic_fetch_add_explicit(&zl_stopped_launches, 1, memory_order_relaxed);
     return on;
 }
 
-/* Whether executions of regular lists are collected now: while the user,
- * the time window and (when set) the launch-count window allow it. */
-static bool collect_executions(void) {
-    if (!atomic_load_explicit(&zl_collecting, memory_order_relaxed)) return false;
-    if (!atomic_load_explicit(&zl_count_mode, memory_order_relaxed)) return true;
-    uint64_t n = atomic_load_explicit(&zl_launch_index, memory_order_relaxed);
-    return n > zl_count_from && n <= zl_count_to;
-}
+/* Whether executions of regular lists are collected now: while nothing
+ * blocks collection. */
+static bool collect_executions(void) { return atomic_load_explicit(&zl_blocked, memory_order_relaxed) == 0; }
 
 /* ZESTALL_SERIALIZE=1: each launch completes, and the streamers are read,
  * before the next launch of the same device proceeds (exact per-launch
@@ -109,7 +120,10 @@ static zmap_t pools;   /* app event pool -> {flags} */
 static zmap_t events;  /* app event -> {pool flags} */
 static zmap_t ctxs;    /* context -> {zl_ctxpool_t*} */
 static zmap_t listev;  /* regular list -> {zl_listev_t*}: zestall's events in it */
-static atomic_uint next_kernel_id, next_list_id;
+static atomic_uint next_list_id;
+/* Kernels created so far: kernel ids are 1..2^32-1, each given once in the
+ * run (launch records and the output name kernels by them). */
+static atomic_uint_fast64_t kernels_created;
 static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
 
 static void maps_init(void) {
@@ -382,7 +396,10 @@ ZESTALL_GUARDED(ze_result_t, zl_global_timestamps, (uint64_t device, uint64_t *h
 
 uint32_t zl_kernel_created(ze_kernel_handle_t k) {
     pthread_once(&maps_once, maps_init);
-    uint32_t id = atomic_fetch_add(&next_kernel_id, 1) + 1;
+    /* Past 2^32-1 kernels, 0: no id (Go counts the kernel as created
+     * without one and does not record it), never an id given before. */
+    uint64_t n = atomic_fetch_add(&kernels_created, 1) + 1;
+    uint32_t id = n > UINT32_MAX ? 0 : (uint32_t)n;
     uint64_t v[ZMAP_WORDS] = {id, pack_size(1, 1, 1), 0};
     zmap_put(&kernels, (uintptr_t)k, v);
     return id;

@@ -64,7 +64,10 @@ void zl_context_destroy(uint64_t context);
 void zl_set_enabled(int on);               /* launch path on/off */
 int zl_thread_launched(void);              /* this thread owns a launch ring */
 void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */
-void zl_set_collecting(int on);            /* runtime start/stop */
+/* Sets and clears ZL_BLOCK_* conditions (cgo/abi.h) in one atomic step and
+ * returns the conditions that block collection after it (zl_block(0, 0)
+ * reads them). */
+uint32_t zl_block(uint32_t set, uint32_t clear);
 void zl_set_launch_window(uint64_t from, uint64_t to); /* ZESTALL_LAUNCHES */
 uint64_t zl_launches_while_stopped(void);  /* counted only with a launch window */
 void zl_set_sync_wake(int on);             /* wake the stall reader at sync points */

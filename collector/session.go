@@ -19,6 +19,7 @@ import (
 	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
+	"github.com/zestall/zestall/collector/window"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -137,12 +138,12 @@ type Session struct {
 	stopPoll chan struct{}
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
-	ctlSrc   ControlSource
+	ctlSrc   window.Source
 	// Launch separation by copies (separate.go).
 	copySrc    CopySource
 	codeCopies atomic.Int32      // copies per eligible module, 0: off
 	kernCopies map[uint64]uint32 // kernel id -> copies registered with the stall reader
-	ctl        *control
+	ctl        *window.Control
 	sycl       sycl              // SYCL tasks and locations from XPTI (sycl.go)
 	syclq      chan []*pb.Record // SYCL records, a drain's batch at a time (may wait)
 }
@@ -301,38 +302,6 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 		case <-t.C:
 		}
 	}
-}
-
-// Option changes how a Session is built (tests).
-type Option func(*Session)
-
-// WithClock replaces the host clock (ns, CLOCK_MONOTONIC_RAW in a real
-// run) that dates every record.
-func WithClock(now func() uint64) Option {
-	return func(s *Session) { s.now = now }
-}
-
-// NewSession returns a session that reports on stderr. The configuration
-// is read with getenv only when the layer becomes active (the first
-// successful zeInit), and nothing is opened before.
-func NewSession(getenv func(string) string, stderr io.Writer, opts ...Option) *Session {
-	s := &Session{
-		getenv:    getenv,
-		stderr:    stderr,
-		now:       timing.HostNs,
-		create:    stream.CreateExclusive,
-		reported:  map[LayerState]bool{},
-		modules:   map[uintptr]uint64{},
-		contents:  map[[sha256.Size]byte]uint64{},
-		kernels:   map[uintptr]uint64{},
-		deviceIDs: map[uintptr]uint32{},
-		said:      map[string]bool{},
-		modSecs:   map[uint64]map[string]uint64{},
-	}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
 }
 
 // Devices records the devices seen at activation (before Status(StateActive)).
@@ -694,15 +663,19 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			launchesFirst()
 			syclFirst()
 			write(r)
+			if r.GetCounters().GetFinal() {
+				bulk = nil // the trailer is the last record: no tick may follow it
+			}
 		case rs, ok := <-syclq:
 			appFirst()
 			launchesFirst()
 			writeSycl(rs, ok)
 		case <-tick.C:
 			appFirst()
-			// bulk is closed only after the final trailer went through
-			// it: a running Counters record after that would make a
-			// non-final one the file's last (seen in TestMPINode).
+			// bulk is done once the final trailer went through it (not
+			// when its close is seen: a tick can come between): a running
+			// Counters record after that would make a non-final one the
+			// file's last (seen in TestMPINode and TestWriterLaunches).
 			if !failed && bulk != nil {
 				write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
 			}
@@ -787,8 +760,9 @@ func (s *Session) KernelCreated(k *Kernel) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The launch path (C) is the only owner of kernel ids: its launch
-	// records name kernels by them. Without one (its counter wrapped) the
-	// kernel is not recorded: an id made here could be one of C's.
+	// records name kernels by them. Without one (2^32-1 kernels came
+	// before it) the kernel is not recorded: an id made here could be one
+	// of C's.
 	id := k.ID
 	if id == 0 {
 		s.noID++

@@ -18,6 +18,8 @@ import (
 
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/timing"
+	"github.com/zestall/zestall/collector/window"
+	"github.com/zestall/zestall/collector/window/windowtest"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -67,7 +69,7 @@ func (w *syncBuffer) String() string {
 
 // testSession is a session writing to a file of its own, with a virtual
 // clock; env adds to or overrides the settings.
-func testSession(t *testing.T, env map[string]string) (*Session, string, *syncBuffer) {
+func testSession(t *testing.T, env map[string]string, opts ...Option) (*Session, string, *syncBuffer) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "out.zst")
 	vars := map[string]string{"ZESTALL_OUTPUT": path, "ZESTALL_QUIET": "1", "ZESTALL_TOGGLE_SIGNAL": "none"}
@@ -77,13 +79,18 @@ func testSession(t *testing.T, env map[string]string) (*Session, string, *syncBu
 	var clock uint64
 	var mu sync.Mutex
 	stderr := &syncBuffer{}
-	s := NewSession(func(k string) string { return vars[k] }, stderr, WithClock(func() uint64 {
+	s := NewSession(func(k string) string { return vars[k] }, stderr, append([]Option{WithClock(func() uint64 {
 		mu.Lock()
 		defer mu.Unlock()
 		clock += 10
 		return clock
-	}))
+	})}, opts...)...)
 	return s, path, stderr
+}
+
+// outputTo makes the session write to f instead of creating its file.
+func outputTo(f *os.File) Option {
+	return WithOutput(func(string) (*os.File, error) { return f, nil })
 }
 
 // readBack reads every record of a closed output file.
@@ -304,14 +311,14 @@ func TestWriterWithSampling(t *testing.T) {
 	s.Devices(testDevices)
 	s.Stalls(quietStalls{})
 	s.Timestamps(idleTimestamps{})
-	s.Controls(&fakeControl{installed: 1})
+	s.Controls(&windowtest.Source{Installed: 1})
 	s.Status(StateActive, ze.Success)
 	s.ModuleCreated(&Module{Handle: 1, Device: 0x10})
 	s.KernelCreated(&Kernel{ID: 1, Handle: 2, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64)})
 	s.SyncPoint()
 	s.SerializedRead()
-	s.ControlRequest(OpStop)
-	s.ControlRequest(OpStart)
+	s.ControlRequest(window.OpStop)
+	s.ControlRequest(window.OpStart)
 	s.ContextDestroying(9)
 	s.KernelDestroyed(2)
 	s.ModuleDestroyed(1)
@@ -435,11 +442,6 @@ func TestWriterStallRecords(t *testing.T) {
 	}
 }
 
-// withOutput makes the session write to f instead of creating its file.
-func withOutput(f *os.File) Option {
-	return func(s *Session) { s.create = func(string) (*os.File, error) { return f, nil } }
-}
-
 // TestWriterFailure: an output that fails (a pipe nobody reads) is said
 // once on stderr; the session goes on without blocking the application
 // and exits in time.
@@ -449,8 +451,7 @@ func TestWriterFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close() // writes fail with EPIPE
-	s, _, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1ms"})
-	withOutput(w)(s)
+	s, _, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1ms"}, outputTo(w))
 	s.Status(StateActive, ze.Success)
 	for i := range 100 {
 		s.ModuleCreated(&Module{Handle: uintptr(i + 1), Native: []byte{byte(i)}})
@@ -486,8 +487,7 @@ func TestWriterQueueFull(t *testing.T) {
 	if _, err := w.Write(make([]byte, size)); err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1ms"})
-	withOutput(w)(s)
+	s, _, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1ms"}, outputTo(w))
 	s.Status(StateActive, ze.Success)
 	const modules = 6000
 	rnd := rand.New(rand.NewPCG(1, 2))

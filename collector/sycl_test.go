@@ -7,6 +7,7 @@ import (
 
 	"github.com/zestall/zestall/abi"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/ze"
 )
 
 func TestSyclDemangled(t *testing.T) {
@@ -99,22 +100,25 @@ func TestSyclHeader(t *testing.T) {
 	}
 }
 
-// TestSyclLocationsOnce: each location is queued once, in id order, and
+// TestSyclLocationsOnce: each location is written once, in id order, and
 // later calls add only new ones.
 func TestSyclLocationsOnce(t *testing.T) {
-	s := &Session{out: make(chan *pb.Record, 16)}
+	s, path, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0"})
 	f := &fakeSycl{locs: []SyclLocation{{ID: 1, File: "a"}, {ID: 2, File: "b"}}}
 	s.Sycl(f)
+	s.Status(StateActive, ze.Success)
 	s.syclLocations()
 	s.syclLocations()
 	f.locs = append(f.locs, SyclLocation{ID: 3, File: "c"})
 	s.syclLocations()
-	close(s.out)
+	s.Shutdown()
 	var ids []uint32
-	for r := range s.out {
-		ids = append(ids, r.GetSyclLocation().GetId())
+	for _, r := range readBack(t, path) {
+		if l := r.GetSyclLocation(); l != nil {
+			ids = append(ids, l.GetId())
+		}
 	}
 	if len(ids) != 3 || ids[0] != 1 || ids[1] != 2 || ids[2] != 3 {
-		t.Errorf("locations queued: %v, want [1 2 3]", ids)
+		t.Errorf("locations written: %v, want [1 2 3]", ids)
 	}
 }

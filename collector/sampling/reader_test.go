@@ -316,12 +316,7 @@ func TestCollectionEdges(t *testing.T) {
 // launch timing says every launch before it has its times.
 func TestStopWhileDraining(t *testing.T) {
 	src := &fakeSource{}
-	h := newHarness(t, src, pvc, true)
-	var settled atomic.Bool
-	h.r.SetTiming(Timing{SettledBefore: func(uint64) bool { return settled.Load() }, PendingBefore: func() uint64 { return 0 }})
-	h.run(t)
-	at := h.clock.Load()
-	h.r.StopEdge(at, false, false)
+	h, settled := runDraining(t, src)
 	src.queue(fakeRead{data: records(2, 0x1000)})
 	h.read(t)
 	if n := len(h.attr[0].got()); n != 1 {
@@ -334,6 +329,18 @@ func TestStopWhileDraining(t *testing.T) {
 	if n := len(h.attr[0].got()); n != 1 {
 		t.Errorf("%d windows after the stop settled, want 1", n)
 	}
+}
+
+// runDraining runs a reader that has just been told to stop while launch
+// timing does not say yet that the launches before the stop have their
+// times (settled, false until the test sets it).
+func runDraining(t *testing.T, src *fakeSource) (*harness, *atomic.Bool) {
+	h := newHarness(t, src, pvc, true)
+	settled := &atomic.Bool{}
+	h.r.SetTiming(Timing{SettledBefore: func(uint64) bool { return settled.Load() }, PendingBefore: func() uint64 { return 0 }})
+	h.run(t)
+	h.r.StopEdge(h.clock.Load(), false, false)
+	return h, settled
 }
 
 // TestLaunches: launches go to their device's attributors, timed or not,
