@@ -548,6 +548,12 @@ static bool push(const zl_slot_t *s) {
     }
     r->slots[h % ZL_RING] = *s;
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    /* The ring (4 MiB) does not stay in cache: fetch the next slot's lines
+     * for writing now, so that the miss overlaps the application's work
+     * until its next launch instead of stalling that launch's push. */
+    const char *next = (const char *)&r->slots[(h + 1) % ZL_RING];
+    __builtin_prefetch(next, 1, 3);
+    __builtin_prefetch(next + sizeof(zl_slot_t) - 1, 1, 3);
     return true;
 }
 
@@ -760,6 +766,19 @@ static zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
         free(x);
         return NULL;
     }
+    return x;
+}
+
+/* listev_of(l, true) through a one-entry cache per thread: a list's
+ * record is never removed (listev_clear keeps it), so a handle maps to
+ * the same record for the whole run. */
+static ZL_TLS ze_command_list_handle_t tl_xl;
+static ZL_TLS zl_listev_t *tl_x_of;
+static zl_listev_t *listev_cached(ze_command_list_handle_t l) {
+    if (l == tl_xl && tl_x_of != NULL) return tl_x_of;
+    zl_listev_t *x = listev_of(l, true);
+    tl_xl = l;
+    tl_x_of = x;
     return x;
 }
 
@@ -1107,7 +1126,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
     }
     /* A regular list: its launches are counted per execution (a lost
      * execution slot counts them as lost, see epi_execute). */
-    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) ? NULL : listev_of(list, true);
+    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) ? NULL : listev_cached(list);
     if (x != NULL && (p->flags & ZL_FLAG_OURS)) s.ev_index = listev_add(x, p->ours);
     if (p->ser != NULL) {
         /* Wait before the slot is published: once the harvester sees it,
