@@ -1209,6 +1209,15 @@ static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze
                               ((uint64_t)id << 2) | (imm ? 1 : 0) | ((uint64_t)(ordinal & 0xffff) << 40)};
     zmap_put(&lists, (uintptr_t)l, v);
     atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
+    /* The context's first pool of events is created with its first
+     * command list, not by its first launches (each of which would
+     * otherwise stop for a batch while the harvester has none to give). */
+    zl_ctxpool_t *p = ctxpool_of(ctx, true);
+    if (p == NULL) return;
+    pthread_mutex_lock(&p->lock);
+    bool first = p->npools == 0 && !p->failed;
+    pthread_mutex_unlock(&p->lock);
+    if (first) grow_events(p, ZL_POOL_EVENTS);
 }
 static void ZE_APICALL epi_list_create(ze_command_list_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
