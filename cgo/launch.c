@@ -213,7 +213,24 @@ static zl_ctxpool_t *ctxpool_cached(ze_context_handle_t ctx) {
  * (ZL_EV_BATCH); zestall's goroutine creates the rest ahead of need
  * (zl_release_events). These calls are made from inside a callback or
  * under zestall's driver guard, so the tracing layer does not trace them. */
+/* Set while grow_events makes its driver calls. From a launch callback
+ * they are not traced; from zestall's goroutine (zl_release_events) they
+ * are, and zestall's own pool and events must not be taken for the
+ * application's (epi_pool_create, epi_event_create): their resets and
+ * queries would then be read as application timestamp events, and the
+ * goroutine's thread would own a ring (and be parked at exit). */
+static ZL_TLS bool tl_own_calls;
+
+static uint32_t grow_events_unmarked(zl_ctxpool_t *p, uint32_t want);
 static uint32_t grow_events(zl_ctxpool_t *p, uint32_t want) {
+    bool was = tl_own_calls;
+    tl_own_calls = true;
+    uint32_t n = grow_events_unmarked(p, want);
+    tl_own_calls = was;
+    return n;
+}
+
+static uint32_t grow_events_unmarked(zl_ctxpool_t *p, uint32_t want) {
     if (want == 0) return 0;
     if (want > ZL_POOL_EVENTS) want = ZL_POOL_EVENTS;
     pthread_mutex_lock(&p->lock);
@@ -1464,7 +1481,7 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
 }
 static void ZE_APICALL epi_pool_create(ze_event_pool_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
-    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed) || tl_own_calls) return;
     if (r != ZE_RESULT_SUCCESS || *p->pdesc == NULL) return;
     uint64_t v[ZMAP_WORDS] = {(*p->pdesc)->flags, 0, 0};
     zmap_put(&pools, (uintptr_t)**p->pphEventPool, v);
@@ -1476,7 +1493,7 @@ static void ZE_APICALL epi_pool_destroy(ze_event_pool_destroy_params_t *p, ze_re
 }
 static void ZE_APICALL epi_event_create(ze_event_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
-    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed) || tl_own_calls) return;
     uint64_t v[ZMAP_WORDS];
     if (r != ZE_RESULT_SUCCESS || !zmap_get(&pools, (uintptr_t)*p->phEventPool, v)) return;
     zmap_put(&events, (uintptr_t)**p->pphEvent, v);
