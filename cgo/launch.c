@@ -203,24 +203,23 @@ static zl_ctxpool_t *ctxpool_cached(ze_context_handle_t ctx) {
     return p;
 }
 
+/* Set while grow_events makes its driver calls. From a launch callback
+ * they are not traced; from zestall's goroutine (zl_release_events) they
+ * are (docs/level-zero-loader.md §5.5 "Re-entrancy guard": the guard is
+ * per thread), and zestall's own pool and events must not be taken for the
+ * application's (epi_pool_create, epi_event_create): their resets and
+ * queries would then be read as application timestamp events, and the
+ * goroutine's thread would own a ring (and be parked at exit). */
+static ZL_TLS bool tl_own_calls;
+
 /* Creates up to want more of zestall's timestamp events for p (at least
  * one on success); called WITHOUT p->lock. Events are created in the
  * context's last pool that is not full (a new pool only when all are),
  * their indices reserved under the lock and the driver calls made outside
  * it, so application threads taking events meanwhile do not wait for
  * them. Returns how many it created. A launching thread that finds no
- * event creates only a batch
- * (ZL_EV_BATCH); zestall's goroutine creates the rest ahead of need
- * (zl_release_events). These calls are made from inside a callback or
- * under zestall's driver guard, so the tracing layer does not trace them. */
-/* Set while grow_events makes its driver calls. From a launch callback
- * they are not traced; from zestall's goroutine (zl_release_events) they
- * are, and zestall's own pool and events must not be taken for the
- * application's (epi_pool_create, epi_event_create): their resets and
- * queries would then be read as application timestamp events, and the
- * goroutine's thread would own a ring (and be parked at exit). */
-static ZL_TLS bool tl_own_calls;
-
+ * event creates only a batch (ZL_EV_BATCH); zestall's goroutine creates
+ * the rest ahead of need (zl_release_events). */
 static uint32_t grow_events_unmarked(zl_ctxpool_t *p, uint32_t want);
 static uint32_t grow_events(zl_ctxpool_t *p, uint32_t want) {
     bool was = tl_own_calls;
