@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <level_zero/layers/zel_tracing_register_cb.h>
@@ -153,6 +154,10 @@ uint64_t zl_now_ns(void) {
  * the run; beyond it, launches are recorded without times (POOL_EXHAUSTED).
  * Regular lists hold one event per launch until executed and read. */
 #define ZL_MAX_POOLS 256
+/* Events a thread keeps for its own launches (see event_get), and how
+ * many it takes from the shared free list at a time. */
+#define ZL_EV_CACHE 64
+#define ZL_EV_BATCH 32
 
 struct zl_harvest;
 
@@ -163,11 +168,17 @@ typedef struct zl_ctxpool {
     ze_event_handle_t *free;
     uint32_t nfree, cap;
     ze_event_pool_handle_t pools[ZL_MAX_POOLS];
+    uint16_t reserved[ZL_MAX_POOLS]; /* events created (or being created) in each pool */
     uint32_t npools;
-    bool failed; /* pool creation failed once: do not retry per launch */
+    uint32_t fill_at; /* pools before it are full */
+    bool failed;      /* pool creation failed once: do not retry per launch */
 } zl_ctxpool_t;
 
 static pthread_mutex_t ctxs_create_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Bumped whenever the ctxs map changes: a thread's cached context ->
+ * pool answer (ctxpool_cached) is valid while it is unchanged (a
+ * destroyed context's handle can be reused by a new one). */
+static atomic_uint ctxs_gen;
 
 static zl_ctxpool_t *ctxpool_of(ze_context_handle_t ctx, bool create) {
     uint64_t v[ZMAP_WORDS];
@@ -185,74 +196,164 @@ static zl_ctxpool_t *ctxpool_of(ze_context_handle_t ctx, bool create) {
             free(p);
             p = NULL;
         }
+        atomic_fetch_add_explicit(&ctxs_gen, 1, memory_order_release);
     }
     pthread_mutex_unlock(&ctxs_create_lock);
     return p;
 }
 
-/* Under p->lock: one more pool of timestamp events. These calls are made
- * from inside a callback, so the tracing layer does not trace them. */
-static bool grow_pool(zl_ctxpool_t *p) {
-    if (p->failed || p->npools == ZL_MAX_POOLS) return false;
-    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
-                               ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
-                               ZL_POOL_EVENTS};
-    ze_event_pool_handle_t pool;
-    if (zeEventPoolCreate(p->ctx, &pd, 0, NULL, &pool) != ZE_RESULT_SUCCESS) {
-        p->failed = true;
-        return false;
-    }
-    /* The free list holds every event of the context's pools at once
-     * when all are back: sized by the events created, not by those free
-     * now (a list sized by nfree dropped returned events once the pools
-     * had grown while events were out: they leaked, and the pools ran dry
-     * with POOL_EXHAUSTED under a sustained launch rate). */
-    uint32_t total = (p->npools + 1) * ZL_POOL_EVENTS;
-    if (p->cap < total) {
-        uint32_t cap = p->cap ? p->cap * 2 : ZL_POOL_EVENTS;
-        while (cap < total) cap *= 2;
-        ze_event_handle_t *f = realloc(p->free, cap * sizeof *f);
-        if (f == NULL) {
-            zeEventPoolDestroy(pool);
-            return false;
-        }
-        p->free = f;
-        p->cap = cap;
-    }
-    for (uint32_t i = 0; i < ZL_POOL_EVENTS; i++) {
-        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, ZL_POOL_EVENTS - 1 - i,
-                              ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
-        ze_event_handle_t ev;
-        if (zeEventCreate(pool, &ed, &ev) == ZE_RESULT_SUCCESS) p->free[p->nfree++] = ev;
-    }
-    p->pools[p->npools++] = pool;
-    return true;
+/* ctxpool_of(ctx, true) through a one-entry cache per thread (a thread
+ * usually launches into one context): no hash probe per launch. */
+static ZL_TLS ze_context_handle_t tl_ctx;
+static ZL_TLS zl_ctxpool_t *tl_ctxpool;
+static ZL_TLS unsigned tl_ctx_gen;
+static zl_ctxpool_t *ctxpool_cached(ze_context_handle_t ctx) {
+    unsigned gen = atomic_load_explicit(&ctxs_gen, memory_order_acquire);
+    if (ctx == tl_ctx && gen == tl_ctx_gen && tl_ctxpool != NULL) return tl_ctxpool;
+    zl_ctxpool_t *p = ctxpool_of(ctx, true);
+    tl_ctx = ctx;
+    tl_ctx_gen = gen;
+    tl_ctxpool = p;
+    return p;
 }
 
-static ze_event_handle_t event_get(ze_context_handle_t ctx, uint8_t *reason) {
-    zl_ctxpool_t *p = ctxpool_of(ctx, true);
-    if (p == NULL) {
-        *reason = ZL_REASON_EVENT_ERROR;
-        return NULL;
-    }
-    ze_event_handle_t ev = NULL;
+/* Set while grow_events makes its driver calls. From a launch callback
+ * they are not traced; from zestall's goroutine (zl_release_events) they
+ * are (docs/level-zero-loader.md §5.5 "Re-entrancy guard": the guard is
+ * per thread), and zestall's own pool and events must not be taken for the
+ * application's (epi_pool_create, epi_event_create): their resets and
+ * queries would then be read as application timestamp events, and the
+ * goroutine's thread would own a ring (and be parked at exit). */
+static ZL_TLS bool tl_own_calls;
+
+/* Creates up to want more of zestall's timestamp events for p (at least
+ * one on success); called WITHOUT p->lock. Events are created in the
+ * context's last pool that is not full (a new pool only when all are),
+ * their indices reserved under the lock and the driver calls made outside
+ * it, so application threads taking events meanwhile do not wait for
+ * them. Returns how many it created. A launching thread that finds no
+ * event creates only a batch (ZL_EV_BATCH); zestall's goroutine creates
+ * the rest ahead of need (zl_release_events). */
+static uint32_t grow_events_unmarked(zl_ctxpool_t *p, uint32_t want);
+static uint32_t grow_events(zl_ctxpool_t *p, uint32_t want) {
+    bool was = tl_own_calls;
+    tl_own_calls = true;
+    uint32_t n = grow_events_unmarked(p, want);
+    tl_own_calls = was;
+    return n;
+}
+
+static uint32_t grow_events_unmarked(zl_ctxpool_t *p, uint32_t want) {
+    if (want == 0) return 0;
+    if (want > ZL_POOL_EVENTS) want = ZL_POOL_EVENTS;
     pthread_mutex_lock(&p->lock);
-    if (p->nfree == 0 && !grow_pool(p)) {
-        *reason = p->failed ? ZL_REASON_EVENT_ERROR : ZL_REASON_POOL_EXHAUSTED;
-    } else {
-        ev = p->free[--p->nfree];
+    uint32_t i = p->fill_at;
+    while (i < p->npools && p->reserved[i] == ZL_POOL_EVENTS) i++;
+    p->fill_at = i;
+    bool ok = !p->failed;
+    if (ok && i == p->npools) {
+        /* Every pool is full: a new one (one driver call, under the lock). */
+        ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                                   ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                                   ZL_POOL_EVENTS};
+        /* The free list holds every event of the context's pools at once
+         * when all are back: sized by the events the pools can hold, not
+         * by those free now (a list sized by nfree dropped returned events
+         * once the pools had grown while events were out: they leaked, and
+         * the pools ran dry with POOL_EXHAUSTED under a sustained launch
+         * rate). */
+        uint32_t total = (p->npools + 1) * ZL_POOL_EVENTS;
+        if (p->npools == ZL_MAX_POOLS) {
+            ok = false;
+        } else if (p->cap < total) {
+            uint32_t cap = p->cap ? p->cap * 2 : ZL_POOL_EVENTS;
+            while (cap < total) cap *= 2;
+            ze_event_handle_t *f = realloc(p->free, cap * sizeof *f);
+            if (f == NULL) ok = false;
+            else {
+                p->free = f;
+                p->cap = cap;
+            }
+        }
+        ze_event_pool_handle_t pool;
+        if (ok && zeEventPoolCreate(p->ctx, &pd, 0, NULL, &pool) != ZE_RESULT_SUCCESS) {
+            p->failed = true;
+            ok = false;
+        }
+        if (ok) {
+            p->reserved[i] = 0;
+            p->pools[p->npools++] = pool;
+        }
+    }
+    uint32_t start = 0, k = 0;
+    ze_event_pool_handle_t pool = NULL;
+    if (ok) {
+        start = p->reserved[i];
+        k = ZL_POOL_EVENTS - start < want ? ZL_POOL_EVENTS - start : want;
+        p->reserved[i] = (uint16_t)(start + k);
+        pool = p->pools[i];
     }
     pthread_mutex_unlock(&p->lock);
-    return ev;
+    if (!ok) return 0;
+    /* On the heap: an application thread's stack may be small. */
+    ze_event_handle_t *evs = malloc(k * sizeof *evs);
+    uint32_t n = 0;
+    for (uint32_t j = 0; evs != NULL && j < k; j++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, start + j, ZE_EVENT_SCOPE_FLAG_HOST,
+                              ZE_EVENT_SCOPE_FLAG_HOST};
+        if (zeEventCreate(pool, &ed, &evs[n]) == ZE_RESULT_SUCCESS) n++;
+    }
+    pthread_mutex_lock(&p->lock);
+    bool keep = !p->failed || p->npools > 0; /* not destroyed meanwhile */
+    if (keep)
+        for (uint32_t j = 0; j < n && p->nfree < p->cap; j++) p->free[p->nfree++] = evs[j];
+    pthread_mutex_unlock(&p->lock);
+    if (!keep)
+        for (uint32_t j = 0; j < n; j++) zeEventDestroy(evs[j]);
+    free(evs);
+    return keep ? n : 0;
 }
 
-static void event_put(ze_context_handle_t ctx, ze_event_handle_t ev) {
-    zl_ctxpool_t *p = ctxpool_of(ctx, false);
+/* Whether more events can be created for p (under p->lock). */
+static bool can_grow_locked(const zl_ctxpool_t *p) {
+    return !p->failed && (p->npools < ZL_MAX_POOLS || p->fill_at < p->npools);
+}
+
+/* Takes one event from the context's shared free list (growing the
+ * pools if it is empty), or NULL with *reason set. */
+static ze_event_handle_t event_get_shared(zl_ctxpool_t *p, uint8_t *reason) {
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        if (p->nfree > 0) {
+            ze_event_handle_t ev = p->free[--p->nfree];
+            pthread_mutex_unlock(&p->lock);
+            return ev;
+        }
+        bool more = can_grow_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        if (!more || !grow_events(p, ZL_EV_BATCH)) {
+            pthread_mutex_lock(&p->lock);
+            bool failed = p->failed;
+            pthread_mutex_unlock(&p->lock);
+            *reason = failed ? ZL_REASON_EVENT_ERROR : ZL_REASON_POOL_EXHAUSTED;
+            return NULL;
+        }
+    }
+}
+
+static void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev) {
     if (p == NULL || ev == NULL) return;
     pthread_mutex_lock(&p->lock);
     if (p->nfree < p->cap) p->free[p->nfree++] = ev;
     pthread_mutex_unlock(&p->lock);
 }
+
+/* Keep the shared free list at least this full, plus a quarter of the
+ * events created: the harvester grows the pools (zl_release_events)
+ * before the application's threads find them empty, so a launch does not
+ * pay for a new pool while the harvester keeps up (the margin grows with
+ * the events in flight, up to ZL_MAX_POOLS). */
+#define ZL_POOL_LOW_WATER (ZL_POOL_EVENTS / 2)
 
 /* Resets n of zestall's events (context, event pairs) and returns them to
  * their pools: one driver-guard section for the batch and one pool lock per
@@ -272,7 +373,18 @@ static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) 
         pthread_mutex_lock(&p->lock);
         for (; j < n && refs[j].context == refs[i].context; j++)
             if (refs[j].event != 0 && p->nfree < p->cap) p->free[p->nfree++] = (ze_event_handle_t)(uintptr_t)refs[j].event;
+        uint32_t created = 0;
+        for (uint32_t k = 0; k < p->npools; k++) created += p->reserved[k];
+        uint32_t target = ZL_POOL_LOW_WATER + created / 4;
+        uint32_t want = p->nfree < target && can_grow_locked(p) ? target - p->nfree : 0;
         pthread_mutex_unlock(&p->lock);
+        /* Here, on zestall's goroutine (which also destroys the context's
+         * pools, so never concurrently), not on a launching thread. */
+        while (want > 0) {
+            uint32_t got = grow_events(p, want);
+            if (got == 0) break;
+            want = got >= want ? 0 : want - got;
+        }
         i = j;
     }
 }
@@ -287,11 +399,23 @@ ZESTALL_GUARDED_VOID(zl_release_events, (const zl_event_ref_t *refs, uint32_t n)
  * a lost one would leave the harvester's view of the list wrong. */
 #define ZL_RING_RESERVE 1024
 
+/* head and tail on cache lines of their own, and the owner's last view of
+ * tail on head's: a push reads the drainer's line only when the ring
+ * looks full from that view (once per many launches), not per launch (a
+ * shared line made every push and every drain miss). */
 typedef struct zl_ring {
-    _Atomic uint64_t head; /* written by the owning thread */
-    _Atomic uint64_t tail; /* written by the drainer */
+    _Alignas(64) _Atomic uint64_t head; /* written by the owning thread */
+    uint64_t tail_seen;                 /* owner only: a tail value read earlier (<= tail) */
     struct zl_ring *next;
-    zl_slot_t slots[ZL_RING];
+    _Alignas(64) _Atomic uint64_t tail; /* written by the drainer */
+    /* The thread's cache of zestall's events, all of one context's pool
+     * ev_pool (NULL: empty). The owner pops without a lock; ev_pool and
+     * ev_n change under ev_pool's lock otherwise (refill, flush, and
+     * zl_context_destroy, which takes a destroyed context's events back). */
+    _Atomic(zl_ctxpool_t *) ev_pool;
+    _Alignas(64) _Atomic uint32_t ev_n;
+    ze_event_handle_t ev_cache[ZL_EV_CACHE];
+    _Alignas(64) zl_slot_t slots[ZL_RING];
 } zl_ring_t;
 
 static ZL_TLS zl_ring_t *tl_ring;
@@ -302,8 +426,12 @@ static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static zl_ring_t *my_ring(void) {
     zl_ring_t *r = tl_ring;
     if (r != NULL) return r;
-    r = calloc(1, sizeof *r);
-    if (r == NULL) return NULL;
+    /* Mapped, not allocated: zero pages the kernel provides as the ring
+     * is first written, page aligned (the cache-line layout above), and no
+     * 4 MiB memset on the thread's first launch. */
+    void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    r = m;
     /* Lock-free push onto the list of rings; rings are never freed (a
      * thread's slots may still be pending when it exits). */
     zl_ring_t *old = atomic_load(&rings);
@@ -319,15 +447,121 @@ static zl_ring_t *my_ring(void) {
  * such threads while the process exits). */
 int zl_thread_launched(void) { return tl_ring != NULL; }
 
+/* ---- zestall's events for this thread's launches -----------------------------
+ *
+ * A launch takes one of zestall's events from its thread's cache: a load,
+ * a compare and a store, no lock and no atomic read-modify-write. The
+ * cache is refilled ZL_EV_BATCH events at a time from the context's
+ * shared free list (one lock per batch), where the harvester returns the
+ * events it has read. The cache holds one context's events; a launch into
+ * another context hands them back first. At most ZL_EV_CACHE events per
+ * thread sit idle in a cache: a context's pools may report POOL_EXHAUSTED
+ * while other threads still cache a few (bounded by threads × 64). */
+
+/* Hands r's cached events back to their pool (owner thread). */
+static void event_cache_flush(zl_ring_t *r) {
+    zl_ctxpool_t *q = atomic_load_explicit(&r->ev_pool, memory_order_relaxed);
+    if (q == NULL) return;
+    pthread_mutex_lock(&q->lock);
+    /* zl_context_destroy may have taken them meanwhile. */
+    if (atomic_load_explicit(&r->ev_pool, memory_order_relaxed) == q) {
+        uint32_t n = atomic_load_explicit(&r->ev_n, memory_order_relaxed);
+        for (uint32_t i = 0; i < n && q->nfree < q->cap; i++) q->free[q->nfree++] = r->ev_cache[i];
+        atomic_store_explicit(&r->ev_n, 0, memory_order_relaxed);
+        atomic_store_explicit(&r->ev_pool, NULL, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* Slow path of event_get: r's cache is empty or of another context. */
+static ze_event_handle_t event_refill(zl_ring_t *r, zl_ctxpool_t *p, uint8_t *reason) {
+    if (atomic_load_explicit(&r->ev_pool, memory_order_relaxed) != p) event_cache_flush(r);
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        if (p->nfree > 0) {
+            uint32_t k = p->nfree < ZL_EV_BATCH ? p->nfree : ZL_EV_BATCH;
+            p->nfree -= k;
+            memcpy(r->ev_cache, p->free + p->nfree, k * sizeof *r->ev_cache);
+            atomic_store_explicit(&r->ev_pool, p, memory_order_relaxed);
+            atomic_store_explicit(&r->ev_n, k - 1, memory_order_relaxed);
+            ze_event_handle_t ev = r->ev_cache[k - 1];
+            pthread_mutex_unlock(&p->lock);
+            return ev;
+        }
+        bool more = can_grow_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        /* The harvester did not create events in time (or this is the
+         * context's first launch): a batch here rather than lose the
+         * launch's times. */
+        if (!more || !grow_events(p, ZL_EV_BATCH)) {
+            pthread_mutex_lock(&p->lock);
+            bool failed = p->failed;
+            pthread_mutex_unlock(&p->lock);
+            *reason = failed ? ZL_REASON_EVENT_ERROR : ZL_REASON_POOL_EXHAUSTED;
+            return NULL;
+        }
+    }
+}
+
+static ze_event_handle_t event_get(ze_context_handle_t ctx, uint8_t *reason) {
+    zl_ctxpool_t *p = ctxpool_cached(ctx);
+    if (p == NULL) {
+        *reason = ZL_REASON_EVENT_ERROR;
+        return NULL;
+    }
+    zl_ring_t *r = tl_ring;
+    if (r == NULL) return event_get_shared(p, reason);
+    uint32_t n = atomic_load_explicit(&r->ev_n, memory_order_relaxed);
+    if (n > 0 && atomic_load_explicit(&r->ev_pool, memory_order_relaxed) == p) {
+        atomic_store_explicit(&r->ev_n, n - 1, memory_order_relaxed);
+        return r->ev_cache[n - 1];
+    }
+    return event_refill(r, p, reason);
+}
+
+/* An event taken by event_get and not used (the append failed). */
+static void event_put(ze_context_handle_t ctx, ze_event_handle_t ev) {
+    zl_ctxpool_t *p = ctxpool_cached(ctx);
+    if (p == NULL || ev == NULL) return;
+    zl_ring_t *r = tl_ring;
+    uint32_t n = r != NULL ? atomic_load_explicit(&r->ev_n, memory_order_relaxed) : ZL_EV_CACHE;
+    if (n < ZL_EV_CACHE && atomic_load_explicit(&r->ev_pool, memory_order_relaxed) == p) {
+        r->ev_cache[n] = ev;
+        atomic_store_explicit(&r->ev_n, n + 1, memory_order_relaxed);
+        return;
+    }
+    event_put_shared(p, ev);
+}
+
+/* Under p->lock, the context being destroyed: the events threads cache
+ * for it go back to its free list (to be destroyed with it). No thread
+ * launches into a context while it is destroyed (the application's
+ * obligation), so no owner pops from such a cache meanwhile. */
+static void event_caches_reclaim_locked(zl_ctxpool_t *p) {
+    for (zl_ring_t *r = atomic_load(&rings); r != NULL; r = r->next) {
+        if (atomic_load_explicit(&r->ev_pool, memory_order_relaxed) != p) continue;
+        uint32_t n = atomic_load_explicit(&r->ev_n, memory_order_relaxed);
+        for (uint32_t i = 0; i < n && p->nfree < p->cap; i++) p->free[p->nfree++] = r->ev_cache[i];
+        atomic_store_explicit(&r->ev_n, 0, memory_order_relaxed);
+        atomic_store_explicit(&r->ev_pool, NULL, memory_order_relaxed);
+    }
+}
+
 /* True when this thread's ring has room: checked before an event is
  * swapped in, so a launch whose slot could not be published never holds
  * one of zestall's events. */
+/* Whether fewer than limit slots of r are in use (owner thread): from the
+ * last tail seen, re-read only when that view says no. */
+static bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
+    if (h - r->tail_seen < limit) return true;
+    r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return h - r->tail_seen < limit;
+}
+
 static bool ring_has_room(void) {
     zl_ring_t *r = my_ring();
     if (r == NULL) return false;
-    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
-    return h - t < ZL_RING - ZL_RING_RESERVE;
+    return ring_below(r, atomic_load_explicit(&r->head, memory_order_relaxed), ZL_RING - ZL_RING_RESERVE);
 }
 
 /* Publishes s; false (counted in ring_dropped) when the ring is full. */
@@ -338,13 +572,18 @@ static bool push(const zl_slot_t *s) {
         return false;
     }
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
-    if (h - t >= ZL_RING) {
+    if (!ring_below(r, h, ZL_RING)) {
         atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
         return false;
     }
     r->slots[h % ZL_RING] = *s;
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    /* The ring (4 MiB) does not stay in cache: fetch the next slot's lines
+     * for writing now, so that the miss overlaps the application's work
+     * until its next launch instead of stalling that launch's push. */
+    const char *next = (const char *)&r->slots[(h + 1) % ZL_RING];
+    __builtin_prefetch(next, 1, 3);
+    __builtin_prefetch(next + sizeof(zl_slot_t) - 1, 1, 3);
     return true;
 }
 
@@ -424,23 +663,30 @@ typedef struct {
 static ZL_TLS zl_pending_t tl_p;
 
 
-/* Whether list is a regular command list known to zestall. The last
+/* The lists entry of list (false: not known to zestall). The last
  * answer is cached per thread (a thread usually appends to one list),
  * valid until a list is created or destroyed anywhere (a handle can be
- * reused). */
+ * reused): no hash probe per launch. */
 static atomic_uint lists_gen;
 static ZL_TLS ze_command_list_handle_t tl_last_list;
 static ZL_TLS unsigned tl_last_gen;
-static ZL_TLS bool tl_last_regular;
-static bool regular_list(ze_command_list_handle_t list) {
+static ZL_TLS bool tl_last_known;
+static ZL_TLS uint64_t tl_last_lv[ZMAP_WORDS];
+static bool list_lookup(ze_command_list_handle_t list, uint64_t lv[ZMAP_WORDS]) {
     unsigned gen = atomic_load_explicit(&lists_gen, memory_order_acquire);
-    if (list == tl_last_list && gen == tl_last_gen) return tl_last_regular;
+    if (list != tl_last_list || gen != tl_last_gen || list == NULL) {
+        tl_last_known = zmap_get(&lists, (uintptr_t)list, tl_last_lv);
+        tl_last_list = list;
+        tl_last_gen = gen;
+    }
+    memcpy(lv, tl_last_lv, sizeof tl_last_lv);
+    return tl_last_known;
+}
+
+/* Whether list is a regular command list known to zestall. */
+static bool regular_list(ze_command_list_handle_t list) {
     uint64_t lv[ZMAP_WORDS];
-    bool regular = zmap_get(&lists, (uintptr_t)list, lv) && !(lv[2] & 1);
-    tl_last_list = list;
-    tl_last_gen = gen;
-    tl_last_regular = regular;
-    return regular;
+    return list_lookup(list, lv) && !(lv[2] & 1);
 }
 
 
@@ -466,7 +712,7 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     }
     p->t0 = zl_now_ns();
     uint64_t lv[ZMAP_WORDS];
-    if (!zmap_get(&lists, (uintptr_t)list, lv)) {
+    if (!list_lookup(list, lv)) {
         /* A list created before zestall was active: no context known. */
         p->flags = ZL_FLAG_NO_EVENT;
         p->reason = ZL_REASON_UNSUPPORTED;
@@ -556,6 +802,19 @@ static zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
     return x;
 }
 
+/* listev_of(l, true) through a one-entry cache per thread: a list's
+ * record is never removed (listev_clear keeps it), so a handle maps to
+ * the same record for the whole run. */
+static ZL_TLS ze_command_list_handle_t tl_xl;
+static ZL_TLS zl_listev_t *tl_x_of;
+static zl_listev_t *listev_cached(ze_command_list_handle_t l) {
+    if (l == tl_xl && tl_x_of != NULL) return tl_x_of;
+    zl_listev_t *x = listev_of(l, true);
+    tl_xl = l;
+    tl_x_of = x;
+    return x;
+}
+
 /* Returns 1 + the event's index in the list (0: not recorded). */
 static uint32_t listev_add(zl_listev_t *x, ze_event_handle_t ev) {
     if (x == NULL) return 0;
@@ -632,10 +891,10 @@ static zl_harvest_t *unit_new(ze_context_handle_t ctx, ze_device_handle_t dev, u
     zl_harvest_t *u = calloc(1, sizeof *u);
     if (u == NULL) return NULL;
     uint8_t reason;
-    u->marker = event_get(ctx, &reason);
+    u->marker = event_get_shared(p, &reason);
     ze_command_list_desc_t d = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, ordinal, 0};
     if (u->marker == NULL || zeCommandListCreate(ctx, dev, &d, &u->cl) != ZE_RESULT_SUCCESS) {
-        event_put(ctx, u->marker);
+        event_put_shared(p, u->marker);
         free(u);
         return NULL;
     }
@@ -704,7 +963,7 @@ static void unit_destroy(zl_harvest_t *u) {
     zeCommandListDestroy(u->cl);
     if (u->ts != NULL) zeMemFree(u->ctx, u->ts);
     zeEventHostReset(u->marker);
-    event_put(u->ctx, u->marker);
+    event_put_shared(p, u->marker);
     free(u);
 }
 
@@ -900,7 +1159,7 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
     }
     /* A regular list: its launches are counted per execution (a lost
      * execution slot counts them as lost, see epi_execute). */
-    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) ? NULL : listev_of(list, true);
+    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) ? NULL : listev_cached(list);
     if (x != NULL && (p->flags & ZL_FLAG_OURS)) s.ev_index = listev_add(x, p->ours);
     if (p->ser != NULL) {
         /* Wait before the slot is published: once the harvester sees it,
@@ -983,6 +1242,15 @@ static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze
                               ((uint64_t)id << 2) | (imm ? 1 : 0) | ((uint64_t)(ordinal & 0xffff) << 40)};
     zmap_put(&lists, (uintptr_t)l, v);
     atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
+    /* The context's first pool of events is created with its first
+     * command list, not by its first launches (each of which would
+     * otherwise stop for a batch while the harvester has none to give). */
+    zl_ctxpool_t *p = ctxpool_of(ctx, true);
+    if (p == NULL) return;
+    pthread_mutex_lock(&p->lock);
+    bool first = p->npools == 0 && !p->failed;
+    pthread_mutex_unlock(&p->lock);
+    if (first) grow_events(p, ZL_POOL_EVENTS);
 }
 static void ZE_APICALL epi_list_create(ze_command_list_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
@@ -1229,7 +1497,7 @@ static void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params
 }
 static void ZE_APICALL epi_pool_create(ze_event_pool_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
-    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed) || tl_own_calls) return;
     if (r != ZE_RESULT_SUCCESS || *p->pdesc == NULL) return;
     uint64_t v[ZMAP_WORDS] = {(*p->pdesc)->flags, 0, 0};
     zmap_put(&pools, (uintptr_t)**p->pphEventPool, v);
@@ -1241,7 +1509,7 @@ static void ZE_APICALL epi_pool_destroy(ze_event_pool_destroy_params_t *p, ze_re
 }
 static void ZE_APICALL epi_event_create(ze_event_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
-    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed) || tl_own_calls) return;
     uint64_t v[ZMAP_WORDS];
     if (r != ZE_RESULT_SUCCESS || !zmap_get(&pools, (uintptr_t)*p->phEventPool, v)) return;
     zmap_put(&events, (uintptr_t)**p->pphEvent, v);
@@ -1309,6 +1577,7 @@ void zl_context_destroy(uint64_t context) {
     zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)context, false);
     if (p == NULL) return;
     zmap_del(&ctxs, (uintptr_t)context);
+    atomic_fetch_add_explicit(&ctxs_gen, 1, memory_order_release);
     pthread_mutex_lock(&p->lock);
     /* Harvest units: the goroutine finished their executions already. */
     for (zl_harvest_t *u = p->units; u != NULL; u = u->next) {
@@ -1318,9 +1587,10 @@ void zl_context_destroy(uint64_t context) {
         atomic_store(&u->state, ZL_H_DEAD); /* the record stays: a list may point at it */
     }
     p->units = NULL;
+    event_caches_reclaim_locked(p);
     for (uint32_t i = 0; i < p->nfree; i++) zeEventDestroy(p->free[i]);
     for (uint32_t i = 0; i < p->npools; i++) zeEventPoolDestroy(p->pools[i]);
-    p->nfree = p->npools = 0;
+    p->nfree = p->npools = p->fill_at = 0;
     p->failed = true; /* late users get no event rather than a dead one */
     pthread_mutex_unlock(&p->lock);
     /* p itself is kept: an application thread may still hold it. */

@@ -94,13 +94,13 @@ struct sim_event {
     bool mapped;                /* pool has ..._KERNEL_MAPPED_TIMESTAMP (spec 1.6) */
     uint64_t id;                /* global, for ground truth */
     atomic_uint refs;           /* the application + pending commands + streamer */
-    /* Serialises the writers of the state below (signals, resets) and the
-     * device side's reads (engines deciding whether a wait passes). Host
-     * observers (status, timestamps, waits) never take it: they read the
-     * state lock-free through the seqlock `seq`, as an application reads
-     * an event's host-visible memory on Intel's driver. */
-    pthread_mutex_t lock;
-    atomic_uint seq;            /* odd while a writer updates the state */
+    /* A seqlock over the state below: odd while a writer (a signal, a
+     * reset) updates it, which also excludes other writers (exec_event.c
+     * ev_write_begin; no mutex). Readers -- host observers (status,
+     * timestamps, waits) and engines deciding whether a wait passes --
+     * never write it: they read the state lock-free, as an application
+     * reads an event's host-visible memory on Intel's driver. */
+    atomic_uint seq;
     /* Signalled in [sig_t, reset_t) of host time. T_NEVER = not known. */
     _Atomic uint64_t sig_t, reset_t;
     _Atomic uint32_t nparts;
@@ -309,7 +309,7 @@ struct sim_fence {
 /* ================================================================== */
 SIM_HIDDEN extern _Atomic(sim_engine_t *) g_engines;   /* registry of every engine */
 SIM_HIDDEN extern atomic_uint g_blocked;               /* engines blocked (or checking) on events */
-SIM_HIDDEN extern atomic_uint_fast64_t g_signal_epoch; /* bumped on every event signal */
+SIM_HIDDEN extern atomic_uint_fast64_t g_signal_epoch; /* bumped on every event signal while an engine is blocked */
 SIM_HIDDEN extern atomic_uint_fast64_t g_launch_id;
 SIM_HIDDEN extern atomic_uint_fast64_t g_event_id;
 SIM_HIDDEN extern atomic_uint_fast64_t g_cmdlist_id;

@@ -17,19 +17,29 @@ static void pool_unref(sim_event_pool_t *p);
 
 void event_unref(sim_event_t *ev) {
     if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
-    pthread_mutex_destroy(&ev->lock);
     pthread_mutex_destroy(&ev->streamer_lock);
     sim_event_pool_t *p = ev->pool;
     free(ev);
     pool_unref(p);
 }
 
-/* ---- event state: writers under ev->lock, lock-free readers ------- */
+/* ---- event state: writers exclusive through seq, lock-free readers -- */
 
-
-/* ev->lock held. Opens a seqlock write section. */
+/* Opens a seqlock write section: seq goes from even to odd, which also
+ * excludes other writers (they spin until it is even again). One
+ * compare-and-swap, no mutex: on Intel's driver a signal is written by
+ * the device into the event's memory, and the launching thread takes no
+ * lock for the event it appends (test/sim/README.md "Cost"). Sections are
+ * a few stores, so a waiting writer yields only if the holder was
+ * preempted. */
 static void ev_write_begin(sim_event_t *ev) {
-    atomic_store_explicit(&ev->seq, atomic_load_explicit(&ev->seq, RLX) + 1, RLX);
+    for (unsigned spins = 0;; spins++) {
+        unsigned s = atomic_load_explicit(&ev->seq, RLX);
+        if ((s & 1) == 0 &&
+            atomic_compare_exchange_weak_explicit(&ev->seq, &s, s + 1, memory_order_acquire, RLX))
+            break;
+        if (spins > 16) sched_yield();
+    }
     atomic_thread_fence(memory_order_release);
 }
 
@@ -76,7 +86,7 @@ bool ev_state_signalled_at(const ev_state_t *st, uint64_t t) {
     return st->sig_t != T_NEVER && st->sig_t <= t && (st->reset_t == T_NEVER || t < st->reset_t) && st->parts.n > 0;
 }
 
-/* ev->lock held: the signal rule. Returns whether the timestamps are taken. */
+/* In a write section: the signal rule. Returns whether the timestamps are taken. */
 static bool ev_apply_signal_locked(sim_event_t *ev, uint64_t t) {
     uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX), rst = atomic_load_explicit(&ev->reset_t, RLX);
     if (sig == T_NEVER) {
@@ -96,49 +106,50 @@ static bool ev_apply_signal_locked(sim_event_t *ev, uint64_t t) {
 /* Signal at host time t with the given timestamps (engine or host). A
  * host signal always takes effect now, even after a device reset. */
 void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
-    pthread_mutex_lock(&ev->lock);
     ev_write_begin(ev);
     if (host && atomic_load_explicit(&ev->reset_t, RLX) != T_NEVER) atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     /* Like the hardware, the last writer's timestamps are what a query reads. */
     if (ev_apply_signal_locked(ev, t)) ev_store_parts(ev, parts);
     ev_write_end(ev);
-    pthread_mutex_unlock(&ev->lock);
-    atomic_fetch_add(&g_signal_epoch, 1);
+    /* The handshake with engines blocked on events (exec_engine.c,
+     * progress_after_signal): an engine counts itself in g_blocked before
+     * it reads an event, and both sides order that with a full fence. When
+     * nobody is blocked -- the common case -- the signal touches no shared
+     * counter: an engine that blocks later reads this signal itself. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&g_blocked, RLX) != 0) atomic_fetch_add(&g_signal_epoch, 1);
 }
 
 /* Device-side reset at time t. */
 void event_reset_at(sim_event_t *ev, uint64_t t) {
-    pthread_mutex_lock(&ev->lock);
+    ev_write_begin(ev);
     uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX);
-    if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER) {
-        ev_write_begin(ev);
+    if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER)
         atomic_store_explicit(&ev->reset_t, t, RLX);
-        ev_write_end(ev);
-    }
-    pthread_mutex_unlock(&ev->lock);
+    ev_write_end(ev);
 }
 
 /* Host reset: unsignalled, no timestamps. */
 static void event_host_reset(sim_event_t *ev) {
-    pthread_mutex_lock(&ev->lock);
     ev_write_begin(ev);
     atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
     atomic_store_explicit(&ev->nparts, 0, RLX);
     ev_write_end(ev);
-    pthread_mutex_unlock(&ev->lock);
 }
 
 /* Time at which a command that becomes ready at time x may pass a wait on
  * ev, or T_NEVER when that is not known yet (nobody signalled, or the
- * event was reset before x and not signalled again). Device side: under
- * ev->lock, so that the blocked-engine handshake with signallers holds
- * (see progress_after_signal). */
+ * event was reset before x and not signalled again). Device side, read
+ * lock-free like a host observer's; an engine that may block counted
+ * itself in g_blocked first (engine_progress_locked), and the fence
+ * orders that before this read (the other half is in event_signal). */
 uint64_t event_wait_time(sim_event_t *ev, uint64_t x) {
-    pthread_mutex_lock(&ev->lock);
-    uint64_t r = atomic_load_explicit(&ev->sig_t, RLX), rst = atomic_load_explicit(&ev->reset_t, RLX);
-    if (r != T_NEVER && rst != T_NEVER && x >= rst) r = T_NEVER;
-    pthread_mutex_unlock(&ev->lock);
+    atomic_thread_fence(memory_order_seq_cst);
+    ev_state_t st;
+    ev_read(ev, &st, false);
+    uint64_t r = st.sig_t;
+    if (r != T_NEVER && st.reset_t != T_NEVER && x >= st.reset_t) r = T_NEVER;
     return r;
 }
 
@@ -256,7 +267,6 @@ static ze_result_t ZE_APICALL sim_zeEventCreate(ze_event_pool_handle_t hEventPoo
     ev->mapped = (p->flags & SIM_EVENT_POOL_FLAG_KERNEL_MAPPED_TIMESTAMP) != 0;
     ev->id = atomic_fetch_add(&g_event_id, 1) + 1;
     atomic_init(&ev->refs, 1);
-    pthread_mutex_init(&ev->lock, NULL);
     pthread_mutex_init(&ev->streamer_lock, NULL);
     atomic_init(&ev->seq, 0);
     atomic_init(&ev->sig_t, T_NEVER);
