@@ -60,11 +60,16 @@ type Config struct {
 	// of its code, so that EU stall samples name their launch by address
 	// (collector/attribution, "Launch separation by copies").
 	SeparateLaunches bool
-	// CodeCopies is the number of copies made per eligible module
-	// (ZESTALL_SEPARATE_COPIES, 1 to 64): the original and its copies
-	// are used in turn, so CodeCopies+1 launches of one module in a row
-	// run at distinct addresses.
-	CodeCopies int
+	// CodeCopies is the number of copies made per eligible module at its
+	// zeModuleCreate. With CodeCopiesAuto (ZESTALL_SEPARATE_COPIES unset
+	// or "auto") the ring starts with InitialCodeCopies and grows on
+	// demand, off the application's threads, up to MaxCodeCopies: a
+	// launch takes the lowest code (the original or a copy) whose previous
+	// launch's samples can no longer arrive (cgo/separate.c, "Ring size").
+	// ZESTALL_SEPARATE_COPIES=n (1 to 64) fixes the ring at n copies made
+	// at module create, never grown.
+	CodeCopies     int
+	CodeCopiesAuto bool
 	// StartPaused starts with collection off (ZESTALL_START=paused); a
 	// zestall_start() call or the toggle signal turns it on.
 	StartPaused bool
@@ -106,11 +111,10 @@ const (
 	// DefaultStallLatency: twice the xe KMD's 5 ms poll rounded up to
 	// 4 ms ticks, and 10 ms over i915-prelim's 10 ms poll.
 	DefaultStallLatency = 20 * time.Millisecond
-	// DefaultCodeCopies: 15 copies and the original, 16 codes: back-to-back
-	// launches of one kernel stay apart if 16 of them last longer than the
-	// reuse interval (ZESTALL_STALL_LATENCY plus a read interval, 30 ms
-	// by default), i.e. launches of at least ~2 ms.
-	DefaultCodeCopies = 15
+	// InitialCodeCopies: the automatic ring's copies made at module
+	// create (inside the application's zeModuleCreate); more are made on
+	// demand by a thread of zestall's, up to MaxCodeCopies.
+	InitialCodeCopies = 3
 	MaxCodeCopies     = abi.MaxCodeCopies // cgo/abi.h
 )
 
@@ -119,7 +123,7 @@ const (
 func FromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval,
-		StallLatency: DefaultStallLatency, CodeCopies: DefaultCodeCopies, FromEnv: map[string]bool{}}
+		StallLatency: DefaultStallLatency, CodeCopies: InitialCodeCopies, CodeCopiesAuto: true, FromEnv: map[string]bool{}}
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
@@ -143,12 +147,14 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	default:
 		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\" or \"off\"; using the default off\n", v)
 	}
-	if v := getenv("ZESTALL_SEPARATE_COPIES"); v != "" {
+	if v := getenv("ZESTALL_SEPARATE_COPIES"); v == "auto" {
+		c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
+	} else if v != "" {
 		var n int
 		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v || n < 1 || n > MaxCodeCopies {
-			fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_COPIES=%q is not a number between 1 and %d; using the default %d\n", v, MaxCodeCopies, DefaultCodeCopies)
+			fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_COPIES=%q is not \"auto\" or a number between 1 and %d; using the default auto\n", v, MaxCodeCopies)
 		} else {
-			c.CodeCopies = n
+			c.CodeCopies, c.CodeCopiesAuto = n, false
 			c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
 		}
 	}
@@ -419,7 +425,7 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
 		{Key: "ZESTALL_STALL_LATENCY", Value: c.StallLatency.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_LATENCY"]},
 		{Key: "ZESTALL_SEPARATE_LAUNCHES", Value: map[bool]string{false: "off", true: "copies"}[c.SeparateLaunches], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"]},
-		{Key: "ZESTALL_SEPARATE_COPIES", Value: fmt.Sprint(c.CodeCopies), FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_COPIES"]},
+		{Key: "ZESTALL_SEPARATE_COPIES", Value: map[bool]string{false: fmt.Sprint(c.CodeCopies), true: "auto"}[c.CodeCopiesAuto], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_COPIES"]},
 		{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Quiet]), FromEnvironment: c.FromEnv["ZESTALL_QUIET"]},
 		{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[c.StartPaused], FromEnvironment: c.FromEnv["ZESTALL_START"]},
 		{Key: "ZESTALL_DELAY", Value: c.Delay.String(), FromEnvironment: c.FromEnv["ZESTALL_DELAY"]},

@@ -160,7 +160,7 @@ func TestSeparateLaunchesOff(t *testing.T) {
 	for i, mode := range []string{"off", "copies"} {
 		dir := t.TempDir()
 		gt := filepath.Join(dir, "truth.jsonl")
-		env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": mode, "ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"),
+		env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": mode, "ZESTALL_SEPARATE_COPIES": "15", "ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"),
 			"ZESIM_GROUND_TRUTH": gt, "ZESIM_KERNEL_COST": "*=200000/50000"}
 		runs[i] = tr.run(t, dir, true, env, "zestall-separate", "imm", "8")
 		truth, err := groundtruth.Read(gt)
