@@ -27,7 +27,9 @@ func (copies) Ran(kernelID uint64, code uint32, appendNs, endNs uint64, immediat
 	C.zsep_ran(C.uint32_t(kernelID), C.uint32_t(code), C.uint64_t(appendNs), C.uint64_t(endNs), C.bool(immediate))
 }
 
-func (copies) Stop(timeout time.Duration) bool { return bool(C.zsep_stop(C.uint64_t(timeout.Nanoseconds()))) }
+func (copies) Stop(timeout time.Duration) bool {
+	return bool(C.zsep_stop(C.uint64_t(timeout.Nanoseconds())))
+}
 
 func (copies) Counters() collector.CopyCounters {
 	var c C.zsep_counters_t

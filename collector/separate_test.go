@@ -21,7 +21,9 @@ type fakeCopies struct {
 	stopped      bool
 }
 
-func (f *fakeCopies) Configure(n, most int, reuseNs uint64) { f.copies, f.most, f.reuseNs = n, most, reuseNs }
+func (f *fakeCopies) Configure(n, most int, reuseNs uint64) {
+	f.copies, f.most, f.reuseNs = n, most, reuseNs
+}
 func (f *fakeCopies) Ran(id uint64, code uint32, appendNs, endNs uint64, imm bool) {
 	f.ran = append(f.ran, fmt.Sprint(id, code, appendNs, endNs, imm))
 }

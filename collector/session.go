@@ -141,7 +141,7 @@ type Session struct {
 	ctlSrc   ControlSource
 	// Launch separation by copies (separate.go).
 	copySrc    CopySource
-	codeCopies atomic.Int32      // copies per eligible module, 0: off
+	codeCopies atomic.Int32            // copies per eligible module, 0: off
 	kernCopies map[uint64]kernelCopies // separated kernels by id
 	ctl        *control
 	sycl       sycl              // SYCL tasks and locations from XPTI (sycl.go)
