@@ -27,11 +27,15 @@
  * every code is busy it takes the one free soonest and counts an early
  * reuse (its rows may be SHARED, never wrong). In the automatic ring
  * (ZESTALL_SEPARATE_COPIES unset or auto) a module starts with
- * collector/config's InitialCodeCopies copies, made inside the application's zeModuleCreate,
- * and grows on demand up to ZESTALL_MAX_CODE_COPIES: when every code is
- * busy or the lowest free one is in the ring's top quarter, the prologue
- * asks the copier thread (a sem_post, no lock) to double the ring; the
- * copier makes the copies off the application's threads. A fixed ring
+ * collector/config's InitialCodeCopies copies, made inside the
+ * application's zeModuleCreate, and grows on demand up to
+ * ZESTALL_MAX_CODE_COPIES: every launch that finds no free code asks for
+ * one more code, and a launch that takes a code in the ring's top
+ * quarter asks for twice the ring; the prologue tells the copier thread
+ * (an atomic and a sem_post, no lock), which makes the copies off the
+ * application's threads. A burst of launches larger than the ring so far
+ * reuses codes early (counted) while the copier catches up; the next
+ * burst finds the ring it needed. A fixed ring
  * (ZESTALL_SEPARATE_COPIES=n) makes its n copies at module create and
  * never grows.
  *
@@ -654,7 +658,10 @@ static uint32_t take_code(zsep_func_t *f, zsep_module_t *x, uint32_t n, uint64_t
     while (t < hold && !atomic_compare_exchange_weak_explicit(&f->busy_until[soonest], &t, hold,
                                                               memory_order_relaxed, memory_order_relaxed)) {
     }
-    grow(x, 2 * n);
+    /* One more code for every launch that found none free: a burst of
+     * launches asks for as many codes as it had launches. */
+    uint32_t w = atomic_load_explicit(&x->want, memory_order_relaxed);
+    grow(x, (w > n ? w : n) + 1);
     return soonest;
 }
 
