@@ -242,6 +242,12 @@ void zsep_module_destroyed(ze_module_handle_t m) {
 /* ---- the copier: grows rings off the application's threads ------------------ */
 
 static sem_t copier_sem;
+/* Set on the copier thread: its zeModuleCreate/zeModuleDestroy calls are
+ * traced (docs/level-zero-loader.md §5.5 "Re-entrancy guard": a call from
+ * a thread outside a callback is), and layer.c must not take its copies
+ * for the application's modules. */
+static ZL_TLS bool tl_internal;
+bool zsep_internal_thread(void) { return tl_internal; }
 static pthread_mutex_t copier_lock = PTHREAD_MUTEX_INITIALIZER; /* held across one copy's creation */
 static atomic_bool copier_started, copier_stop;
 
@@ -288,6 +294,7 @@ static bool copier_step(void) {
 
 static void *copier_main(void *arg) {
     (void)arg;
+    tl_internal = true;
     while (!atomic_load(&copier_stop)) {
         if (sem_wait(&copier_sem) != 0 && errno != EINTR) break;
         while (copier_step()) {

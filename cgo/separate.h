@@ -31,6 +31,10 @@ bool zsep_stop(uint64_t timeout_ns);
  * making. */
 void zsep_context_destroying(uint64_t ctx);
 
+/* True on zestall's copier thread: layer.c ignores the module calls it
+ * makes (they are traced, being outside any callback). */
+bool zsep_internal_thread(void);
+
 /* layer.c, module and kernel create/destroy epilogues (the module's
  * context and build flags, the kernel's creation flags, before Go runs). */
 void zsep_module_seen(ze_module_handle_t m, ze_context_handle_t ctx, const char *build_flags);
