@@ -115,6 +115,12 @@ typedef struct zsep_func {
     struct zsep_func *next;
     char *name;
     _Atomic uint64_t lag_ns;
+    /* After a scan found every code busy: no code is free before
+     * all_busy_until while the ring has all_busy_n codes, so launches
+     * until then take codes in turn (rr) without scanning. */
+    _Atomic uint64_t all_busy_until;
+    _Atomic uint32_t all_busy_n;
+    _Atomic uint32_t rr;
     _Atomic uint64_t busy_until[ZSEP_MAX_CODES];
 } zsep_func_t;
 
@@ -649,16 +655,28 @@ static uint32_t take_code(zsep_func_t *f, zsep_module_t *x, uint32_t n, uint64_t
                     atomic_load_explicit(&f->lag_ns, memory_order_relaxed);
     uint32_t soonest = 0;
     uint64_t soonest_t = UINT64_MAX;
-    for (uint32_t c = 0; c < n; c++) {
-        uint64_t t = atomic_load_explicit(&f->busy_until[c], memory_order_relaxed);
-        while (t <= now) {
-            if (atomic_compare_exchange_weak_explicit(&f->busy_until[c], &t, hold, memory_order_relaxed,
-                                                      memory_order_relaxed)) {
-                if (c >= n - n / 4) grow(x, 2 * n); /* the ring fills up: grow ahead */
-                return c;
+    if (now < atomic_load_explicit(&f->all_busy_until, memory_order_relaxed) &&
+        atomic_load_explicit(&f->all_busy_n, memory_order_relaxed) == n) {
+        /* Every code is still busy (a burst larger than the ring): the
+         * codes in turn, the one claimed longest ago first. */
+        soonest = atomic_fetch_add_explicit(&f->rr, 1, memory_order_relaxed) % n;
+    } else {
+        for (uint32_t c = 0; c < n; c++) {
+            uint64_t t = atomic_load_explicit(&f->busy_until[c], memory_order_relaxed);
+            while (t <= now) {
+                if (atomic_compare_exchange_weak_explicit(&f->busy_until[c], &t, hold, memory_order_relaxed,
+                                                          memory_order_relaxed)) {
+                    if (c >= n - n / 4) grow(x, 2 * n); /* the ring fills up: grow ahead */
+                    return c;
+                }
             }
+            if (t < soonest_t) soonest_t = t, soonest = c;
         }
-        if (t < soonest_t) soonest_t = t, soonest = c;
+        /* busy_until only rises (claims, zsep_ran), so no code is free
+         * before soonest_t while the ring keeps n codes. */
+        atomic_store_explicit(&f->all_busy_n, n, memory_order_relaxed);
+        atomic_store_explicit(&f->all_busy_until, soonest_t, memory_order_relaxed);
+        atomic_store_explicit(&f->rr, soonest + 1, memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&n_early, 1, memory_order_relaxed);
     uint64_t t = atomic_load_explicit(&f->busy_until[soonest], memory_order_relaxed);
@@ -668,7 +686,7 @@ static uint32_t take_code(zsep_func_t *f, zsep_module_t *x, uint32_t n, uint64_t
     /* One more code for every launch that found none free: a burst of
      * launches asks for as many codes as it had launches. */
     uint32_t w = atomic_load_explicit(&x->want, memory_order_relaxed);
-    grow(x, (w > n ? w : n) + 1);
+    if (w <= n || w < atomic_load_explicit(&sep_max_codes, memory_order_relaxed)) grow(x, (w > n ? w : n) + 1);
     return soonest;
 }
 

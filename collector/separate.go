@@ -143,6 +143,14 @@ func (s *Session) stopCopies(c *pb.Counters) {
 		fmt.Fprintln(s.stderr, "zestall: launch separation: a module copy in the making did not finish within 2 s at exit.")
 	}
 	cc := s.copyCounters(c)
+	if !s.cfg.Quiet {
+		each := 0.0
+		if cc.KernelsMade > 0 {
+			each = float64(cc.KernelCreateNs) / float64(cc.KernelsMade) / 1e3
+		}
+		fmt.Fprintf(s.stderr, "zestall: launch separation: %d launches on copies, %d found every code busy; %d module copies made (%d bytes of ISA); %d kernels created in copies at their first launch, %.1f µs each on the application's thread.\n",
+			cc.OnCopies, cc.EarlyReuses, cc.CopiesMade, cc.CopyISABytes, cc.KernelsMade, each)
+	}
 	if cc.Fallbacks > 0 {
 		fmt.Fprintf(s.stderr, "zestall: launch separation: %d launches ran the application's own kernel: a copy could not be given the kernel's state (a setter failed on it) or its kernel could not be created; they are separated by read windows only.\n", cc.Fallbacks)
 	}
