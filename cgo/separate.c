@@ -92,6 +92,7 @@
 static _Atomic uint32_t sep_copies;     /* copies made at module create; 0: mode off */
 static _Atomic uint32_t sep_max_codes;  /* the most codes per module (1 + copies) */
 static _Atomic uint64_t sep_reuse_ns;
+static _Atomic uint64_t sep_mem_limit, mem_reserved; /* ISA bytes of all copies: limit, taken */
 static _Atomic uint64_t n_on_copies, n_early, n_fallbacks, n_copies_made, n_copy_isa_bytes, n_kernels_made,
     n_kernel_create_ns, n_grow_failed;
 
@@ -105,6 +106,22 @@ void zsep_counters(zsep_counters_t *c) {
     c->kernel_create_ns = atomic_load_explicit(&n_kernel_create_ns, memory_order_relaxed);
     c->grow_failed = atomic_load_explicit(&n_grow_failed, memory_order_relaxed);
 }
+
+/* Reserves the ISA bytes of n copies of isa_each bytes under the memory
+ * limit; returns how many fit (0..n). */
+static uint32_t reserve_copies(uint32_t n, uint64_t isa_each) {
+    if (isa_each == 0) return n;
+    uint64_t limit = atomic_load(&sep_mem_limit);
+    uint64_t have = atomic_load(&mem_reserved);
+    for (;;) {
+        uint64_t room = have < limit ? (limit - have) / isa_each : 0;
+        uint32_t k = room < n ? (uint32_t)room : n;
+        if (k == 0) return 0;
+        if (atomic_compare_exchange_weak(&mem_reserved, &have, have + k * isa_each)) return k;
+    }
+}
+
+static void release_copies(uint32_t n, uint64_t isa_each) { atomic_fetch_sub(&mem_reserved, n * isa_each); }
 
 /* ---- modules ---------------------------------------------------------------- */
 
@@ -139,7 +156,7 @@ typedef struct zsep_module {
     zsep_func_t *funcs;                      /* under mod_lock */
     bool busy;    /* the copier makes a copy of it (under mod_lock) */
     bool dead;    /* destroyed while busy: the copier frees it */
-    bool nogrow;  /* a copy failed, or its context is being destroyed */
+    bool nogrow;  /* a copy failed, its context is being destroyed, or the memory limit */
 } zsep_module_t;
 
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -187,9 +204,10 @@ static ze_result_t create_copy(ze_context_handle_t ctx, ze_device_handle_t dev, 
 }
 
 uint32_t zsep_module_copy(ze_module_handle_t m, ze_device_handle_t dev, const void *native, size_t size,
-                          uint64_t isa_each, uint64_t *ns, ze_result_t *failed) {
+                          uint64_t isa_each, uint64_t *ns, ze_result_t *failed, bool *limited) {
     *ns = 0;
     *failed = ZE_RESULT_SUCCESS;
+    *limited = false;
     uint32_t n = atomic_load(&sep_copies);
     if (n > ZSEP_MAX_CODES - 1) n = ZSEP_MAX_CODES - 1;
     pthread_mutex_lock(&mod_lock);
@@ -204,6 +222,15 @@ uint32_t zsep_module_copy(ze_module_handle_t m, ze_device_handle_t dev, const vo
     x->native_size = size;
     x->dev = dev;
     x->isa_each = isa_each;
+    uint32_t fit = reserve_copies(n, isa_each);
+    if (fit < n) {
+        /* The copies' memory limit: fewer copies, none beyond. */
+        x->nogrow = true;
+        *failed = ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+        *limited = true;
+        if (fit == 0) return 0;
+        n = fit;
+    }
     uint64_t t0 = zl_now_ns();
     uint32_t made = 0;
     for (; made < n; made++) {
@@ -215,8 +242,11 @@ uint32_t zsep_module_copy(ze_module_handle_t m, ze_device_handle_t dev, const vo
     }
     if (made < n) { /* all or none */
         for (uint32_t i = 0; i < made; i++) zeModuleDestroy(x->mods[1 + i]);
+        release_copies(n, isa_each);
         made = 0;
         x->nogrow = true;
+    } else if (*limited) {
+        *failed = ZE_RESULT_SUCCESS; /* made fewer: the limit, not a failure */
     }
     atomic_store(&x->want, 1 + made);
     atomic_store_explicit(&x->ncodes, 1 + made, memory_order_release);
@@ -242,6 +272,7 @@ void zsep_module_destroyed(ze_module_handle_t m) {
     pthread_mutex_unlock(&mod_lock);
     if (x == NULL) return;
     for (uint32_t i = 1; i < n; i++) zeModuleDestroy(copies[i]);
+    if (n > 1) release_copies(n - 1, x->isa_each);
     if (!x->dead) module_free(x);
 }
 
@@ -272,6 +303,12 @@ static bool copier_step(void) {
         pthread_mutex_unlock(&copier_lock);
         return false;
     }
+    if (reserve_copies(1, x->isa_each) == 0) {
+        x->nogrow = true; /* the copies' memory limit */
+        pthread_mutex_unlock(&mod_lock);
+        pthread_mutex_unlock(&copier_lock);
+        return true;
+    }
     x->busy = true;
     pthread_mutex_unlock(&mod_lock);
     ze_module_handle_t c = NULL;
@@ -293,6 +330,7 @@ static bool copier_step(void) {
     }
     pthread_mutex_unlock(&mod_lock);
     if (c != NULL) zeModuleDestroy(c);
+    if (r != ZE_RESULT_SUCCESS || dead) release_copies(1, x->isa_each); /* a dead module's others were released */
     if (dead) module_free(x);
     pthread_mutex_unlock(&copier_lock);
     return true;
@@ -309,7 +347,8 @@ static void *copier_main(void *arg) {
     return NULL;
 }
 
-void zsep_configure(uint32_t copies, uint32_t max_copies, uint64_t reuse_ns) {
+void zsep_configure(uint32_t copies, uint32_t max_copies, uint64_t reuse_ns, uint64_t mem_limit) {
+    atomic_store(&sep_mem_limit, mem_limit);
     if (copies > ZSEP_MAX_CODES - 1) copies = ZSEP_MAX_CODES - 1;
     if (max_copies > ZSEP_MAX_CODES - 1) max_copies = ZSEP_MAX_CODES - 1;
     if (max_copies < copies) max_copies = copies;

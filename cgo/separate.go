@@ -7,6 +7,7 @@ package cgo
 import "C"
 
 import (
+	"fmt"
 	"time"
 	"unsafe"
 
@@ -19,8 +20,8 @@ type copies struct{}
 
 var _ collector.CopySource = copies{}
 
-func (copies) Configure(n, maxCopies int, reuseNs uint64) {
-	C.zsep_configure(C.uint32_t(max(n, 0)), C.uint32_t(max(maxCopies, 0)), C.uint64_t(reuseNs))
+func (copies) Configure(n, maxCopies int, reuseNs, memLimit uint64) {
+	C.zsep_configure(C.uint32_t(max(n, 0)), C.uint32_t(max(maxCopies, 0)), C.uint64_t(reuseNs), C.uint64_t(memLimit))
 }
 
 func (copies) Ran(kernelID uint64, code uint32, appendNs, endNs uint64, immediate bool) {
@@ -55,9 +56,14 @@ func copyModule(h Handler, mod *collector.Module, m C.ze_module_handle_t, dev C.
 	}
 	var ns C.uint64_t
 	var failed C.ze_result_t
-	made := C.zsep_module_copy(m, dev, unsafe.Pointer(&mod.Native[0]), C.size_t(len(mod.Native)), C.uint64_t(e.ISABytes), &ns, &failed)
+	var limited C.bool
+	made := C.zsep_module_copy(m, dev, unsafe.Pointer(&mod.Native[0]), C.size_t(len(mod.Native)), C.uint64_t(e.ISABytes), &ns, &failed, &limited)
 	mod.CopyNs = uint64(ns)
-	if made == 0 {
+	switch {
+	case made == 0 && bool(limited):
+		mod.CopyReason = fmt.Sprintf("the copies' memory limit (ZESTALL_SEPARATE_MEMORY) leaves no room for a copy of %d bytes of ISA", e.ISABytes)
+		return
+	case made == 0:
 		mod.CopyReason = "zeModuleCreate of a copy failed: " + ze.Result(failed).Error()
 		return
 	}

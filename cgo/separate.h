@@ -21,9 +21,10 @@
 
 /* From Go, at activation: copies made per eligible module at its create
  * (0: mode off), the most copies the ring may grow to (max_copies >
- * copies starts the copier thread), and the reuse interval (ns): a code
- * is free again that long after its last launch ended. */
-void zsep_configure(uint32_t copies, uint32_t max_copies, uint64_t reuse_ns);
+ * copies starts the copier thread), the reuse interval (ns): a code is
+ * free again that long after its last launch ended, and the most ISA
+ * bytes all copies may take. */
+void zsep_configure(uint32_t copies, uint32_t max_copies, uint64_t reuse_ns, uint64_t mem_limit);
 /* From Go at exit: stops the copier, waits up to timeout_ns for a copy in
  * the making. False: it did not finish. */
 bool zsep_stop(uint64_t timeout_ns);
@@ -45,10 +46,11 @@ void zsep_kernel_destroyed(ze_kernel_handle_t k);
 /* From Go: makes the configured copies of module m from its native
  * binary (same context, device and build flags) and keeps the binary for
  * copies made later; isa_each is one copy's ISA bytes. Returns the number
- * made (all or none); *ns the time it took, *failed the failing call's
- * result. */
+ * made (all or none of those the memory limit allows; *limited: it allowed
+ * fewer than configured); *ns the time it took, *failed the failing
+ * call's result. */
 uint32_t zsep_module_copy(ze_module_handle_t m, ze_device_handle_t dev, const void *native, size_t size,
-                          uint64_t isa_each, uint64_t *ns, ze_result_t *failed);
+                          uint64_t isa_each, uint64_t *ns, ze_result_t *failed, bool *limited);
 /* From Go, in the zeKernelCreate epilogue: k (launch records' kernel id
  * id) is separated when its module has copies. Its kernels in the copies
  * are created at first use (zestallCopyKernelCreated tells Go). */

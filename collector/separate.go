@@ -18,8 +18,8 @@ type CopySource interface {
 	// Configure turns substitution on with copies made per eligible
 	// module at its create (0: off) and a ring that may grow to
 	// maxCopies; a code is free again reuseNs after its last launch
-	// ended.
-	Configure(copies, maxCopies int, reuseNs uint64)
+	// ended; all copies together take at most memLimit bytes of ISA.
+	Configure(copies, maxCopies int, reuseNs, memLimit uint64)
 	// Ran tells the ring that a launch of kernel kernelID ran code
 	// `code`, appended at appendNs and ended at endNs (host ns; the
 	// harvester's goroutine). immediate: appended to an immediate list.
@@ -76,7 +76,8 @@ func (s *Session) startCopies(hdr *pb.Header) {
 		most = config.MaxCodeCopies
 		hdr.CodeCopiesMax = uint32(most)
 	}
-	s.copySrc.Configure(n, most, uint64(s.cfg.StallLatency+s.cfg.StallReadInterval))
+	s.copySrc.Configure(n, most, uint64(s.cfg.StallLatency+s.cfg.StallReadInterval), s.cfg.CopyMemoryLimit)
+	hdr.CodeCopyMemoryLimit = s.cfg.CopyMemoryLimit
 	s.codeCopies.Store(int32(n))
 	hdr.LaunchSeparation = pb.LaunchSeparation_LAUNCH_SEPARATION_COPIES
 	hdr.CodeCopiesPerModule = uint32(n)

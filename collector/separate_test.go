@@ -16,13 +16,13 @@ import (
 // what the harvester told it.
 type fakeCopies struct {
 	copies, most int
-	reuseNs      uint64
+	reuseNs, mem uint64
 	ran          []string
 	stopped      bool
 }
 
-func (f *fakeCopies) Configure(n, most int, reuseNs uint64) {
-	f.copies, f.most, f.reuseNs = n, most, reuseNs
+func (f *fakeCopies) Configure(n, most int, reuseNs, mem uint64) {
+	f.copies, f.most, f.reuseNs, f.mem = n, most, reuseNs, mem
 }
 func (f *fakeCopies) Ran(id uint64, code uint32, appendNs, endNs uint64, imm bool) {
 	f.ran = append(f.ran, fmt.Sprint(id, code, appendNs, endNs, imm))
@@ -51,7 +51,7 @@ func TestCopiesWiring(t *testing.T) {
 	s.Timestamps(idleTimestamps{})
 	s.Copies(src)
 	s.Status(StateActive, ze.Success)
-	if src.copies != 3 || src.most != 3 || src.reuseNs != uint64(7*time.Millisecond) || s.CodeCopies() != 3 {
+	if src.copies != 3 || src.most != 3 || src.reuseNs != uint64(7*time.Millisecond) || s.CodeCopies() != 3 || src.mem != config.DefaultCopyMemoryLimit {
 		t.Errorf("configured %d copies (most %d), reuse %d ns; CodeCopies %d", src.copies, src.most, src.reuseNs, s.CodeCopies())
 	}
 	if e := s.CopyEligibility(nil); e.Reason != "no native binary" {
@@ -90,7 +90,7 @@ func TestCopiesWiring(t *testing.T) {
 	if !src.stopped {
 		t.Error("copy source not stopped at exit")
 	}
-	if mods[0].CopyIsaBytesEach != 640 || h.CodeCopiesMax != 0 {
+	if mods[0].CopyIsaBytesEach != 640 || h.CodeCopiesMax != 0 || h.CodeCopyMemoryLimit != config.DefaultCopyMemoryLimit {
 		t.Errorf("copy bytes each %d, header max %d (fixed ring)", mods[0].CopyIsaBytesEach, h.CodeCopiesMax)
 	}
 

@@ -70,6 +70,12 @@ type Config struct {
 	// at module create, never grown.
 	CodeCopies     int
 	CodeCopiesAuto bool
+	// CopyMemoryLimit caps the device memory (ISA bytes) of all module
+	// copies of the process (ZESTALL_SEPARATE_MEMORY: bytes, or a number
+	// with K, M or G (binary units), 4K to 64G, default 256M): a module whose copies would pass it is copied
+	// less, or not at all (its launches keep read-window attribution),
+	// and rings stop growing.
+	CopyMemoryLimit uint64
 	// StartPaused starts with collection off (ZESTALL_START=paused); a
 	// zestall_start() call or the toggle signal turns it on.
 	StartPaused bool
@@ -115,7 +121,9 @@ const (
 	// create (inside the application's zeModuleCreate); more are made on
 	// demand by a thread of zestall's, up to MaxCodeCopies.
 	InitialCodeCopies = 3
-	MaxCodeCopies     = abi.MaxCodeCopies // cgo/abi.h
+	// DefaultCopyMemoryLimit: 64 copies of a 4 MiB module.
+	DefaultCopyMemoryLimit = 256 << 20
+	MaxCodeCopies          = abi.MaxCodeCopies // cgo/abi.h
 )
 
 // FromEnv reads the configuration with getenv and reports invalid
@@ -123,7 +131,7 @@ const (
 func FromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval,
-		StallLatency: DefaultStallLatency, CodeCopies: InitialCodeCopies, CodeCopiesAuto: true, FromEnv: map[string]bool{}}
+		StallLatency: DefaultStallLatency, CodeCopies: InitialCodeCopies, CodeCopiesAuto: true, CopyMemoryLimit: DefaultCopyMemoryLimit, FromEnv: map[string]bool{}}
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
@@ -156,6 +164,14 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 		} else {
 			c.CodeCopies, c.CodeCopiesAuto = n, false
 			c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
+		}
+	}
+	if v := getenv("ZESTALL_SEPARATE_MEMORY"); v != "" {
+		if n, ok := parseBytes(v); !ok || n < 4<<10 || n > 64<<30 {
+			fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_MEMORY=%q is not a size between 4K and 64G (bytes, or a number with K, M or G); using the default %dM\n", v, DefaultCopyMemoryLimit>>20)
+		} else {
+			c.CopyMemoryLimit = n
+			c.FromEnv["ZESTALL_SEPARATE_MEMORY"] = true
 		}
 	}
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
@@ -425,6 +441,7 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
 		{Key: "ZESTALL_STALL_LATENCY", Value: c.StallLatency.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_LATENCY"]},
 		{Key: "ZESTALL_SEPARATE_LAUNCHES", Value: map[bool]string{false: "off", true: "copies"}[c.SeparateLaunches], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"]},
+		{Key: "ZESTALL_SEPARATE_MEMORY", Value: fmt.Sprint(c.CopyMemoryLimit), FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_MEMORY"]},
 		{Key: "ZESTALL_SEPARATE_COPIES", Value: map[bool]string{false: fmt.Sprint(c.CodeCopies), true: "auto"}[c.CodeCopiesAuto], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_COPIES"]},
 		{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Quiet]), FromEnvironment: c.FromEnv["ZESTALL_QUIET"]},
 		{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[c.StartPaused], FromEnvironment: c.FromEnv["ZESTALL_START"]},
@@ -455,4 +472,23 @@ func toggleSignalString(c Config) string {
 		return SignalName(c.ToggleSignal) + " (if the application has no handler)"
 	}
 	return SignalName(c.ToggleSignal)
+}
+
+// parseBytes reads a size: a decimal number of bytes, or one followed by
+// K, M or G (powers of 1024).
+func parseBytes(v string) (uint64, bool) {
+	mul := uint64(1)
+	switch {
+	case strings.HasSuffix(v, "K"):
+		mul, v = 1<<10, strings.TrimSuffix(v, "K")
+	case strings.HasSuffix(v, "M"):
+		mul, v = 1<<20, strings.TrimSuffix(v, "M")
+	case strings.HasSuffix(v, "G"):
+		mul, v = 1<<30, strings.TrimSuffix(v, "G")
+	}
+	var n uint64
+	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v || n > 1<<40 {
+		return 0, false
+	}
+	return n * mul, true
 }

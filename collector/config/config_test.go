@@ -264,8 +264,8 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 17 {
-		t.Errorf("%d entries, want 17: %v", len(got), got)
+	if len(got) != 18 {
+		t.Errorf("%d entries, want 18: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
@@ -342,6 +342,38 @@ func TestSeparateLaunches(t *testing.T) {
 		}
 		if (tt.warning == "") != (w.Len() == 0) || !strings.Contains(w.String(), tt.warning) {
 			t.Errorf("%v: warnings %q, want %q", tt.env, w.String(), tt.warning)
+		}
+	}
+}
+
+// TestCopyMemoryLimit: ZESTALL_SEPARATE_MEMORY caps the module copies' ISA
+// bytes (default 256M).
+func TestCopyMemoryLimit(t *testing.T) {
+	tests := []struct {
+		v       string
+		want    uint64
+		warning bool
+	}{
+		{"", DefaultCopyMemoryLimit, false},
+		{"16M", 16 << 20, false},
+		{"10K", 10 << 10, false},
+		{"1G", 1 << 30, false},
+		{"65536", 65536, false},
+		{"1K", DefaultCopyMemoryLimit, true},
+		{"65G", DefaultCopyMemoryLimit, true},
+		{"12MB", DefaultCopyMemoryLimit, true},
+		{"-5", DefaultCopyMemoryLimit, true},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		c := FromEnv(func(k string) string {
+			if k == "ZESTALL_SEPARATE_MEMORY" {
+				return tt.v
+			}
+			return ""
+		}, &w)
+		if c.CopyMemoryLimit != tt.want || (w.Len() > 0) != tt.warning {
+			t.Errorf("%q: limit %d, warnings %q; want %d, warning %v", tt.v, c.CopyMemoryLimit, w.String(), tt.want, tt.warning)
 		}
 	}
 }

@@ -1236,8 +1236,14 @@ type Header struct {
 	// may still arrive). 0: the ring is fixed at code_copies_per_module
 	// (ZESTALL_SEPARATE_COPIES=n) or the mode is off.
 	CodeCopiesMax uint32 `protobuf:"varint,24,opt,name=code_copies_max,json=codeCopiesMax,proto3" json:"code_copies_max,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// LAUNCH_SEPARATION_COPIES (revision 6): the most device memory, bytes
+	// of ISA, all module copies of the process may take
+	// (ZESTALL_SEPARATE_MEMORY). A module whose copies would pass it
+	// gets fewer copies or none (Module.copy_ineligible_reason says so) and
+	// rings stop growing.
+	CodeCopyMemoryLimit uint64 `protobuf:"varint,25,opt,name=code_copy_memory_limit,json=codeCopyMemoryLimit,proto3" json:"code_copy_memory_limit,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Header) Reset() {
@@ -1406,6 +1412,13 @@ func (x *Header) GetCodeCopiesPerModule() uint32 {
 func (x *Header) GetCodeCopiesMax() uint32 {
 	if x != nil {
 		return x.CodeCopiesMax
+	}
+	return 0
+}
+
+func (x *Header) GetCodeCopyMemoryLimit() uint64 {
+	if x != nil {
+		return x.CodeCopyMemoryLimit
 	}
 	return 0
 }
@@ -3952,7 +3965,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\tsycl_span\x18\x0e \x01(\v2\x14.zestall.v1.SyclSpanH\x00R\bsyclSpan\x126\n" +
 	"\n" +
 	"sycl_graph\x18\x0f \x01(\v2\x15.zestall.v1.SyclGraphH\x00R\tsyclGraphB\x06\n" +
-	"\x04kind\"\xb6\x06\n" +
+	"\x04kind\"\xeb\x06\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
 	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
@@ -3975,7 +3988,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\x04sycl\x18\x12 \x01(\v2\x15.zestall.v1.SyclSetupR\x04sycl\x12I\n" +
 	"\x11launch_separation\x18\x10 \x01(\x0e2\x1c.zestall.v1.LaunchSeparationR\x10launchSeparation\x123\n" +
 	"\x16code_copies_per_module\x18\x11 \x01(\rR\x13codeCopiesPerModule\x12&\n" +
-	"\x0fcode_copies_max\x18\x18 \x01(\rR\rcodeCopiesMaxB\v\n" +
+	"\x0fcode_copies_max\x18\x18 \x01(\rR\rcodeCopiesMax\x123\n" +
+	"\x16code_copy_memory_limit\x18\x19 \x01(\x04R\x13codeCopyMemoryLimitB\v\n" +
 	"\t_mpi_rankB\r\n" +
 	"\v_local_rankB\v\n" +
 	"\t_job_size\"\xb2\x01\n" +

@@ -273,6 +273,49 @@ func checkLazyKernels(t *testing.T, truth *groundtruth.Truth, name string, atLea
 	}
 }
 
+// TestSeparateLaunchesMemoryLimit: ZESTALL_SEPARATE_MEMORY caps the ISA
+// bytes of all copies. With 10 KiB the mixed module (2,368 bytes per copy)
+// gets its 3 copies and one more at most, the slm module loaded later
+// fewer than 3 or none (its record says why), and nothing goes to a wrong
+// launch; the device ran every launch with the application's state.
+func TestSeparateLaunchesMemoryLimit(t *testing.T) {
+	tr := buildTree(t)
+	dir := t.TempDir()
+	out, gt := filepath.Join(dir, "out.zst"), filepath.Join(dir, "truth.jsonl")
+	env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_MEMORY": "10K",
+		"ZESTALL_SAMPLING_PERIOD_NS": "100000", "ZESIM_KERNEL_COST": "*=2000000/50000", "ZESTALL_OUTPUT": out, "ZESIM_GROUND_TRUTH": gt}
+	res := tr.run(t, dir, true, env, "zestall-separate", "imm", "24")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	truth, err := groundtruth.Read(gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSemantics(t, res.stdout, truth)
+	recs := readRecords(t, out)
+	checkKernelTotals(t, recs, truth)
+	m := measureSeparated(t, recs, truth) // fails on any wrong LAUNCH row
+	c := finalCounters(t, recs)
+	if h := recs[0].GetHeader(); h.CodeCopyMemoryLimit != 10<<10 {
+		t.Errorf("header: memory limit %d", h.CodeCopyMemoryLimit)
+	}
+	if c.CodeCopyIsaBytes > 10<<10 || c.CodeCopiesMade == 0 {
+		t.Errorf("%d copies made, %d bytes of ISA; limit 10240", c.CodeCopiesMade, c.CodeCopyIsaBytes)
+	}
+	limited := false
+	for _, r := range recs {
+		if md := r.GetModule(); md != nil && strings.Contains(md.CopyIneligibleReason, "memory limit") {
+			limited = true
+		}
+	}
+	t.Logf("%d copies, %d bytes; %d of %d sample counts to the true launch, SHARED %d; a module refused: %v",
+		c.CodeCopiesMade, c.CodeCopyIsaBytes, m.exact, m.total, m.shared, limited)
+	if !limited {
+		t.Error("no module record says the memory limit left no room")
+	}
+}
+
 // TestSeparateLaunchesIneligible: a module with a program-scope global is
 // not copied; the reason is in the file and in zestall report, and its
 // launches run on the application's own kernel.
