@@ -147,13 +147,13 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	e.duration("ZESTALL_STALL_READ_INTERVAL", &c.StallReadInterval, 100*time.Microsecond, time.Second, "100us and 1s")
 	e.duration("ZESTALL_STALL_LATENCY", &c.StallLatency, 0, time.Second, "0 and 1s")
 	switch v := getenv("ZESTALL_SEPARATE_LAUNCHES"); v {
-	case "", "off":
+	case "", "off", "windows":
 		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = v != ""
 	case "copies":
 		c.SeparateLaunches = true
 		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = true
 	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\" or \"off\"; using the default off\n", v)
+		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\", \"windows\" or \"off\"; using the default windows\n", v)
 	}
 	if v := getenv("ZESTALL_SEPARATE_COPIES"); v == "auto" {
 		c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
@@ -440,7 +440,7 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
 		{Key: "ZESTALL_STALL_LATENCY", Value: c.StallLatency.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_LATENCY"]},
-		{Key: "ZESTALL_SEPARATE_LAUNCHES", Value: map[bool]string{false: "off", true: "copies"}[c.SeparateLaunches], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"]},
+		{Key: "ZESTALL_SEPARATE_LAUNCHES", Value: map[bool]string{false: "windows", true: "copies"}[c.SeparateLaunches], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"]},
 		{Key: "ZESTALL_SEPARATE_MEMORY", Value: fmt.Sprint(c.CopyMemoryLimit), FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_MEMORY"]},
 		{Key: "ZESTALL_SEPARATE_COPIES", Value: map[bool]string{false: fmt.Sprint(c.CodeCopies), true: "auto"}[c.CodeCopiesAuto], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_COPIES"]},
 		{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Quiet]), FromEnvironment: c.FromEnv["ZESTALL_QUIET"]},

@@ -327,6 +327,7 @@ func TestSeparateLaunches(t *testing.T) {
 	}{
 		{nil, false, InitialCodeCopies, true, ""},
 		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "off"}, false, InitialCodeCopies, true, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "windows"}, false, InitialCodeCopies, true, ""},
 		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies"}, true, InitialCodeCopies, true, ""},
 		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "auto"}, true, InitialCodeCopies, true, ""},
 		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "15"}, true, 15, false, ""},

@@ -3104,12 +3104,14 @@ type Counters struct {
 	// LAUNCH_SEPARATION_COPIES (added in revision 5): launches whose kernel
 	// was substituted by a copy's.
 	LaunchesOnCopies uint64 `protobuf:"varint,16,opt,name=launches_on_copies,json=launchesOnCopies,proto3" json:"launches_on_copies,omitempty"`
-	// Of all launches of copied modules, those that took a copy (or the
-	// original) last used less than the reuse interval
-	// (ZESTALL_STALL_LATENCY plus the read interval) before: their samples
-	// may share read windows with the previous launch of that code, which
-	// read windows then decide (SHARED rows possible). A ring too small for
-	// the launch rate shows here.
+	// Of all launches of copied modules, those that found every code of
+	// their kernel (the original and the copies) still busy: a code's last
+	// launch had not ended ZESTALL_STALL_LATENCY plus the read interval
+	// before (as far as the launch path knew at the append), and the launch
+	// reused the code claimed longest ago. Its samples may share read
+	// windows with that code's previous launch, which read windows then
+	// decide (SHARED rows possible, never wrong ones). The automatic ring
+	// grows on these; a ring too small for the launch rate shows here.
 	CodeCopyEarlyReuses uint64 `protobuf:"varint,17,opt,name=code_copy_early_reuses,json=codeCopyEarlyReuses,proto3" json:"code_copy_early_reuses,omitempty"`
 	// LAUNCH_SEPARATION_COPIES (revision 6): module copies made so far,
 	// at module create and by the automatic ring's growth, in all modules.

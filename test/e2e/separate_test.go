@@ -47,7 +47,7 @@ func TestSeparateLaunches(t *testing.T) {
 		{"regular list, executed twice", nil, []string{"regular", "12"}},
 		// 4 threads append 10 launches each within a few ms, which run
 		// over ~80 ms: 40 launches share one attribution window, so the
-		// ring needs 40 codes or more (ring-size policy, README).
+		// ring needs 40 codes or more (README, "Ring size"; a fixed ring here).
 		{"4 threads", map[string]string{"ZESTALL_SEPARATE_COPIES": "63"}, []string{"threads", "10"}},
 	}
 	for _, tt := range tests {
