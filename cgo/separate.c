@@ -18,11 +18,12 @@
  * Ring size. Each kernel function of a module (all handles of one name
  * share it, so threads with handles of their own take distinct codes)
  * keeps per code a "busy until" host time: the launch that took the code
- * claims it until now + ZESTALL_STALL_LATENCY + one read interval + the
- * lag, the time its kernel's launches recently took from append to end
- * (a queue the host runs ahead of). The harvester raises it to the
- * launch's device end + latency + read interval when the launch is timed
- * (zsep_ran) and updates the lag. The prologue takes the lowest code that
+ * claims it until now + the reuse interval (ZESTALL_STALL_LATENCY + two
+ * read intervals: collector/separate.go reuseInterval) + the lag, the
+ * time its kernel's launches recently took from append to end (a queue
+ * the host runs ahead of). The harvester raises it to the launch's
+ * device end + the reuse interval when the launch is timed (zsep_ran)
+ * and updates the lag. The prologue takes the lowest code that
  * is free (one CAS claims it, so two threads never take one code); when
  * every code is busy it takes the one free soonest and counts an early
  * reuse (its rows may be SHARED, never wrong). In the automatic ring

@@ -76,11 +76,23 @@ func (s *Session) startCopies(hdr *pb.Header) {
 		most = config.MaxCodeCopies
 		hdr.CodeCopiesMax = uint32(most)
 	}
-	s.copySrc.Configure(n, most, uint64(s.cfg.StallLatency+s.cfg.StallReadInterval), s.cfg.CopyMemoryLimit)
+	s.copySrc.Configure(n, most, uint64(reuseInterval(s.cfg)), s.cfg.CopyMemoryLimit)
 	hdr.CodeCopyMemoryLimit = s.cfg.CopyMemoryLimit
 	s.codeCopies.Store(int32(n))
 	hdr.LaunchSeparation = pb.LaunchSeparation_LAUNCH_SEPARATION_COPIES
 	hdr.CodeCopiesPerModule = uint32(n)
+}
+
+// reuseInterval is how long after a launch's end its code may not run
+// another launch: a read window runs from the start of the read before
+// to the end of the read that delivered the samples, and holds samples
+// taken up to ZESTALL_STALL_LATENCY before it began (collector/attribution),
+// so a later launch's first samples can share a window with samples
+// taken latency + one read interval + the read's own duration earlier.
+// A second read interval covers that duration and a reader woken late;
+// a reader late by more leaves rows SHARED, never wrong.
+func reuseInterval(c config.Config) time.Duration {
+	return c.StallLatency + 2*c.StallReadInterval
 }
 
 // onLaunch is what the harvester calls for every launch record: the

@@ -35,7 +35,7 @@ func (f *fakeCopies) Counters() CopyCounters {
 // TestCopiesWiring: with ZESTALL_SEPARATE_LAUNCHES=copies and stall
 // sampling on, the session turns the copy source on with the configured
 // ring (fixed: ZESTALL_SEPARATE_COPIES=3; auto: InitialCodeCopies growing
-// to MaxCodeCopies) and the reuse interval (latency + read interval),
+// to MaxCodeCopies) and the reuse interval (latency + 2 read intervals),
 // says so in the header, records per module the copies or the reason,
 // registers a kernel's copies with the stall reader when they are
 // created (and only for separated kernels), writes the source's counters
@@ -51,7 +51,7 @@ func TestCopiesWiring(t *testing.T) {
 	s.Timestamps(idleTimestamps{})
 	s.Copies(src)
 	s.Status(StateActive, ze.Success)
-	if src.copies != 3 || src.most != 3 || src.reuseNs != uint64(7*time.Millisecond) || s.CodeCopies() != 3 || src.mem != config.DefaultCopyMemoryLimit {
+	if src.copies != 3 || src.most != 3 || src.reuseNs != uint64(9*time.Millisecond) || s.CodeCopies() != 3 || src.mem != config.DefaultCopyMemoryLimit {
 		t.Errorf("configured %d copies (most %d), reuse %d ns; CodeCopies %d", src.copies, src.most, src.reuseNs, s.CodeCopies())
 	}
 	if e := s.CopyEligibility(nil); e.Reason != "no native binary" {

@@ -3106,7 +3106,7 @@ type Counters struct {
 	LaunchesOnCopies uint64 `protobuf:"varint,16,opt,name=launches_on_copies,json=launchesOnCopies,proto3" json:"launches_on_copies,omitempty"`
 	// Of all launches of copied modules, those that found every code of
 	// their kernel (the original and the copies) still busy: a code's last
-	// launch had not ended ZESTALL_STALL_LATENCY plus the read interval
+	// launch had not ended ZESTALL_STALL_LATENCY plus two read intervals
 	// before (as far as the launch path knew at the append), and the launch
 	// reused the code claimed longest ago. Its samples may share read
 	// windows with that code's previous launch, which read windows then

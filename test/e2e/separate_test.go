@@ -100,8 +100,8 @@ func TestSeparateLaunches(t *testing.T) {
 //     attributes every sample of the last repetition to its true launch,
 //     with more than 15 copies in use; the file says how many copies were
 //     made and how many launches reused a code early.
-//   - Launches 40 ms apart (more than the reuse interval of 30 ms): few
-//     codes suffice (the file says: no copy made beyond the 3 of module
+//   - Launches 40 ms apart (8 ms kernels; the reuse interval after a
+//     launch's end is 40 ms): few codes suffice (the file says: no copy made beyond the 3 of module
 //     create, launches on at most 3 codes), every sample reaches its true
 //     launch.
 //
