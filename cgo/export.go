@@ -44,11 +44,13 @@ type Handler interface {
 	Controls(src window.Source)
 	ControlRequest(op window.Op) error
 	LaunchEdge(on bool, n, ns uint64)
-	// Launch separation by copies: the copy source, copies per eligible
-	// module (0: off), and whether a module may be copied.
+	// Launch separation by copies: the copy source, copies made per
+	// eligible module at its create (0: off), whether a module may be
+	// copied, and a kernel created in a copy at its first launch there.
 	Copies(src collector.CopySource)
 	CodeCopies() int
 	CopyEligibility(native []byte) attribution.Eligibility
+	CopyKernelCreated(kernelID uint64, code uint32, base uint64)
 }
 
 var handler atomic.Pointer[Handler]
@@ -177,6 +179,7 @@ func zestallModuleDestroyed(m C.ze_module_handle_t) {
 //export zestallContextDestroying
 func zestallContextDestroying(ctx C.uint64_t) {
 	defer recoverTo("zeContextDestroy prologue")
+	copiesContextDestroying(ctx)
 	if h := current(); h != nil {
 		h.ContextDestroying(uint64(ctx))
 	}

@@ -67,6 +67,7 @@ static void ZE_APICALL on_module_create(ze_module_create_params_t *p, ze_result_
     (void)user;
     (void)inst;
     if (r != ZE_RESULT_SUCCESS || !go_allowed() || p->pphModule == NULL || *p->pphModule == NULL) return;
+    if (zsep_internal_thread()) return; /* a module copy of zestall's (separate.c) */
     zsep_module_seen(**p->pphModule, *p->phContext, *p->pdesc != NULL ? (*p->pdesc)->pBuildFlags : NULL);
     zestallModuleCreated(**p->pphModule, *p->phDevice);
 }
@@ -75,7 +76,7 @@ static void ZE_APICALL on_module_destroy(ze_module_destroy_params_t *p, ze_resul
                                          void *user, void **inst) {
     (void)user;
     (void)inst;
-    if (r != ZE_RESULT_SUCCESS || !go_allowed()) return;
+    if (r != ZE_RESULT_SUCCESS || !go_allowed() || zsep_internal_thread()) return;
     zestallModuleDestroyed(*p->phModule);
     zsep_module_destroyed(*p->phModule);
 }

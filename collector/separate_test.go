@@ -1,33 +1,49 @@
 package collector
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/zestall/zestall/collector/config"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
 )
 
-// fakeCopies records how the session configured the copy source.
+// fakeCopies records how the session configured the copy source and
+// what the harvester told it.
 type fakeCopies struct {
-	copies  int
-	reuseNs uint64
+	copies, most int
+	reuseNs, mem uint64
+	ran          []string
+	stopped      bool
 }
 
-func (f *fakeCopies) Configure(n int, reuseNs uint64)    { f.copies, f.reuseNs = n, reuseNs }
-func (f *fakeCopies) Counters() (uint64, uint64, uint64) { return 7, 2, 1 }
+func (f *fakeCopies) Configure(n, most int, reuseNs, mem uint64) {
+	f.copies, f.most, f.reuseNs, f.mem = n, most, reuseNs, mem
+}
+func (f *fakeCopies) Ran(id uint64, code uint32, appendNs, endNs uint64, imm bool) {
+	f.ran = append(f.ran, fmt.Sprint(id, code, appendNs, endNs, imm))
+}
+func (f *fakeCopies) Stop(time.Duration) bool { f.stopped = true; return true }
+func (f *fakeCopies) Counters() CopyCounters {
+	return CopyCounters{OnCopies: 7, EarlyReuses: 2, Fallbacks: 1, CopiesMade: 9, CopyISABytes: 9 * 640, KernelsMade: 4}
+}
 
 // TestCopiesWiring: with ZESTALL_SEPARATE_LAUNCHES=copies and stall
 // sampling on, the session turns the copy source on with the configured
-// ring and the reuse interval (latency + read interval), says so in the
-// header, records per module the copies or the reason, registers a
-// kernel's copies with the stall reader, and writes the source's counters
-// (fallbacks said on stderr at exit). Without sampling it warns and stays
-// off.
+// ring (fixed: ZESTALL_SEPARATE_COPIES=3; auto: InitialCodeCopies growing
+// to MaxCodeCopies) and the reuse interval (latency + 2 read intervals),
+// says so in the header, records per module the copies or the reason,
+// registers a kernel's copies with the stall reader when they are
+// created (and only for separated kernels), writes the source's counters
+// and stops it at exit (fallbacks said on stderr). Without sampling it
+// warns and stays off.
 func TestCopiesWiring(t *testing.T) {
 	env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "3",
-		"ZESTALL_STALL_LATENCY": "5ms", "ZESTALL_STALL_READ_INTERVAL": "2ms"}
+		"ZESTALL_STALL_LATENCY": "5ms", "ZESTALL_STALL_READ_INTERVAL": "2ms", "ZESTALL_QUIET": "0"}
 	s, path, stderr := testSession(t, env)
 	src := &fakeCopies{}
 	s.Devices(testDevices)
@@ -35,16 +51,21 @@ func TestCopiesWiring(t *testing.T) {
 	s.Timestamps(idleTimestamps{})
 	s.Copies(src)
 	s.Status(StateActive, ze.Success)
-	if src.copies != 3 || src.reuseNs != uint64(7*time.Millisecond) || s.CodeCopies() != 3 {
-		t.Errorf("configured %d copies, reuse %d ns; CodeCopies %d", src.copies, src.reuseNs, s.CodeCopies())
+	if src.copies != 3 || src.most != 3 || src.reuseNs != uint64(9*time.Millisecond) || s.CodeCopies() != 3 || src.mem != config.DefaultCopyMemoryLimit {
+		t.Errorf("configured %d copies (most %d), reuse %d ns; CodeCopies %d", src.copies, src.most, src.reuseNs, s.CodeCopies())
 	}
 	if e := s.CopyEligibility(nil); e.Reason != "no native binary" {
 		t.Errorf("eligibility of nothing: %+v", e)
 	}
 	s.ModuleCreated(&Module{Handle: 1, Device: 0x10, CodeCopies: 3, CopyISABytes: 3 * 640, CopyNs: 1234})
 	s.ModuleCreated(&Module{Handle: 2, Device: 0x10, CopyReason: "writable program-scope globals (.data.global)"})
-	s.KernelCreated(&Kernel{ID: 1, Handle: 10, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64),
-		CopyBases: []uint64{0x2000, 0x3000, 0x4000}})
+	s.KernelCreated(&Kernel{ID: 1, Handle: 10, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64), Separated: true})
+	s.KernelCreated(&Kernel{ID: 2, Handle: 11, Module: 2, Name: "g", Base: 0x8000, ISA: make([]byte, 64)})
+	s.CopyKernelCreated(1, 2, 0x3000)
+	s.CopyKernelCreated(2, 1, 0x9000) // not separated: ignored
+	if kc := s.kernCopies[1]; kc.size != 64 || kc.codes != 0b10 || len(s.kernCopies) != 1 {
+		t.Errorf("kernel copies %v", s.kernCopies)
+	}
 	s.KernelDestroyed(10)
 	s.Shutdown()
 	recs := readBack(t, path)
@@ -63,13 +84,40 @@ func TestCopiesWiring(t *testing.T) {
 		t.Errorf("modules %v", mods)
 	}
 	c := recs[len(recs)-1].GetCounters()
-	if c.LaunchesOnCopies != 7 || c.CodeCopyEarlyReuses != 2 || len(c.Lost) != 0 {
+	if c.LaunchesOnCopies != 7 || c.CodeCopyEarlyReuses != 2 || c.CodeCopiesMade != 9 || c.CodeCopyIsaBytes != 5760 || len(c.Lost) != 0 {
 		t.Errorf("counters %v", c)
+	}
+	if !src.stopped {
+		t.Error("copy source not stopped at exit")
+	}
+	if mods[0].CopyIsaBytesEach != 640 || h.CodeCopiesMax != 0 || h.CodeCopyMemoryLimit != config.DefaultCopyMemoryLimit {
+		t.Errorf("copy bytes each %d, header max %d (fixed ring)", mods[0].CopyIsaBytesEach, h.CodeCopiesMax)
+	}
+
+	// The automatic ring; the harvester's timed launches reach the source.
+	delete(env, "ZESTALL_SEPARATE_COPIES")
+	s, path, _ = testSession(t, env)
+	src = &fakeCopies{}
+	s.Devices(testDevices)
+	s.Stalls(quietStalls{})
+	s.Timestamps(idleTimestamps{})
+	s.Copies(src)
+	s.Status(StateActive, ze.Success)
+	f := s.onLaunch(func(*pb.Launch) {})
+	f(&pb.Launch{KernelId: 5, CodeCopy: 2, HostAppendNs: 10, DeviceEndNs: 30, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)})
+	f(&pb.Launch{KernelId: 5, CodeCopy: 1, HostAppendNs: 40, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
+	s.Shutdown()
+	if src.copies != config.InitialCodeCopies || src.most != config.MaxCodeCopies || !slices.Equal(src.ran, []string{"5 2 10 30 true"}) {
+		t.Errorf("auto: configured %d copies (most %d); ran %q", src.copies, src.most, src.ran)
+	}
+	if h := readBack(t, path)[0].GetHeader(); h.CodeCopiesPerModule != config.InitialCodeCopies || h.CodeCopiesMax != config.MaxCodeCopies {
+		t.Errorf("auto: header %d copies, max %d", h.CodeCopiesPerModule, h.CodeCopiesMax)
 	}
 	if len(s.kernCopies) != 0 {
 		t.Errorf("copies still held after the kernel was destroyed: %v", s.kernCopies)
 	}
-	if out := stderr.String(); !strings.Contains(out, "1 launches ran the application's own kernel") {
+	if out := stderr.String(); !strings.Contains(out, "1 launches ran the application's own kernel") ||
+		!strings.Contains(out, "9 module copies made (5760 bytes of ISA); 4 kernels created in copies") {
 		t.Errorf("stderr %q", out)
 	}
 

@@ -66,9 +66,10 @@ type Kernel struct {
 	ISA     []byte // raw ISA incl. padding (zeIntelKernelGetBinaryExp), nil if unavailable
 	BaseErr error
 	ISAErr  error
-	// CopyBases are the base addresses of the kernel's code in each copy
-	// of its module (copy i+1 at CopyBases[i]); nil when not separated.
-	CopyBases []uint64
+	// Separated: the kernel's launches may run on copies of its module
+	// (its code in a copy is registered by CopyKernelCreated when first
+	// used).
+	Separated bool
 }
 
 // Device is a Level-Zero device (root or sub-device) seen at activation.
@@ -141,8 +142,8 @@ type Session struct {
 	ctlSrc   window.Source
 	// Launch separation by copies (separate.go).
 	copySrc    CopySource
-	codeCopies atomic.Int32      // copies per eligible module, 0: off
-	kernCopies map[uint64]uint32 // kernel id -> copies registered with the stall reader
+	codeCopies atomic.Int32            // copies per eligible module, 0: off
+	kernCopies map[uint64]kernelCopies // separated kernels by id
 	ctl        *window.Control
 	sycl       sycl              // SYCL tasks and locations from XPTI (sycl.go)
 	syclq      chan []*pb.Record // SYCL records, a drain's batch at a time (may wait)
@@ -472,7 +473,7 @@ func (s *Session) startLocked() {
 	if s.src != nil {
 		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
 		if st := s.stall; st != nil {
-			s.harvest.OnLaunch(st.Launch)
+			s.harvest.OnLaunch(s.onLaunch(st.Launch))
 		}
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
@@ -709,6 +710,9 @@ func (s *Session) ModuleCreated(m *Module) {
 	s.modSecs[id] = secs
 	rec := &pb.Module{Id: id, DeviceId: s.deviceIDs[m.Device], ContentHash: sum[:], CreatedHostNs: now,
 		CodeCopies: uint32(m.CodeCopies), CopyIneligibleReason: m.CopyReason, CopyIsaBytes: m.CopyISABytes, CopyCreateNs: m.CopyNs}
+	if m.CodeCopies > 0 {
+		rec.CopyIsaBytesEach = m.CopyISABytes / uint64(m.CodeCopies)
+	}
 	if first, ok := s.contents[sum]; ok {
 		rec.ContentModuleId = first
 	} else {
@@ -780,15 +784,13 @@ func (s *Session) KernelCreated(k *Kernel) {
 	}
 	if s.stall != nil && k.BaseErr == nil {
 		s.stall.KernelCreated(id, k.Base, size, now)
-		// Copies of its code: the same size at their own addresses.
-		for i, b := range k.CopyBases {
-			s.stall.KernelCreated(attribution.CodeID(id, uint32(i+1)), b, size, now)
-		}
-		if len(k.CopyBases) > 0 {
+		// Copies of its code, the same size at their own addresses, are
+		// registered when first used (CopyKernelCreated).
+		if k.Separated {
 			if s.kernCopies == nil {
-				s.kernCopies = map[uint64]uint32{}
+				s.kernCopies = map[uint64]kernelCopies{}
 			}
-			s.kernCopies[id] = uint32(len(k.CopyBases))
+			s.kernCopies[id] = kernelCopies{size: size}
 		}
 	}
 	s.emitLocked(&pb.Record{Kind: &pb.Record_Kernel{Kernel: rec}})
@@ -806,8 +808,10 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 	delete(s.kernels, handle)
 	if s.stall != nil {
 		s.stall.KernelDestroyed(id, now)
-		for c := uint32(1); c <= s.kernCopies[id]; c++ {
-			s.stall.KernelDestroyed(attribution.CodeID(id, c), now)
+		for c := uint32(1); c <= 64; c++ {
+			if s.kernCopies[id].codes&(1<<(c-1)) != 0 {
+				s.stall.KernelDestroyed(attribution.CodeID(id, c), now)
+			}
 		}
 		delete(s.kernCopies, id)
 	}
@@ -849,9 +853,7 @@ func (s *Session) Shutdown() {
 			}
 			st.Counters(c)
 		}
-		if n := s.copyCounters(c); n > 0 {
-			fmt.Fprintf(s.stderr, "zestall: launch separation: %d launches ran the application's own kernel: a copy could not be given the kernel's state (a setter failed on it); they are separated by read windows only.\n", n)
-		}
+		s.stopCopies(c)
 		s.mu.Lock()
 		c.HostNs = s.now()
 		if s.noID > 0 {

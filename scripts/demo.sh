@@ -15,7 +15,9 @@ echo "== profiling build/bin/zestall-multi (4 threads) on the simulated PVC devi
 # ZE_ENABLE_ALT_DRIVERS points the loader at the simulated driver only
 # (never at Debian's libze_intel_gpu.so.1, which crashes without a GPU).
 # ZESIM_KERNEL_COST gives the simulated kernels their cost (ps per
-# work-item / fixed ns; test/sim/README.md).
+# work-item / fixed ns; test/sim/README.md). The demo's one burst of 64
+# launches per kernel is over before the automatic ring could grow
+# (README, "Ring size"), so it asks for a fixed ring of 64 copies.
 env ZE_ENABLE_ALT_DRIVERS="$ROOT/build/lib/libze_zestall_sim.so" \
     ZE_ENABLE_TRACING_LAYER=1 \
     ZET_ENABLE_METRICS=1 \

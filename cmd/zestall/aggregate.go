@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,6 +148,11 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 // addLaunch counts a launch record into the model.
 func (m *runModel) addLaunch(l *pb.Launch) {
 	m.launches[l.KernelId]++
+	if l.CodeCopy != 0 || m.header.GetLaunchSeparation() == pb.LaunchSeparation_LAUNCH_SEPARATION_COPIES {
+		cs := m.codesUsed[l.KernelId]
+		cs.add(l.CodeCopy)
+		m.codesUsed[l.KernelId] = cs
+	}
 	m.devLaunches[l.DeviceId]++
 	sd := sourceDevice{m.source, l.DeviceId}
 	tl := m.appendTimes[sd]
@@ -176,6 +182,23 @@ func (m *runModel) addLaunch(l *pb.Launch) {
 		sk.add(d)
 	}
 }
+
+// codeSet is a set of codes a kernel's launches ran: 0 its own, n its
+// module's copy n (launch separation by copies, at most 64 copies).
+type codeSet [2]uint64
+
+func (c *codeSet) add(code uint32) {
+	if code < 128 {
+		c[code/64] |= 1 << (code % 64)
+	}
+}
+
+func (c codeSet) union(o codeSet) codeSet { return codeSet{c[0] | o[0], c[1] | o[1]} }
+
+// len is the number of codes in the set; copies those of them that are
+// copies (not 0).
+func (c codeSet) len() int    { return bits.OnesCount64(c[0]) + bits.OnesCount64(c[1]) }
+func (c codeSet) copies() int { return c.len() - int(c[0]&1) }
 
 // timeList keeps host times compactly: zigzag varint deltas from the one
 // before, in fixed chunks (no doubling copies). Append times of one input

@@ -16,10 +16,11 @@ type runModel struct {
 	modules    map[uint64]*pb.Module
 	kernels    []*pb.Kernel
 	kernelByID map[uint64]*pb.Kernel
-	ended      map[uint64]uint64 // kernel id -> valid until
-	launches   map[uint64]int    // kernel id -> launch records
-	devNs      map[uint64]uint64 // kernel id -> summed device time, ns
-	timed      map[uint64]int    // kernel id -> launches with device times
+	ended      map[uint64]uint64  // kernel id -> valid until
+	launches   map[uint64]int     // kernel id -> launch records
+	codesUsed  map[uint64]codeSet // kernel id -> codes its launches ran (Launch.code_copy)
+	devNs      map[uint64]uint64  // kernel id -> summed device time, ns
+	timed      map[uint64]int     // kernel id -> launches with device times
 	counters   *pb.Counters
 	records    int
 	metrics    []string               // stall counter columns (driver order, IP excluded)
@@ -73,7 +74,7 @@ type windowEdge struct {
 
 func newRunModel() *runModel {
 	return &runModel{modules: map[uint64]*pb.Module{}, kernelByID: map[uint64]*pb.Kernel{}, ended: map[uint64]uint64{},
-		launches: map[uint64]int{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{},
+		launches: map[uint64]int{}, codesUsed: map[uint64]codeSet{}, devNs: map[uint64]uint64{}, timed: map[uint64]int{},
 		stalls: map[stallKey]*stallAgg{}, durations: map[uint64]*sketch{}, devLaunches: map[uint32]int{}, devSamples: map[uint32]uint64{},
 		appendTimes: map[sourceDevice]*timeList{}, samplesAt: map[sampleAt]uint64{}, perLaunch: map[uint64][]uint64{},
 		kernelSource: map[uint64]uint32{}, samplesUnattr: map[uint32]uint64{}, codeByHash: map[string]*pb.Module{}}

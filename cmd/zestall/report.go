@@ -652,26 +652,60 @@ func writeForeign(w io.Writer, h *pb.Header, c *pb.Counters) {
 }
 
 // writeSeparation says how launches of one kernel were told apart and, with
-// module copies, per module whether it was copied (and the device memory
-// the copies took) or why not.
+// module copies, how the ring was sized, and per module whether it was
+// copied (the copies its launches used, the device memory they took, the
+// sample counts left SHARED) or why not.
 func writeSeparation(w io.Writer, m *runModel) {
 	h := m.header
 	if h == nil || h.LaunchSeparation != pb.LaunchSeparation_LAUNCH_SEPARATION_COPIES {
 		fmt.Fprintln(w, "launch separation: read windows only")
 		return
 	}
-	fmt.Fprintf(w, "launch separation: module copies (%d per module; launches of one kernel take the original and its copies in turn)\n", h.CodeCopiesPerModule)
+	if h.CodeCopiesMax > 0 {
+		fmt.Fprintf(w, "launch separation: module copies (automatic ring: %d copies per module at its create, more made on demand up to %d; a launch takes the lowest code whose last launch's samples can no longer arrive)\n",
+			h.CodeCopiesPerModule, h.CodeCopiesMax)
+	} else {
+		fmt.Fprintf(w, "launch separation: module copies (fixed ring: %d per module; a launch takes the lowest code whose last launch's samples can no longer arrive)\n", h.CodeCopiesPerModule)
+	}
 	if c := m.counters; c != nil {
-		fmt.Fprintf(w, "  launches on copies: %d, codes reused within the reuse interval: %d\n", c.LaunchesOnCopies, c.CodeCopyEarlyReuses)
+		fmt.Fprintf(w, "  launches on copies: %d; launches that found every code busy (reused early, rows may be SHARED): %d; copies made: %d (%d bytes of ISA)\n",
+			c.LaunchesOnCopies, c.CodeCopyEarlyReuses, c.CodeCopiesMade, c.CodeCopyIsaBytes)
+	}
+	// Per module: the codes its kernels' launches used, and its sample
+	// counts by kind.
+	used := map[uint64]codeSet{}
+	launches := map[uint64]int{}
+	for kid, cs := range m.codesUsed {
+		if k := m.kernelByID[kid]; k != nil {
+			used[k.ModuleId] = used[k.ModuleId].union(cs)
+			launches[k.ModuleId] += m.launches[kid]
+		}
+	}
+	shared, total := map[uint64]uint64{}, map[uint64]uint64{}
+	for _, a := range m.stallOrder {
+		k := m.kernelByID[a.kernel]
+		if k == nil {
+			continue
+		}
+		for _, v := range a.counts {
+			total[k.ModuleId] += v
+			if a.kind == pb.StallAttribution_STALL_ATTRIBUTION_SHARED {
+				shared[k.ModuleId] += v
+			}
+		}
 	}
 	ids := slices.Sorted(maps.Keys(m.modules))
 	for _, id := range ids {
 		mod := m.modules[id]
 		switch {
 		case mod.CodeCopies > 0:
-			fmt.Fprintf(w, "  module %d: %d copies, %d bytes of ISA, made in %.3f ms\n", id, mod.CodeCopies, mod.CopyIsaBytes, float64(mod.CopyCreateNs)/1e6)
+			u := used[id]
+			fmt.Fprintf(w, "  module %d: %d copies at create (%d bytes of ISA, made in %.3f ms); its %d launches ran on %d codes (the original and %d copies, %d bytes of ISA); SHARED sample counts: %d of %d\n",
+				id, mod.CodeCopies, mod.CopyIsaBytes, float64(mod.CopyCreateNs)/1e6, launches[id], u.len(), u.copies(),
+				uint64(u.copies())*mod.CopyIsaBytesEach, shared[id], total[id])
 		case mod.CopyIneligibleReason != "":
 			fmt.Fprintf(w, "  module %d: not copied: %s (read windows only)\n", id, mod.CopyIneligibleReason)
 		}
 	}
+	fmt.Fprintln(w, "  (a regular command list keeps the codes chosen at its appends for every execution)")
 }

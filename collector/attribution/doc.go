@@ -117,6 +117,9 @@
 // the same id (Launch.code_copy), and its rows are reported under the
 // original kernel id at the same offsets: the rules above then separate
 // launches of different copies by address, and read windows only decide
-// between launches of one copy. CopyEligibility decides from the zebin
-// which modules may be copied (copies.go).
+// between launches of one copy. A copy's code is registered when a kernel
+// is first created in it (cgo/separate.c creates them lazily, at the
+// first launch that takes the copy, before that launch is appended), so
+// before any of its samples. CopyEligibility decides from the zebin which
+// modules may be copied (copies.go).
 package attribution

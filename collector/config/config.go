@@ -60,11 +60,22 @@ type Config struct {
 	// of its code, so that EU stall samples name their launch by address
 	// (collector/attribution, "Launch separation by copies").
 	SeparateLaunches bool
-	// CodeCopies is the number of copies made per eligible module
-	// (ZESTALL_SEPARATE_COPIES, 1 to 64): the original and its copies
-	// are used in turn, so CodeCopies+1 launches of one module in a row
-	// run at distinct addresses.
-	CodeCopies int
+	// CodeCopies is the number of copies made per eligible module at its
+	// zeModuleCreate. With CodeCopiesAuto (ZESTALL_SEPARATE_COPIES unset
+	// or "auto") the ring starts with InitialCodeCopies and grows on
+	// demand, off the application's threads, up to MaxCodeCopies: a
+	// launch takes the lowest code (the original or a copy) whose previous
+	// launch's samples can no longer arrive (cgo/separate.c, "Ring size").
+	// ZESTALL_SEPARATE_COPIES=n (1 to 64) fixes the ring at n copies made
+	// at module create, never grown.
+	CodeCopies     int
+	CodeCopiesAuto bool
+	// CopyMemoryLimit caps the device memory (ISA bytes) of all module
+	// copies of the process (ZESTALL_SEPARATE_MEMORY: bytes, or a number
+	// with K, M or G (binary units), 4K to 64G, default 256M): a module whose copies would pass it is copied
+	// less, or not at all (its launches keep read-window attribution),
+	// and rings stop growing.
+	CopyMemoryLimit uint64
 	// StartPaused starts with collection off (ZESTALL_START=paused); a
 	// zestall_start() call or the toggle signal turns it on.
 	StartPaused bool
@@ -106,12 +117,13 @@ const (
 	// DefaultStallLatency: twice the xe KMD's 5 ms poll rounded up to
 	// 4 ms ticks, and 10 ms over i915-prelim's 10 ms poll.
 	DefaultStallLatency = 20 * time.Millisecond
-	// DefaultCodeCopies: 15 copies and the original, 16 codes: back-to-back
-	// launches of one kernel stay apart if 16 of them last longer than the
-	// reuse interval (ZESTALL_STALL_LATENCY plus a read interval, 30 ms
-	// by default), i.e. launches of at least ~2 ms.
-	DefaultCodeCopies = 15
-	MaxCodeCopies     = abi.MaxCodeCopies // cgo/abi.h
+	// InitialCodeCopies: the automatic ring's copies made at module
+	// create (inside the application's zeModuleCreate); more are made on
+	// demand by a thread of zestall's, up to MaxCodeCopies.
+	InitialCodeCopies = 3
+	// DefaultCopyMemoryLimit: 64 copies of a 4 MiB module.
+	DefaultCopyMemoryLimit = 256 << 20
+	MaxCodeCopies          = abi.MaxCodeCopies // cgo/abi.h
 )
 
 // FromEnv reads the configuration with getenv and reports invalid
@@ -119,7 +131,7 @@ const (
 func FromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval,
-		StallLatency: DefaultStallLatency, CodeCopies: DefaultCodeCopies, FromEnv: map[string]bool{}}
+		StallLatency: DefaultStallLatency, CodeCopies: InitialCodeCopies, CodeCopiesAuto: true, CopyMemoryLimit: DefaultCopyMemoryLimit, FromEnv: map[string]bool{}}
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
@@ -135,21 +147,31 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	e.duration("ZESTALL_STALL_READ_INTERVAL", &c.StallReadInterval, 100*time.Microsecond, time.Second, "100us and 1s")
 	e.duration("ZESTALL_STALL_LATENCY", &c.StallLatency, 0, time.Second, "0 and 1s")
 	switch v := getenv("ZESTALL_SEPARATE_LAUNCHES"); v {
-	case "", "off":
+	case "", "off", "windows":
 		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = v != ""
 	case "copies":
 		c.SeparateLaunches = true
 		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = true
 	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\" or \"off\"; using the default off\n", v)
+		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\", \"windows\" or \"off\"; using the default windows\n", v)
 	}
-	if v := getenv("ZESTALL_SEPARATE_COPIES"); v != "" {
+	if v := getenv("ZESTALL_SEPARATE_COPIES"); v == "auto" {
+		c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
+	} else if v != "" {
 		var n int
 		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v || n < 1 || n > MaxCodeCopies {
-			fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_COPIES=%q is not a number between 1 and %d; using the default %d\n", v, MaxCodeCopies, DefaultCodeCopies)
+			fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_COPIES=%q is not \"auto\" or a number between 1 and %d; using the default auto\n", v, MaxCodeCopies)
 		} else {
-			c.CodeCopies = n
+			c.CodeCopies, c.CodeCopiesAuto = n, false
 			c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
+		}
+	}
+	if v := getenv("ZESTALL_SEPARATE_MEMORY"); v != "" {
+		if n, ok := parseBytes(v); !ok || n < 4<<10 || n > 64<<30 {
+			fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_MEMORY=%q is not a size between 4K and 64G (bytes, or a number with K, M or G); using the default %dM\n", v, DefaultCopyMemoryLimit>>20)
+		} else {
+			c.CopyMemoryLimit = n
+			c.FromEnv["ZESTALL_SEPARATE_MEMORY"] = true
 		}
 	}
 	if v := getenv("ZESTALL_OUTPUT"); v != "" {
@@ -418,8 +440,9 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},
 		{Key: "ZESTALL_STALL_LATENCY", Value: c.StallLatency.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_LATENCY"]},
-		{Key: "ZESTALL_SEPARATE_LAUNCHES", Value: map[bool]string{false: "off", true: "copies"}[c.SeparateLaunches], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"]},
-		{Key: "ZESTALL_SEPARATE_COPIES", Value: fmt.Sprint(c.CodeCopies), FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_COPIES"]},
+		{Key: "ZESTALL_SEPARATE_LAUNCHES", Value: map[bool]string{false: "windows", true: "copies"}[c.SeparateLaunches], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"]},
+		{Key: "ZESTALL_SEPARATE_MEMORY", Value: fmt.Sprint(c.CopyMemoryLimit), FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_MEMORY"]},
+		{Key: "ZESTALL_SEPARATE_COPIES", Value: map[bool]string{false: fmt.Sprint(c.CodeCopies), true: "auto"}[c.CodeCopiesAuto], FromEnvironment: c.FromEnv["ZESTALL_SEPARATE_COPIES"]},
 		{Key: "ZESTALL_QUIET", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Quiet]), FromEnvironment: c.FromEnv["ZESTALL_QUIET"]},
 		{Key: "ZESTALL_START", Value: map[bool]string{false: "on", true: "paused"}[c.StartPaused], FromEnvironment: c.FromEnv["ZESTALL_START"]},
 		{Key: "ZESTALL_DELAY", Value: c.Delay.String(), FromEnvironment: c.FromEnv["ZESTALL_DELAY"]},
@@ -449,4 +472,23 @@ func toggleSignalString(c Config) string {
 		return SignalName(c.ToggleSignal) + " (if the application has no handler)"
 	}
 	return SignalName(c.ToggleSignal)
+}
+
+// parseBytes reads a size: a decimal number of bytes, or one followed by
+// K, M or G (powers of 1024).
+func parseBytes(v string) (uint64, bool) {
+	mul := uint64(1)
+	switch {
+	case strings.HasSuffix(v, "K"):
+		mul, v = 1<<10, strings.TrimSuffix(v, "K")
+	case strings.HasSuffix(v, "M"):
+		mul, v = 1<<20, strings.TrimSuffix(v, "M")
+	case strings.HasSuffix(v, "G"):
+		mul, v = 1<<30, strings.TrimSuffix(v, "G")
+	}
+	var n uint64
+	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v || n > 1<<40 {
+		return 0, false
+	}
+	return n * mul, true
 }

@@ -264,8 +264,8 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 17 {
-		t.Errorf("%d entries, want 17: %v", len(got), got)
+	if len(got) != 18 {
+		t.Errorf("%d entries, want 18: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
@@ -314,30 +314,67 @@ func TestAffinityEntries(t *testing.T) {
 	}
 }
 
-// TestSeparateLaunches: ZESTALL_SEPARATE_LAUNCHES and ZESTALL_SEPARATE_COPIES.
+// TestSeparateLaunches: ZESTALL_SEPARATE_LAUNCHES and ZESTALL_SEPARATE_COPIES
+// (unset or "auto": the automatic ring starting at InitialCodeCopies; a
+// number: a fixed ring).
 func TestSeparateLaunches(t *testing.T) {
 	tests := []struct {
 		env     map[string]string
 		on      bool
 		copies  int
+		auto    bool
 		warning string
 	}{
-		{nil, false, DefaultCodeCopies, ""},
-		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "off"}, false, DefaultCodeCopies, ""},
-		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies"}, true, DefaultCodeCopies, ""},
-		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "3"}, true, 3, ""},
-		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "yes"}, false, DefaultCodeCopies, "ZESTALL_SEPARATE_LAUNCHES=\"yes\""},
-		{map[string]string{"ZESTALL_SEPARATE_COPIES": "0"}, false, DefaultCodeCopies, "ZESTALL_SEPARATE_COPIES=\"0\""},
-		{map[string]string{"ZESTALL_SEPARATE_COPIES": "65"}, false, DefaultCodeCopies, "ZESTALL_SEPARATE_COPIES=\"65\""},
+		{nil, false, InitialCodeCopies, true, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "off"}, false, InitialCodeCopies, true, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "windows"}, false, InitialCodeCopies, true, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies"}, true, InitialCodeCopies, true, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "auto"}, true, InitialCodeCopies, true, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_COPIES": "15"}, true, 15, false, ""},
+		{map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "yes"}, false, InitialCodeCopies, true, "ZESTALL_SEPARATE_LAUNCHES=\"yes\""},
+		{map[string]string{"ZESTALL_SEPARATE_COPIES": "0"}, false, InitialCodeCopies, true, "ZESTALL_SEPARATE_COPIES=\"0\""},
+		{map[string]string{"ZESTALL_SEPARATE_COPIES": "65"}, false, InitialCodeCopies, true, "ZESTALL_SEPARATE_COPIES=\"65\""},
 	}
 	for _, tt := range tests {
 		var w strings.Builder
 		c := FromEnv(func(k string) string { return tt.env[k] }, &w)
-		if c.SeparateLaunches != tt.on || c.CodeCopies != tt.copies {
-			t.Errorf("%v: SeparateLaunches %v CodeCopies %d, want %v %d", tt.env, c.SeparateLaunches, c.CodeCopies, tt.on, tt.copies)
+		if c.SeparateLaunches != tt.on || c.CodeCopies != tt.copies || c.CodeCopiesAuto != tt.auto {
+			t.Errorf("%v: SeparateLaunches %v CodeCopies %d auto %v, want %v %d %v", tt.env, c.SeparateLaunches, c.CodeCopies, c.CodeCopiesAuto, tt.on, tt.copies, tt.auto)
 		}
 		if (tt.warning == "") != (w.Len() == 0) || !strings.Contains(w.String(), tt.warning) {
 			t.Errorf("%v: warnings %q, want %q", tt.env, w.String(), tt.warning)
+		}
+	}
+}
+
+// TestCopyMemoryLimit: ZESTALL_SEPARATE_MEMORY caps the module copies' ISA
+// bytes (default 256M).
+func TestCopyMemoryLimit(t *testing.T) {
+	tests := []struct {
+		v       string
+		want    uint64
+		warning bool
+	}{
+		{"", DefaultCopyMemoryLimit, false},
+		{"16M", 16 << 20, false},
+		{"10K", 10 << 10, false},
+		{"1G", 1 << 30, false},
+		{"65536", 65536, false},
+		{"1K", DefaultCopyMemoryLimit, true},
+		{"65G", DefaultCopyMemoryLimit, true},
+		{"12MB", DefaultCopyMemoryLimit, true},
+		{"-5", DefaultCopyMemoryLimit, true},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		c := FromEnv(func(k string) string {
+			if k == "ZESTALL_SEPARATE_MEMORY" {
+				return tt.v
+			}
+			return ""
+		}, &w)
+		if c.CopyMemoryLimit != tt.want || (w.Len() > 0) != tt.warning {
+			t.Errorf("%q: limit %d, warnings %q; want %d, warning %v", tt.v, c.CopyMemoryLimit, w.String(), tt.want, tt.warning)
 		}
 	}
 }

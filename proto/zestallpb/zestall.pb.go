@@ -1169,7 +1169,7 @@ func (*Record_SyclGraph) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 5.
+	// "Compatibility and versioning" above). This revision is 6.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -1225,9 +1225,23 @@ type Header struct {
 	// How launches of one kernel were told apart (ZESTALL_SEPARATE_LAUNCHES;
 	// added in revision 5).
 	LaunchSeparation LaunchSeparation `protobuf:"varint,16,opt,name=launch_separation,json=launchSeparation,proto3,enum=zestall.v1.LaunchSeparation" json:"launch_separation,omitempty"`
-	// LAUNCH_SEPARATION_COPIES: copies per eligible module
-	// (ZESTALL_SEPARATE_COPIES); 0 otherwise.
+	// LAUNCH_SEPARATION_COPIES: copies made per eligible module at its
+	// zeModuleCreate (ZESTALL_SEPARATE_COPIES, or the automatic ring's
+	// first copies); 0 otherwise.
 	CodeCopiesPerModule uint32 `protobuf:"varint,17,opt,name=code_copies_per_module,json=codeCopiesPerModule,proto3" json:"code_copies_per_module,omitempty"`
+	// LAUNCH_SEPARATION_COPIES with the automatic ring (revision 6): the
+	// most copies a module's ring may grow to; copies beyond
+	// code_copies_per_module are made on demand by a thread of zestall's
+	// when every code of a kernel is still busy (its last launch's samples
+	// may still arrive). 0: the ring is fixed at code_copies_per_module
+	// (ZESTALL_SEPARATE_COPIES=n) or the mode is off.
+	CodeCopiesMax uint32 `protobuf:"varint,24,opt,name=code_copies_max,json=codeCopiesMax,proto3" json:"code_copies_max,omitempty"`
+	// LAUNCH_SEPARATION_COPIES (revision 6): the most device memory, bytes
+	// of ISA, all module copies of the process may take
+	// (ZESTALL_SEPARATE_MEMORY). A module whose copies would pass it
+	// gets fewer copies or none (Module.copy_ineligible_reason says so) and
+	// rings stop growing.
+	CodeCopyMemoryLimit uint64 `protobuf:"varint,25,opt,name=code_copy_memory_limit,json=codeCopyMemoryLimit,proto3" json:"code_copy_memory_limit,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
 }
@@ -1391,6 +1405,20 @@ func (x *Header) GetLaunchSeparation() LaunchSeparation {
 func (x *Header) GetCodeCopiesPerModule() uint32 {
 	if x != nil {
 		return x.CodeCopiesPerModule
+	}
+	return 0
+}
+
+func (x *Header) GetCodeCopiesMax() uint32 {
+	if x != nil {
+		return x.CodeCopiesMax
+	}
+	return 0
+}
+
+func (x *Header) GetCodeCopyMemoryLimit() uint64 {
+	if x != nil {
+		return x.CodeCopyMemoryLimit
 	}
 	return 0
 }
@@ -1968,9 +1996,14 @@ type Module struct {
 	CopyIsaBytes uint64 `protobuf:"varint,11,opt,name=copy_isa_bytes,json=copyIsaBytes,proto3" json:"copy_isa_bytes,omitempty"`
 	// Host ns spent creating the copies (zeModuleCreate calls), on the
 	// application's thread inside its zeModuleCreate.
-	CopyCreateNs  uint64 `protobuf:"varint,12,opt,name=copy_create_ns,json=copyCreateNs,proto3" json:"copy_create_ns,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	CopyCreateNs uint64 `protobuf:"varint,12,opt,name=copy_create_ns,json=copyCreateNs,proto3" json:"copy_create_ns,omitempty"`
+	// Device memory of one copy, bytes (revision 6): copy_isa_bytes of a
+	// single copy, also for copies the automatic ring makes later (a
+	// module's launches name the copies they used in Launch.code_copy;
+	// Counters.code_copies_made counts every copy made).
+	CopyIsaBytesEach uint64 `protobuf:"varint,13,opt,name=copy_isa_bytes_each,json=copyIsaBytesEach,proto3" json:"copy_isa_bytes_each,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Module) Reset() {
@@ -2083,6 +2116,13 @@ func (x *Module) GetCopyIsaBytes() uint64 {
 func (x *Module) GetCopyCreateNs() uint64 {
 	if x != nil {
 		return x.CopyCreateNs
+	}
+	return 0
+}
+
+func (x *Module) GetCopyIsaBytesEach() uint64 {
+	if x != nil {
+		return x.CopyIsaBytesEach
 	}
 	return 0
 }
@@ -3064,15 +3104,23 @@ type Counters struct {
 	// LAUNCH_SEPARATION_COPIES (added in revision 5): launches whose kernel
 	// was substituted by a copy's.
 	LaunchesOnCopies uint64 `protobuf:"varint,16,opt,name=launches_on_copies,json=launchesOnCopies,proto3" json:"launches_on_copies,omitempty"`
-	// Of all launches of copied modules, those that took a copy (or the
-	// original) last used less than the reuse interval
-	// (ZESTALL_STALL_LATENCY plus the read interval) before: their samples
-	// may share read windows with the previous launch of that code, which
-	// read windows then decide (SHARED rows possible). A ring too small for
-	// the launch rate shows here.
+	// Of all launches of copied modules, those that found every code of
+	// their kernel (the original and the copies) still busy: a code's last
+	// launch had not ended ZESTALL_STALL_LATENCY plus two read intervals
+	// before (as far as the launch path knew at the append), and the launch
+	// reused the code claimed longest ago. Its samples may share read
+	// windows with that code's previous launch, which read windows then
+	// decide (SHARED rows possible, never wrong ones). The automatic ring
+	// grows on these; a ring too small for the launch rate shows here.
 	CodeCopyEarlyReuses uint64 `protobuf:"varint,17,opt,name=code_copy_early_reuses,json=codeCopyEarlyReuses,proto3" json:"code_copy_early_reuses,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// LAUNCH_SEPARATION_COPIES (revision 6): module copies made so far,
+	// at module create and by the automatic ring's growth, in all modules.
+	CodeCopiesMade uint64 `protobuf:"varint,28,opt,name=code_copies_made,json=codeCopiesMade,proto3" json:"code_copies_made,omitempty"`
+	// Device memory those copies took, bytes (the sum of their ISA
+	// sizes, as Module.copy_isa_bytes).
+	CodeCopyIsaBytes uint64 `protobuf:"varint,29,opt,name=code_copy_isa_bytes,json=codeCopyIsaBytes,proto3" json:"code_copy_isa_bytes,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -3248,6 +3296,20 @@ func (x *Counters) GetLaunchesOnCopies() uint64 {
 func (x *Counters) GetCodeCopyEarlyReuses() uint64 {
 	if x != nil {
 		return x.CodeCopyEarlyReuses
+	}
+	return 0
+}
+
+func (x *Counters) GetCodeCopiesMade() uint64 {
+	if x != nil {
+		return x.CodeCopiesMade
+	}
+	return 0
+}
+
+func (x *Counters) GetCodeCopyIsaBytes() uint64 {
+	if x != nil {
+		return x.CodeCopyIsaBytes
 	}
 	return 0
 }
@@ -3905,7 +3967,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\tsycl_span\x18\x0e \x01(\v2\x14.zestall.v1.SyclSpanH\x00R\bsyclSpan\x126\n" +
 	"\n" +
 	"sycl_graph\x18\x0f \x01(\v2\x15.zestall.v1.SyclGraphH\x00R\tsyclGraphB\x06\n" +
-	"\x04kind\"\x8e\x06\n" +
+	"\x04kind\"\xeb\x06\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
 	"\ftool_version\x18\x02 \x01(\tR\vtoolVersion\x12\x10\n" +
@@ -3927,7 +3989,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\x15other_processes_known\x18\x14 \x01(\bR\x13otherProcessesKnown\x12)\n" +
 	"\x04sycl\x18\x12 \x01(\v2\x15.zestall.v1.SyclSetupR\x04sycl\x12I\n" +
 	"\x11launch_separation\x18\x10 \x01(\x0e2\x1c.zestall.v1.LaunchSeparationR\x10launchSeparation\x123\n" +
-	"\x16code_copies_per_module\x18\x11 \x01(\rR\x13codeCopiesPerModuleB\v\n" +
+	"\x16code_copies_per_module\x18\x11 \x01(\rR\x13codeCopiesPerModule\x12&\n" +
+	"\x0fcode_copies_max\x18\x18 \x01(\rR\rcodeCopiesMax\x123\n" +
+	"\x16code_copy_memory_limit\x18\x19 \x01(\x04R\x13codeCopyMemoryLimitB\v\n" +
 	"\t_mpi_rankB\r\n" +
 	"\v_local_rankB\v\n" +
 	"\t_job_size\"\xb2\x01\n" +
@@ -3976,7 +4040,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
 	"\x05units\x18\x03 \x01(\tR\x05units\x12\x1f\n" +
 	"\vmetric_type\x18\x04 \x01(\rR\n" +
-	"metricType\"\xba\x03\n" +
+	"metricType\"\xe9\x03\n" +
 	"\x06Module\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12!\n" +
@@ -3992,7 +4056,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\x16copy_ineligible_reason\x18\n" +
 	" \x01(\tR\x14copyIneligibleReason\x12$\n" +
 	"\x0ecopy_isa_bytes\x18\v \x01(\x04R\fcopyIsaBytes\x12$\n" +
-	"\x0ecopy_create_ns\x18\f \x01(\x04R\fcopyCreateNs\":\n" +
+	"\x0ecopy_create_ns\x18\f \x01(\x04R\fcopyCreateNs\x12-\n" +
+	"\x13copy_isa_bytes_each\x18\r \x01(\x04R\x10copyIsaBytesEach\":\n" +
 	"\x0fModuleDestroyed\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\"\xdb\x01\n" +
@@ -4071,7 +4136,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\x8d\b\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xe6\b\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -4095,7 +4160,9 @@ const file_zestall_proto_rawDesc = "" +
 	"sycl_tasks\x18\x12 \x01(\x04R\tsyclTasks\x12*\n" +
 	"\x11sycl_records_lost\x18\x13 \x01(\x04R\x0fsyclRecordsLost\x12,\n" +
 	"\x12launches_on_copies\x18\x10 \x01(\x04R\x10launchesOnCopies\x123\n" +
-	"\x16code_copy_early_reuses\x18\x11 \x01(\x04R\x13codeCopyEarlyReuses\"\xcc\x01\n" +
+	"\x16code_copy_early_reuses\x18\x11 \x01(\x04R\x13codeCopyEarlyReuses\x12(\n" +
+	"\x10code_copies_made\x18\x1c \x01(\x04R\x0ecodeCopiesMade\x12-\n" +
+	"\x13code_copy_isa_bytes\x18\x1d \x01(\x04R\x10codeCopyIsaBytes\"\xcc\x01\n" +
 	"\fSyclLocation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1f\n" +
 	"\vkernel_name\x18\x02 \x01(\tR\n" +

@@ -3,7 +3,7 @@
  * (issue 15), with the kernel state of every launch printed, so that a
  * test can compare what the device ran with what the application set.
  *
- *   zestall-separate MODE ROUNDS
+ *   zestall-separate MODE ROUNDS [REPEATS GAP_MS]
  *
  * MODE
  *   imm       one immediate list: ROUNDS launches of mixed_saxpy_loop
@@ -14,7 +14,11 @@
  *   regular   one regular list with ROUNDS appends of mixed_saxpy_loop,
  *             executed twice
  *   threads   4 threads, each with its own kernel handle and immediate
- *             list, ROUNDS back-to-back launches each
+ *             list, ROUNDS back-to-back launches each; with REPEATS, done
+ *             REPEATS times, GAP_MS ms apart (the automatic ring grows
+ *             in the first ones)
+ *   paced     ROUNDS launches of mixed_saxpy_loop on one immediate list,
+ *             each GAP_MS ms after the previous append (REPEATS ignored)
  *   globalvar ROUNDS back-to-back launches of globalvar_count (a module
  *             with a program-scope global: never copied)
  *
@@ -30,6 +34,7 @@
  * "separate: launches N".
  */
 #include <pthread.h>
+#include <time.h>
 
 #include "app_common.h"
 
@@ -154,6 +159,21 @@ static void overlap(void) {
     CK(zeKernelDestroy(k));
 }
 
+static void paced(long gap_ms) {
+    ze_kernel_handle_t k = app_kernel(mod, "mixed_saxpy_loop");
+    ze_command_list_handle_t l = app_imm_list_at(&env, env.compute_ordinal, 0, 0);
+    for (long i = 0; i < rounds; i++) {
+        expect_t e = saxpy_state(k, 0, i);
+        launch(l, k, &e, NULL);
+        print_expect("mixed_saxpy_loop", &e);
+        struct timespec ts = {gap_ms / 1000, (gap_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    sync_list(l);
+    CK(zeCommandListDestroy(l));
+    CK(zeKernelDestroy(k));
+}
+
 static void regular(void) {
     ze_kernel_handle_t k = app_kernel(mod, "mixed_saxpy_loop");
     ze_command_queue_handle_t q = app_queue(&env, env.compute_ordinal);
@@ -197,10 +217,13 @@ static void globalvar(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) app_die("usage: zestall-separate imm|overlap|regular|threads|globalvar ROUNDS");
+    if (argc < 3) app_die("usage: zestall-separate imm|overlap|regular|threads|paced|globalvar ROUNDS [REPEATS GAP_MS]");
     const char *mode = argv[1];
     rounds = strtol(argv[2], NULL, 0);
     if (rounds < 1 || rounds > 100000) app_die("bad ROUNDS");
+    long repeats = argc > 3 ? strtol(argv[3], NULL, 0) : 1;
+    long gap_ms = argc > 4 ? strtol(argv[4], NULL, 0) : 0;
+    if (repeats < 1 || repeats > 100 || gap_ms < 0 || gap_ms > 10000) app_die("bad REPEATS or GAP_MS");
     app_init(&env);
     mod = app_module(&env, "mixed");
     for (int i = 0; i < 2; i++) bufs[i] = app_alloc_device(&env, N * sizeof(float));
@@ -216,14 +239,20 @@ int main(int argc, char **argv) {
         regular();
         launches = 2 * rounds;
     } else if (strcmp(mode, "threads") == 0) {
-        thread_arg_t a[THREADS];
-        pthread_t th[THREADS];
-        for (int i = 0; i < THREADS; i++) {
-            a[i] = (thread_arg_t){i, (uint32_t)i};
-            if (pthread_create(&th[i], NULL, back_to_back, &a[i]) != 0) app_die("pthread_create");
+        for (long r = 0; r < repeats; r++) {
+            thread_arg_t a[THREADS];
+            pthread_t th[THREADS];
+            for (int i = 0; i < THREADS; i++) {
+                a[i] = (thread_arg_t){i, (uint32_t)i};
+                if (pthread_create(&th[i], NULL, back_to_back, &a[i]) != 0) app_die("pthread_create");
+            }
+            for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+            struct timespec ts = {gap_ms / 1000, (gap_ms % 1000) * 1000000L};
+            if (r + 1 < repeats) nanosleep(&ts, NULL);
         }
-        for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
-        launches = THREADS * rounds;
+        launches = THREADS * rounds * repeats;
+    } else if (strcmp(mode, "paced") == 0) {
+        paced(gap_ms);
     } else if (strcmp(mode, "globalvar") == 0) {
         globalvar();
     } else {

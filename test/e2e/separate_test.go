@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -46,7 +47,7 @@ func TestSeparateLaunches(t *testing.T) {
 		{"regular list, executed twice", nil, []string{"regular", "12"}},
 		// 4 threads append 10 launches each within a few ms, which run
 		// over ~80 ms: 40 launches share one attribution window, so the
-		// ring needs 40 codes or more (ring-size policy, README).
+		// ring needs 40 codes or more (README, "Ring size"; a fixed ring here).
 		{"4 threads", map[string]string{"ZESTALL_SEPARATE_COPIES": "63"}, []string{"threads", "10"}},
 	}
 	for _, tt := range tests {
@@ -85,6 +86,233 @@ func TestSeparateLaunches(t *testing.T) {
 				t.Logf("attempt %d: not every sample reached its launch; again", attempt)
 			}
 		})
+	}
+}
+
+// TestSeparateLaunchesAutoRing: the automatic ring (ZESTALL_SEPARATE_COPIES
+// unset) against the device's ground truth.
+//
+//   - 4 threads, 10 back-to-back launches each on their own engine, done 4
+//     times 150 ms apart: 40 launches share one attribution window, so a
+//     ring of 15 copies is too few (a fixed ring of 15 leaves rows SHARED in
+//     the last repetition), and the automatic ring, which starts with 3
+//     copies and grows while the first repetitions reuse codes early,
+//     attributes every sample of the last repetition to its true launch,
+//     with more than 15 copies in use; the file says how many copies were
+//     made and how many launches reused a code early.
+//   - Launches 40 ms apart (8 ms kernels; the reuse interval after a
+//     launch's end is 40 ms): few codes suffice (the file says: no copy made beyond the 3 of module
+//     create, launches on at most 3 codes), every sample reaches its true
+//     launch.
+//
+// Both: kernels in copies are created only for the codes launches used
+// (every kernel the device saw created for the launched kernel ran a
+// launch), and the device ran every launch with the application's state.
+func TestSeparateLaunchesAutoRing(t *testing.T) {
+	tr := buildTree(t)
+	base := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SAMPLING_PERIOD_NS": "100000",
+		"ZESIM_KERNEL_COST": "*=2000000/50000"}
+	const repeats = 4
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		// launchesPer: launches of one repetition (the last is measured).
+		launchesPer int
+		// minCodes: codes kernel handles must have been created on.
+		minCodes int
+		check    func(t *testing.T, m attribution, recs []*pb.Record, codes map[uint32]bool) bool
+	}{
+		{"4 threads, automatic ring", nil, []string{"threads", "10", fmt.Sprint(repeats), "150"}, 40, 17,
+			func(t *testing.T, m attribution, recs []*pb.Record, codes map[uint32]bool) bool {
+				c := finalCounters(t, recs)
+				if c.CodeCopiesMade <= 15 || c.CodeCopyEarlyReuses == 0 || c.CodeCopyIsaBytes == 0 {
+					t.Errorf("counters: %d copies made, %d early reuses, %d bytes; want more than 15 copies, early reuses in the first repetitions",
+						c.CodeCopiesMade, c.CodeCopyEarlyReuses, c.CodeCopyIsaBytes)
+				}
+				if len(codes) <= 16 {
+					t.Errorf("the last repetition used %d codes, want more than 16", len(codes))
+				}
+				return m.exact == m.total
+			}},
+		{"4 threads, fixed ring of 15", map[string]string{"ZESTALL_SEPARATE_COPIES": "15"}, []string{"threads", "10", fmt.Sprint(repeats), "150"}, 40, 16,
+			func(t *testing.T, m attribution, recs []*pb.Record, codes map[uint32]bool) bool {
+				if c := finalCounters(t, recs); c.CodeCopiesMade != 15 {
+					t.Errorf("fixed ring: %d copies made, want 15", c.CodeCopiesMade)
+				}
+				if m.shared == 0 {
+					t.Errorf("a fixed ring of 15 separated all %d sample counts of 40 concurrent launches", m.total)
+				}
+				return true
+			}},
+		{"launches 40 ms apart", nil, []string{"paced", "8", "1", "40"}, 8, 1,
+			func(t *testing.T, m attribution, recs []*pb.Record, codes map[uint32]bool) bool {
+				if c := finalCounters(t, recs); c.CodeCopiesMade != 3 {
+					t.Errorf("%d copies made, want the 3 of module create", c.CodeCopiesMade)
+				}
+				if len(codes) > 3 {
+					t.Errorf("launches 40 ms apart used %d codes", len(codes))
+				}
+				return m.exact == m.total
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := maps.Clone(base)
+			maps.Copy(env, tt.env)
+			const attempts = 3
+			for attempt := 1; ; attempt++ {
+				dir := t.TempDir()
+				gt := filepath.Join(dir, "truth.jsonl")
+				env["ZESTALL_OUTPUT"], env["ZESIM_GROUND_TRUTH"] = filepath.Join(dir, "out.zst"), gt
+				res := tr.run(t, dir, true, env, "zestall-separate", tt.args...)
+				if res.code != 0 {
+					t.Fatalf("exit %d: %s", res.code, res.stderr)
+				}
+				truth, err := groundtruth.Read(gt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs := readRecords(t, env["ZESTALL_OUTPUT"])
+				checkSemantics(t, res.stdout, truth)
+				checkKernelTotals(t, recs, truth)
+				checkLazyKernels(t, truth, "mixed_saxpy_loop", tt.minCodes)
+				// The application creates one module; the device saw it and
+				// the copies the file counts (never copies of copies).
+				modules := 0
+				for _, k := range truth.Kernels {
+					if k.Name == "mixed_saxpy_loop" && k.Event == "create" {
+						modules++
+					}
+				}
+				if c := finalCounters(t, recs); uint64(modules) != 1+c.CodeCopiesMade || c.CodeCopiesMade > 64 {
+					t.Errorf("the device saw %d modules created, the file %d copies", modules, c.CodeCopiesMade)
+				}
+				if h := recs[0].GetHeader(); tt.env == nil && h.CodeCopiesMax != 64 {
+					t.Errorf("header: automatic ring up to %d copies, want 64", h.CodeCopiesMax)
+				}
+				// The last repetition: the launches that started last.
+				ls := slices.Clone(truth.Launches)
+				slices.SortFunc(ls, func(a, b groundtruth.Launch) int { return cmp.Compare(a.StartNs, b.StartNs) })
+				keep := map[uint64]bool{}
+				for _, l := range ls[len(ls)-tt.launchesPer:] {
+					keep[l.Launch] = true
+				}
+				m := measureSeparatedOf(t, recs, truth, keep)
+				codes := lastCodes(recs, ls[len(ls)-tt.launchesPer].StartNs)
+				t.Logf("%s: last repetition: %d sample counts, LAUNCH to the true launch %d, SHARED %d, KERNEL %d; %d launches on %d codes",
+					tt.name, m.total, m.exact, m.shared, m.kernel, m.launches, len(codes))
+				if tt.check(t, m, recs, codes) || t.Failed() {
+					break
+				}
+				if attempt == attempts {
+					t.Errorf("%d of %d sample counts LAUNCH-attributed to their true launch in each of %d runs; want all", m.exact, m.total, attempts)
+					break
+				}
+				t.Logf("attempt %d: not every sample reached its launch; again", attempt)
+			}
+		})
+	}
+}
+
+// finalCounters returns the file's final Counters record.
+func finalCounters(t *testing.T, recs []*pb.Record) *pb.Counters {
+	t.Helper()
+	for i := len(recs) - 1; i >= 0; i-- {
+		if c := recs[i].GetCounters(); c != nil && c.Final {
+			return c
+		}
+	}
+	t.Fatal("no final counters")
+	return nil
+}
+
+// lastCodes returns the codes (Launch.code_copy) of the launches that
+// started at or after fromNs.
+func lastCodes(recs []*pb.Record, fromNs uint64) map[uint32]bool {
+	codes := map[uint32]bool{}
+	for _, r := range recs {
+		if l := r.GetLaunch(); l != nil && l.DeviceStartNs+100 >= fromNs {
+			codes[l.CodeCopy] = true
+		}
+	}
+	return codes
+}
+
+// checkLazyKernels: kernels in copies are created at first use only.
+// Every code of kernel name (the original or a copy: a ground-truth
+// kernel line) on which a kernel handle was created (kernel_object
+// lines) ran a launch, and handles were created on at least atLeast codes.
+func checkLazyKernels(t *testing.T, truth *groundtruth.Truth, name string, atLeast int) {
+	t.Helper()
+	ran := map[uint64]bool{}
+	for _, l := range truth.Launches {
+		if l.Name == name {
+			ran[l.Kernel] = true
+		}
+	}
+	codes, handles := map[uint64]bool{}, 0
+	for _, o := range truth.Objects {
+		if o.Name == name && o.Event == "create" {
+			handles++
+			codes[o.Kernel] = true
+			if !ran[o.Kernel] {
+				t.Errorf("a kernel handle was created on code %d (%s at %#x), which never ran a launch", o.Kernel, name, o.Base)
+			}
+		}
+	}
+	made := 0
+	for _, k := range truth.Kernels {
+		if k.Name == name && k.Event == "create" {
+			made++
+		}
+	}
+	t.Logf("%s: %d codes in modules, handles created on %d of them (%d handles)", name, made, len(codes), handles)
+	if len(codes) < atLeast {
+		t.Errorf("kernel handles of %s on %d code(s), want at least %d", name, len(codes), atLeast)
+	}
+}
+
+// TestSeparateLaunchesMemoryLimit: ZESTALL_SEPARATE_MEMORY caps the ISA
+// bytes of all copies. With 10 KiB the mixed module (2,368 bytes per copy)
+// gets its 3 copies and one more at most, the slm module loaded later
+// fewer than 3 or none (its record says why), and nothing goes to a wrong
+// launch; the device ran every launch with the application's state.
+func TestSeparateLaunchesMemoryLimit(t *testing.T) {
+	tr := buildTree(t)
+	dir := t.TempDir()
+	out, gt := filepath.Join(dir, "out.zst"), filepath.Join(dir, "truth.jsonl")
+	env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_MEMORY": "10K",
+		"ZESTALL_SAMPLING_PERIOD_NS": "100000", "ZESIM_KERNEL_COST": "*=2000000/50000", "ZESTALL_OUTPUT": out, "ZESIM_GROUND_TRUTH": gt}
+	res := tr.run(t, dir, true, env, "zestall-separate", "imm", "24")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	truth, err := groundtruth.Read(gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSemantics(t, res.stdout, truth)
+	recs := readRecords(t, out)
+	checkKernelTotals(t, recs, truth)
+	m := measureSeparated(t, recs, truth) // fails on any wrong LAUNCH row
+	c := finalCounters(t, recs)
+	if h := recs[0].GetHeader(); h.CodeCopyMemoryLimit != 10<<10 {
+		t.Errorf("header: memory limit %d", h.CodeCopyMemoryLimit)
+	}
+	if c.CodeCopyIsaBytes > 10<<10 || c.CodeCopiesMade == 0 {
+		t.Errorf("%d copies made, %d bytes of ISA; limit 10240", c.CodeCopiesMade, c.CodeCopyIsaBytes)
+	}
+	limited := false
+	for _, r := range recs {
+		if md := r.GetModule(); md != nil && strings.Contains(md.CopyIneligibleReason, "memory limit") {
+			limited = true
+		}
+	}
+	t.Logf("%d copies, %d bytes; %d of %d sample counts to the true launch, SHARED %d; a module refused: %v",
+		c.CodeCopiesMade, c.CodeCopyIsaBytes, m.exact, m.total, m.shared, limited)
+	if !limited {
+		t.Error("no module record says the memory limit left no room")
 	}
 }
 
@@ -160,7 +388,7 @@ func TestSeparateLaunchesOff(t *testing.T) {
 	for i, mode := range []string{"off", "copies"} {
 		dir := t.TempDir()
 		gt := filepath.Join(dir, "truth.jsonl")
-		env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": mode, "ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"),
+		env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": mode, "ZESTALL_SEPARATE_COPIES": "15", "ZESTALL_OUTPUT": filepath.Join(dir, "out.zst"),
 			"ZESIM_GROUND_TRUTH": gt, "ZESIM_KERNEL_COST": "*=200000/50000"}
 		runs[i] = tr.run(t, dir, true, env, "zestall-separate", "imm", "8")
 		truth, err := groundtruth.Read(gt)
@@ -329,6 +557,14 @@ func checkCopiesUsed(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) 
 // launch that did not produce it.
 func measureSeparated(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth) attribution {
 	t.Helper()
+	return measureSeparatedOf(t, recs, truth, nil)
+}
+
+// measureSeparatedOf is measureSeparated over the device launches keep
+// accepts (nil: all); a wrong LAUNCH row fails the test whichever launch
+// it names.
+func measureSeparatedOf(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth, keep map[uint64]bool) attribution {
+	t.Helper()
 	names := map[uint64]string{}
 	var ours []*pb.Launch
 	for _, r := range recs {
@@ -354,6 +590,17 @@ func measureSeparated(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth)
 	want := map[lo]uint64{}
 	var m attribution
 	m.launches = len(truth.Launches)
+	if keep != nil {
+		m.launches = len(keep)
+	}
+	// Rows of kept launches only; SHARED and KERNEL rows are counted when
+	// they are at a kept launch's kernel code (its base) in its time.
+	keptFrom := uint64(0)
+	for _, l := range truth.Launches {
+		if keep != nil && keep[l.Launch] && (keptFrom == 0 || l.StartNs < keptFrom) {
+			keptFrom = l.StartNs
+		}
+	}
 	for _, s := range truth.Samples {
 		if s.Dropped || s.Undelivered {
 			continue
@@ -363,7 +610,9 @@ func measureSeparated(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth)
 			sum += c
 		}
 		want[lo{s.Launch, s.Offset}] += sum
-		m.total += sum
+		if keep == nil || keep[s.Launch] {
+			m.total += sum
+		}
 	}
 	got := map[lo]uint64{}
 	for _, r := range recs {
@@ -383,14 +632,28 @@ func measureSeparated(t *testing.T, recs []*pb.Record, truth *groundtruth.Truth)
 				}
 				got[lo{g, off}] += sum
 			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
-				m.shared += sum
+				kept := keep == nil
+				for _, c := range s.CandidateLaunchIds {
+					kept = kept || keep[toTruth[c]]
+				}
+				if kept {
+					m.shared += sum
+				}
 			default:
-				m.kernel += sum
+				if keep == nil || s.WindowStartHostNs == 0 || s.WindowStartHostNs >= keptFrom {
+					m.kernel += sum
+				}
 			}
 		}
 	}
 	bad := 0
 	for k, g := range got {
+		if keep != nil && !keep[k.launch] {
+			if g > want[k] {
+				t.Errorf("device launch %d offset %#x: %d sample counts LAUNCH-attributed, the launch produced %d", k.launch, k.off, g, want[k])
+			}
+			continue
+		}
 		if g > want[k] {
 			m.wrong += g - want[k]
 			if bad++; bad <= 10 {

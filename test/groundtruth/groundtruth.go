@@ -24,6 +24,16 @@ type Kernel struct {
 	TimeNs   uint64 `json:"time_ns"`
 }
 
+// KernelObject is a {"type":"kernel_object"} line: a zeKernelCreate of
+// the code Kernel (a Kernel line's id).
+type KernelObject struct {
+	Event  string `json:"event"`
+	Kernel uint64 `json:"kernel"`
+	Name   string `json:"name"`
+	Base   uint64 `json:"base"`
+	TimeNs uint64 `json:"time_ns"`
+}
+
 // Launch is a {"type":"launch"} line: one executed kernel launch.
 type Launch struct {
 	Launch     uint64    `json:"launch"`
@@ -96,6 +106,7 @@ type Device struct {
 type Truth struct {
 	Config   map[string]any
 	Kernels  []Kernel
+	Objects  []KernelObject
 	Launches []Launch
 	Samples  []Sample
 	Devices  []Device
@@ -138,6 +149,10 @@ func Parse(r io.Reader) (*Truth, error) {
 			var k Kernel
 			err = json.Unmarshal(b, &k)
 			t.Kernels = append(t.Kernels, k)
+		case "kernel_object":
+			var o KernelObject
+			err = json.Unmarshal(b, &o)
+			t.Objects = append(t.Objects, o)
 		case "launch":
 			var l Launch
 			err = json.Unmarshal(b, &l)

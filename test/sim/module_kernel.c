@@ -55,6 +55,11 @@ static ze_result_t ZE_APICALL sim_zeKernelCreate(ze_module_handle_t hModule, con
     atomic_fetch_add(&mp->refs, 1);
     atomic_fetch_add(&mp->m.live_kernels, 1);
     *phKernel = (ze_kernel_handle_t)kp;
+    char name[512];
+    sim_gt_printf("{\"type\":\"kernel_object\",\"event\":\"create\",\"kernel\":%llu,\"name\":\"%s\",\"base\":%llu,"
+                  "\"time_ns\":%llu}",
+                  (unsigned long long)ki->isa->kernel_id, sim_json_str(ki->isa->kernel_name, name, sizeof(name)),
+                  (unsigned long long)ki->isa->gpu_va, (unsigned long long)sim_now_ns());
     return ZE_RESULT_SUCCESS;
 }
 
