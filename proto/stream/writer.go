@@ -185,23 +185,39 @@ func (w *Writer) Write(rec *pb.Record) error {
 	return w.append(rec)
 }
 
-// WriteLaunch writes one Launch record (in absolute form, like Write) as a
-// Record of kind launch, without a Record to wrap it: the profiler's
-// launches take this path. It does not keep l.
-func (w *Writer) WriteLaunch(l *pb.Launch) error {
+// WriteLaunch writes one Launch record, given as a plain value in absolute
+// form, as a Record of kind launch, without a pb.Launch or a Record to wrap
+// it: the profiler's launches take this path. It does not keep l.
+func (w *Writer) WriteLaunch(l *Launch) error {
 	if w.err != nil {
 		return w.err
 	}
 	if w.closed {
 		return ErrClosed
 	}
-	if l == nil {
-		return errors.New("zestall stream: nil Launch")
-	}
 	if len(w.buf) >= w.frameSize {
 		w.seal()
 	}
-	return w.writeLaunch(nil, l)
+	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
+	if w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0)) {
+		return w.writeLaunch(nil, l.Proto()) // the reflective path (tests, or device times of an untimed launch)
+	}
+	w.appendLaunch(l, timed)
+	return nil
+}
+
+// appendLaunch encodes l, in absolute form, compact at the end of the open
+// frame.
+func (w *Writer) appendLaunch(l *Launch, timed bool) {
+	var delay int64
+	var dur uint64
+	if timed {
+		delay, dur = int64(l.DeviceStartNs-w.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs)), l.DeviceEndNs-l.DeviceStartNs
+	}
+	// Wrapping arithmetic: the reader's inverse is exact for all values.
+	w.buf = appendCompactLaunch(w.buf, l, int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1), delay, dur)
+	w.records++
+	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
 }
 
 var kindOneof = (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
@@ -222,8 +238,8 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 	}
 	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
 	absolute := w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0))
-	if rec == nil && (absolute || len(l.ProtoReflect().GetUnknown()) != 0) {
-		rec = &pb.Record{Kind: &pb.Record_Launch{Launch: l}} // only the reflective paths need it
+	if rec == nil {
+		rec = &pb.Record{Kind: &pb.Record_Launch{Launch: l}}
 	}
 	if absolute {
 		// Absolute form, for tests, or because the compact form
@@ -231,20 +247,14 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		if err := w.append(rec); err != nil {
 			return err
 		}
-		w.launches.update(l, timed)
+		w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
-	if rec == nil || len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
-		// The profiler's launches: encoded without reflection.
-		var delay int64
-		var dur uint64
-		if timed {
-			delay, dur = int64(start-w.launches.startRef(l, app)), end-start
-		}
-		w.buf = appendCompactLaunch(w.buf, l, int64(app-w.launches.prevAppend), int64(id-w.launches.prevID-1), delay, dur)
-		w.records++
-		w.launches.update(l, timed)
+	if len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
+		// Encoded without reflection.
+		v := launchOf(l)
+		w.appendLaunch(&v, timed)
 		return nil
 	}
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
@@ -253,14 +263,14 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 	l.IdDelta = int64(id - w.launches.prevID - 1)
 	l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs = 0, 0, 0, 0
 	if timed {
-		l.DeviceStartDelayNs = int64(start - w.launches.startRef(l, app))
+		l.DeviceStartDelayNs = int64(start - w.launches.startRef(l.QueueId, l.CommandListId, app))
 		l.DeviceDurationNs = end - start
 	}
 	err := w.append(rec)
 	l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs = id, app, start, end
 	l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 	if err == nil {
-		w.launches.update(l, timed)
+		w.launches.update(id, app, l.QueueId, l.CommandListId, end, timed)
 	}
 	return err
 }
