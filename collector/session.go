@@ -611,11 +611,23 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []stream
 			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
 		}
 	}
+	// flush seals the open frame and waits until it is in the file;
+	// startFlush does not wait (the writer's compressor writes it while
+	// this loop goes on taking the harvester's records).
 	flush := func() {
 		if failed {
 			return
 		}
 		if err := w.Flush(); err != nil {
+			failed = true
+			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
+		}
+	}
+	startFlush := func() {
+		if failed {
+			return
+		}
+		if err := w.StartFlush(); err != nil {
 			failed = true
 			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
 		}
@@ -735,7 +747,7 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []stream
 			if !failed && bulk != nil {
 				write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
 			}
-			flush()
+			startFlush()
 		}
 	}
 	flush()

@@ -66,14 +66,19 @@ func (l *Launch) Proto() *pb.Launch {
 type launchState struct {
 	prevID, prevAppend uint64 // of the previous Launch of the frame
 	// Device end of the previous timed Launch of each command list in
-	// the frame.
+	// the frame: the last list's in lastKey/lastEnd (a loop launches on
+	// one list: no map operation per launch), the others in listEnd.
 	listEnd map[listKey]uint64
+	lastKey listKey
+	lastEnd uint64
+	hasLast bool
 }
 
 type listKey struct{ queue, list uint64 }
 
 func (s *launchState) reset() {
 	s.prevID, s.prevAppend = 0, 0
+	s.hasLast = false
 	clear(s.listEnd)
 }
 
@@ -81,18 +86,27 @@ func (s *launchState) reset() {
 // the launch's append time and the device end of the previous timed launch
 // of its command list in the frame.
 func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
-	return max(appendNs, s.listEnd[listKey{queue, list}])
+	k := listKey{queue, list}
+	if s.hasLast && k == s.lastKey {
+		return max(appendNs, s.lastEnd)
+	}
+	return max(appendNs, s.listEnd[k])
 }
 
 // update records a launch, in absolute form, as the previous Launch.
 func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool) {
 	s.prevID, s.prevAppend = id, appendNs
-	if timed {
+	if !timed {
+		return
+	}
+	k := listKey{queue, list}
+	if s.hasLast && k != s.lastKey {
 		if s.listEnd == nil {
 			s.listEnd = make(map[listKey]uint64)
 		}
-		s.listEnd[listKey{queue, list}] = endNs
+		s.listEnd[s.lastKey] = s.lastEnd
 	}
+	s.lastKey, s.lastEnd, s.hasLast = k, endNs, true
 }
 
 // compactHeader is what appendCompactLaunch reserves before the Launch's
