@@ -397,7 +397,13 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 	if s.HarvestPrev != 0 && ls.execs > 0 {
 		pe = h.newExec(s.HarvestPrev, s.Context, ls)
 	}
-	for i := range ls.templates {
+	// With nothing waiting on a shared event (the usual case with
+	// harvest units) there is nothing to look up per launch of the list.
+	shared := ls.templates
+	if len(h.pending) == 0 {
+		shared = nil
+	}
+	for i := range shared {
 		t := &ls.templates[i]
 		ev := t.Event
 		ps := h.pending[ev]
@@ -912,9 +918,15 @@ func (h *Harvester) endList(id uint32) {
 	if ls == nil {
 		return
 	}
-	// The list's events may still hold unread executions.
+	// The list's events may still hold unread executions. (Nothing waits
+	// on a shared event, the usual case with harvest units: no lookup
+	// per launch of the list.)
+	shared := ls.templates
+	if len(h.pending) == 0 {
+		shared = nil
+	}
 	h.rdEv = h.rdEv[:0]
-	for i := range ls.templates {
+	for i := range shared {
 		if ev := ls.templates[i].Event; len(h.pending[ev]) > 0 && !h.pending[ev][0].app {
 			h.rdEv = append(h.rdEv, ev)
 		}
@@ -926,7 +938,7 @@ func (h *Harvester) endList(id uint32) {
 			h.reading(ev, r.TS, r.Err, false)
 		}
 	}
-	for i := range ls.templates {
+	for i := range shared {
 		ev := ls.templates[i].Event
 		ps := h.pending[ev]
 		if len(ps) == 0 || ps[0].app {
