@@ -232,10 +232,10 @@ func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) (sent boo
 }
 
 // launchBatches is how many batches of timing.LaunchBatch records go round
-// between the harvester and the writer (about 1 MiB each): they bound the
+// between the harvester and the writer (240 KiB each): they bound the
 // finished records in memory. A harvester with no free batch waits for
 // the writer, as it waited for the queue before.
-const launchBatches = 8
+const launchBatches = 4
 
 // emitLaunches queues a batch of the harvester's Launch records and
 // returns a written one to fill next; it may wait for the writer (the

@@ -61,8 +61,10 @@ type KernelTimestamp struct {
 	Start, End, ContextStart, ContextEnd uint64
 }
 
-// DrainBatch is the most slots one Source.Drain returns.
-const DrainBatch = 8192
+// DrainBatch is the most slots one Source.Drain returns: 4096 amortise
+// a pass's calls as well as 8192 did, and the two buffers of that many
+// slots (Go's and cgo's) are live for the whole run.
+const DrainBatch = 4096
 
 // EventReading is one event's state, read in bulk (Source.KernelTimestamps).
 type EventReading struct {
