@@ -115,19 +115,22 @@ type Session struct {
 	deviceIDs map[uintptr]uint32 // device handle -> id in the file
 	started   bool
 	reported  map[LayerState]bool
-	out       chan *pb.Record   // from application threads (never blocks them)
-	bulk      chan *pb.Record   // from zestall's goroutines (stall rows; may wait)
-	launches  chan []*pb.Launch // from the harvester, a pass's records at a time (may wait)
-	done      chan struct{}
-	path      string
-	nextMod   uint64
-	modules   map[uintptr]uint64           // live module handle -> id
-	contents  map[[sha256.Size]byte]uint64 // content hash -> first module id
-	kernels   map[uintptr]uint64           // live kernel handle -> id
-	modSecs   map[uint64]map[string]uint64 // module id -> kernel name -> .text section size
-	lost      uint64
-	noID      uint64 // kernels created without an id
-	closeOnce sync.Once
+	out       chan *pb.Record      // from application threads (never blocks them)
+	bulk      chan *pb.Record      // from zestall's goroutines (stall rows; may wait)
+	launches  chan []stream.Launch // from the harvester, a batch at a time (may wait)
+	// launchFree: batches the writer wrote, back to the harvester (see
+	// emitLaunches); launchBatches of them go round.
+	launchFree chan []stream.Launch
+	done       chan struct{}
+	path       string
+	nextMod    uint64
+	modules    map[uintptr]uint64           // live module handle -> id
+	contents   map[[sha256.Size]byte]uint64 // content hash -> first module id
+	kernels    map[uintptr]uint64           // live kernel handle -> id
+	modSecs    map[uint64]map[string]uint64 // module id -> kernel name -> .text section size
+	lost       uint64
+	noID       uint64 // kernels created without an id
+	closeOnce  sync.Once
 
 	profile  *os.File
 	said     map[string]bool // stderr notices given once
@@ -207,7 +210,8 @@ func (s *Session) emitBlocking(r *pb.Record) {
 // sendOrLose sends v on the queue that queue names (read under s.mu),
 // waiting for the writer; n records are counted as lost when the exit
 // path closed the queue meanwhile, and nothing is sent after it did.
-func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) {
+// It says whether v was sent.
+func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) (sent bool) {
 	s.mu.Lock()
 	out := queue()
 	if s.out == nil {
@@ -215,24 +219,41 @@ func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) {
 	}
 	s.mu.Unlock()
 	if out == nil {
-		return
+		return false
 	}
 	defer func() {
 		if recover() != nil {
 			s.mu.Lock()
 			s.lost += n
 			s.mu.Unlock()
+			sent = false
 		}
 	}()
 	out <- v
+	return true
 }
 
-// emitLaunches queues one pass of the harvester's Launch records; it may
-// wait for the writer (the harvester's goroutine, never an application
-// thread). After the exit path closed the queue they count as lost.
-func (s *Session) emitLaunches(ls []*pb.Launch) {
+// launchBatches is how many batches of timing.LaunchBatch records go round
+// between the harvester and the writer (240 KiB each): they bound the
+// finished records in memory. A harvester with no free batch waits for
+// the writer, as it waited for the queue before.
+const launchBatches = 4
+
+// emitLaunches queues a batch of the harvester's Launch records and
+// returns a written one to fill next; it may wait for the writer (the
+// harvester's goroutine, never an application thread). After the exit
+// path closed the queue the records count as lost.
+func (s *Session) emitLaunches(ls []stream.Launch) []stream.Launch {
 	s.syclLocations() // before the launches that name them
-	sendOrLose(s, func() chan []*pb.Launch { return s.launches }, ls, uint64(len(ls)))
+	if !sendOrLose(s, func() chan []stream.Launch { return s.launches }, ls, uint64(len(ls))) {
+		return ls[:0]
+	}
+	select {
+	case b := <-s.launchFree:
+		return b
+	case <-s.done:
+		return nil // the writer is gone (exit): the harvester makes a new batch
+	}
 }
 
 // waitDone waits for done to close, at most d.
@@ -465,7 +486,11 @@ func (s *Session) startLocked() {
 	hdr.Sycl = syclHeader(s.sycl.src)
 	s.out = make(chan *pb.Record, 4096)
 	s.bulk = make(chan *pb.Record, 4096)
-	s.launches = make(chan []*pb.Launch, 64)
+	s.launches = make(chan []stream.Launch, launchBatches)
+	s.launchFree = make(chan []stream.Launch, launchBatches)
+	for range launchBatches - 1 { // the harvester has one: made as they are needed
+		s.launchFree <- nil
+	}
 	s.syclq = make(chan []*pb.Record, 64)
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
@@ -541,7 +566,7 @@ func (s *Session) runningCounters() *pb.Counters {
 // launches never fills their queue. Launches queued before a bulk record
 // go before it (the trailer comes last). The loop ends when all three are
 // closed.
-func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.Launch, f *os.File, w *stream.Writer) {
+func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []stream.Launch, f *os.File, w *stream.Writer) {
 	defer close(s.done)
 	defer s.guard("the output writer")
 	tick := time.NewTicker(s.cfg.FlushInterval)
@@ -556,11 +581,23 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
 		}
 	}
+	// flush seals the open frame and waits until it is in the file;
+	// startFlush does not wait (the writer's compressor writes it while
+	// this loop goes on taking the harvester's records).
 	flush := func() {
 		if failed {
 			return
 		}
 		if err := w.Flush(); err != nil {
+			failed = true
+			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
+		}
+	}
+	startFlush := func() {
+		if failed {
+			return
+		}
+		if err := w.StartFlush(); err != nil {
 			failed = true
 			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
 		}
@@ -595,15 +632,19 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			}
 		}
 	}
-	writeLaunches := func(ls []*pb.Launch) {
-		for _, l := range ls {
+	writeLaunches := func(ls []stream.Launch) {
+		for i := range ls {
 			if failed {
-				return
+				break
 			}
-			if err := w.WriteLaunch(l); err != nil {
+			if err := w.WriteLaunch(&ls[i]); err != nil {
 				failed = true
 				fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
 			}
+		}
+		select {
+		case s.launchFree <- ls[:0]: // back to the harvester
+		default:
 		}
 	}
 	// SYCL batches (sycl.go): written like bulk records, and before the
@@ -680,7 +721,7 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []*pb.La
 			if !failed && bulk != nil {
 				write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
 			}
-			flush()
+			startFlush()
 		}
 	}
 	flush()

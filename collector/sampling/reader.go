@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
 )
@@ -415,7 +416,7 @@ func (st *Reader) KernelDestroyed(id, until uint64) {
 
 // Launch feeds a launch with its times (or without) to the attributors of
 // its device (the harvester's goroutine).
-func (st *Reader) Launch(l *pb.Launch) {
+func (st *Reader) Launch(l stream.Launch) {
 	st.locked(func() {
 		for i, as := range st.attr {
 			if st.devIDs[i] != l.DeviceId {

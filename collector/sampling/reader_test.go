@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
 )
@@ -347,9 +348,9 @@ func runDraining(t *testing.T, src *fakeSource) (*harness, *atomic.Bool) {
 // and wake the reader.
 func TestLaunches(t *testing.T) {
 	h := newHarness(t, &fakeSource{}, pvc, true)
-	h.r.Launch(&pb.Launch{Id: 1, KernelId: 1, DeviceId: 1, DeviceStartNs: 10, DeviceEndNs: 20})
-	h.r.Launch(&pb.Launch{Id: 2, KernelId: 1, DeviceId: 1, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
-	h.r.Launch(&pb.Launch{Id: 3, KernelId: 1, DeviceId: 2})
+	h.r.Launch(stream.Launch{Id: 1, KernelId: 1, DeviceId: 1, DeviceStartNs: 10, DeviceEndNs: 20})
+	h.r.Launch(stream.Launch{Id: 2, KernelId: 1, DeviceId: 1, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
+	h.r.Launch(stream.Launch{Id: 3, KernelId: 1, DeviceId: 2})
 	a := h.attr[0]
 	if !slices.Equal(a.timed, []uint64{1}) || !slices.Equal(a.untimed, []uint64{2}) {
 		t.Errorf("timed %v, untimed %v", a.timed, a.untimed)
@@ -399,7 +400,7 @@ func TestReaderPanic(t *testing.T) {
 	returned := make(chan struct{})
 	go func() {
 		h.r.KernelCreated(2, 0x2000, 0x100, h.clock.Load())
-		h.r.Launch(&pb.Launch{Id: 5, KernelId: 2, DeviceId: 1})
+		h.r.Launch(stream.Launch{Id: 5, KernelId: 2, DeviceId: 1})
 		h.r.ModuleDestroyed()
 		close(returned)
 	}()

@@ -3,7 +3,7 @@ package timing
 import (
 	"testing"
 
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	"github.com/zestall/zestall/proto/stream"
 )
 
 // BenchmarkHarvestImmediate is the harvester's cost per launch of an
@@ -14,7 +14,7 @@ import (
 func BenchmarkHarvestImmediate(b *testing.B) {
 	const batch = 4096
 	f := newFake()
-	h := New(f, func([]*pb.Launch) {}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
@@ -32,5 +32,17 @@ func BenchmarkHarvestImmediate(b *testing.B) {
 	b.StopTimer()
 	if h.timed.Load() < uint64(b.N) {
 		b.Fatalf("timed %d of %d", h.timed.Load(), b.N)
+	}
+}
+
+// BenchmarkHarvestRegular is BenchmarkHarvestImmediate for a regular list
+// of 4096 launches executed once with a harvest unit, then reset.
+func BenchmarkHarvestRegular(b *testing.B) {
+	const batch = 4096
+	run := harvestLoop("regular", batch)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += batch {
+		run()
 	}
 }

@@ -13,6 +13,16 @@
 // and implemented against by package cgo (Source). Every launch the
 // application made ends in exactly one counter: timed, without timestamp
 // (by reason), or lost before it reached the harvester (by reason).
+//
+// Memory is bounded by what is in flight, not by the run: a launch waits
+// as a value in reused storage (the immediate lists' FIFO, the launch
+// slices of regular-list executions, reused with them; only launches
+// sharing an event, which cannot be told apart until read, wait behind a
+// pointer), is finished into a stream.Launch value in a batch of
+// LaunchBatch that goes to the writer and comes back empty, and reaches
+// stall attribution as a copy. The harvest path makes no heap object per
+// launch (TestHarvestAllocs; TestReuseNoAliasing checks that reused
+// storage carries nothing of an earlier launch).
 // The package builds with CGO_ENABLED=0; tests drive it with a fake Source.
 package timing
 

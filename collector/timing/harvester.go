@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -60,8 +61,10 @@ type KernelTimestamp struct {
 	Start, End, ContextStart, ContextEnd uint64
 }
 
-// DrainBatch is the most slots one Source.Drain returns.
-const DrainBatch = 8192
+// DrainBatch is the most slots one Source.Drain returns: 4096 amortise
+// a pass's calls as well as 8192 did, and the two buffers of that many
+// slots (Go's and cgo's) are live for the whole run.
+const DrainBatch = 4096
 
 // EventReading is one event's state, read in bulk (Source.KernelTimestamps).
 type EventReading struct {
@@ -132,9 +135,12 @@ func (c *Clock) toHost(k, refNs uint64) (uint64, uint64) {
 	return uint64(host), ticks
 }
 
+// pendingLaunch is a launch waiting for its times. It is a value: in the
+// FIFO of an execution (pendingExec.launches, reused storage) or, for
+// events several launches may share, behind a pointer in Harvester.pending.
 type pendingLaunch struct {
 	index   uint32 // in a pendingExec: its result in the harvest unit
-	rec     *pb.Launch
+	rec     stream.Launch
 	event   uint64
 	context uint64
 	ours    bool       // release the event after reading (immediate lists)
@@ -149,12 +155,8 @@ type pendingLaunch struct {
 	stopped bool
 }
 
-type template struct {
-	slot Slot
-}
-
 type listState struct {
-	templates []*template
+	templates []Slot // the list's launch slots, in append order
 	execs     uint32
 	handle    uint64 // the command list
 	seq       uint64 // the submission number of the last execution seen
@@ -169,7 +171,7 @@ type pendingExec struct {
 	unit     uint64
 	context  uint64
 	ls       *listState
-	launches []*pendingLaunch
+	launches []pendingLaunch // values: reused with the pendingExec (Harvester.execFree)
 }
 
 // Harvester turns launch slots into Launch records: it reads each
@@ -177,16 +179,21 @@ type pendingExec struct {
 // and recycles zestall's events. It runs on one goroutine; Flush may also
 // be called from the exit path (under the same mutex).
 type Harvester struct {
-	mu       sync.Mutex
-	src      Source
-	emit     func([]*pb.Launch) // a pass's finished records, in order; the callee keeps the slice
-	clocks   map[uint64]*Clock  // device handle
+	mu  sync.Mutex
+	src Source
+	// emit hands a batch of finished records, in order, to the writer and
+	// returns an empty batch to fill next (the writer's spare: batches
+	// go round between the two, a bounded number of them).
+	emit     func([]stream.Launch) []stream.Launch
+	clocks   map[uint64]*Clock // device handle
 	lists    map[uint32]*listState
 	queues   map[uint64]uint64
 	pending  map[uint64][]*pendingLaunch // by event
 	evOrder  []uint64                    // events with pending launches, oldest first
 	evSpare  []uint64                    // the previous pass's evOrder, reused
 	execs    []*pendingExec              // executions with harvest units, oldest first
+	execFree []*pendingExec              // read executions, for reuse
+	tplFree  [][]Slot                    // templates of lists given back, for reuse
 	tsBuf    []KernelTimestamp
 	npending int
 	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
@@ -197,9 +204,9 @@ type Harvester struct {
 	seen, timed atomic.Uint64
 	noTS        [32]atomic.Uint64 // by pb.NoTimestampReason (values < 32)
 	newClock    func(dev uint64) *Clock
-	now         func() uint64    // host ns; a reading cannot lie in the future
-	onLaunch    func(*pb.Launch) // every finished launch record (stall attribution)
-	drainNs     uint64           // host ns at the start of the last drain that emptied the rings
+	now         func() uint64       // host ns; a reading cannot lie in the future
+	onLaunch    func(stream.Launch) // every finished launch record (stall attribution)
+	drainNs     uint64              // host ns at the start of the last drain that emptied the rings
 	// limit: a reading starting after it is not of anything that ran yet:
 	// host ns taken just after the readings it judges (a goroutine may be
 	// descheduled for tens of ms between a clock read and a driver read on
@@ -212,13 +219,21 @@ type Harvester struct {
 	rdOut []EventReading
 	rel   []EventRef
 	// imm: launches on immediate lists with zestall's events, oldest
-	// first (see immLaunch); slab: Launch records not handed out yet.
-	imm  []immLaunch
-	slab []pb.Launch
-	out  []*pb.Launch // finished records of this pass, for emit
+	// first (see immLaunch), in reused storage.
+	imm []immLaunch
+	out []stream.Launch // finished records not handed to emit yet (at most LaunchBatch)
 }
 
-func New(src Source, emit func([]*pb.Launch), newClock func(uint64) *Clock) *Harvester {
+// LaunchBatch is the most finished records the harvester hands to emit at
+// once: it fills one batch, hands it over and fills the next one emit gave
+// back, so the records in flight are bounded by the batches, not by how
+// far the harvester is behind.
+const LaunchBatch = 2048
+
+// New returns a harvester of src's launches. emit receives the finished
+// records (see Harvester.emit); newClock describes a device (nil: its
+// launches are written without times).
+func New(src Source, emit func([]stream.Launch) []stream.Launch, newClock func(uint64) *Clock) *Harvester {
 	return &Harvester{
 		src: src, emit: emit, newClock: newClock,
 		clocks: map[uint64]*Clock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
@@ -229,8 +244,9 @@ func New(src Source, emit func([]*pb.Launch), newClock func(uint64) *Clock) *Har
 }
 
 // OnLaunch makes f see every finished launch record (stall attribution),
-// on the harvester's goroutine, before it is written. f must not keep l.
-func (h *Harvester) OnLaunch(f func(l *pb.Launch)) { h.onLaunch = f }
+// on the harvester's goroutine, before it is written. f gets a copy: the
+// harvester's storage is reused.
+func (h *Harvester) OnLaunch(f func(l stream.Launch)) { h.onLaunch = f }
 
 func (h *Harvester) clock(dev uint64) *Clock {
 	c := h.clocks[dev]
@@ -301,9 +317,12 @@ func (h *Harvester) slot(s *Slot) {
 		ls := h.lists[s.ListID]
 		if ls == nil {
 			ls = &listState{}
+			if n := len(h.tplFree); n > 0 {
+				ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
+			}
 			h.lists[s.ListID] = ls
 		}
-		ls.templates = append(ls.templates, &template{slot: *s})
+		ls.templates = append(ls.templates, *s)
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
@@ -321,10 +340,11 @@ func (h *Harvester) slot(s *Slot) {
 		h.previousExec(ls, s)
 		if s.Flags&SlotFlagStopped != 0 {
 			h.awaitUnit(s.Harvest, s.Context, ls) // not recorded
-			for _, t := range ls.templates {
-				if t.slot.HostNs <= s.HostNs && t.slot.Event != 0 && t.slot.Flags&SlotFlagOurs != 0 {
-					h.addPendingLaunch(&pendingLaunch{rec: &pb.Launch{CommandListId: uint64(s.ListID)},
-						event: t.slot.Event, context: t.slot.Context, dev: h.clock(t.slot.Device), ref: s.HostNs, stopped: true})
+			for i := range ls.templates {
+				t := &ls.templates[i]
+				if t.HostNs <= s.HostNs && t.Event != 0 && t.Flags&SlotFlagOurs != 0 {
+					h.addPendingLaunch(&pendingLaunch{rec: stream.Launch{CommandListId: uint64(s.ListID)},
+						event: t.Event, context: t.Context, dev: h.clock(t.Device), ref: s.HostNs, stopped: true})
 				}
 			}
 			return
@@ -332,23 +352,28 @@ func (h *Harvester) slot(s *Slot) {
 		serial := s.Flags&SlotFlagSerial != 0
 		var pe *pendingExec
 		if s.Harvest != 0 {
-			pe = &pendingExec{unit: s.Harvest, context: s.Context, ls: ls}
+			pe = h.newExec(s.Harvest, s.Context, ls)
 		}
-		for _, t := range ls.templates {
-			if t.slot.HostNs > s.HostNs {
+		for i := range ls.templates {
+			t := &ls.templates[i]
+			if t.HostNs > s.HostNs {
 				continue
 			}
-			if pe != nil && t.slot.EvIndex > 0 && t.slot.Flags&SlotFlagOurs != 0 {
-				if p := h.newLaunch(&t.slot, s.HostNs, ls.execs, s.Queue, serial); p != nil {
-					p.index = t.slot.EvIndex - 1
-					pe.launches = append(pe.launches, p)
+			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
+				pe.launches = append(pe.launches, pendingLaunch{})
+				if p := &pe.launches[len(pe.launches)-1]; h.newLaunch(p, t, s.HostNs, ls.execs, s.Queue, serial) {
+					p.index = t.EvIndex - 1
 					h.npending++
+				} else {
+					pe.launches = pe.launches[:len(pe.launches)-1]
 				}
 				continue
 			}
-			if p := h.newLaunch(&t.slot, s.HostNs, ls.execs, s.Queue, serial); p != nil {
-				p.ls = ls
-				h.addPendingLaunch(p)
+			var p pendingLaunch
+			if h.newLaunch(&p, t, s.HostNs, ls.execs, s.Queue, serial) {
+				shared := p
+				shared.ls = ls
+				h.addPendingLaunch(&shared)
 			}
 		}
 		if pe != nil {
@@ -372,12 +397,19 @@ func (h *Harvester) slot(s *Slot) {
 func (h *Harvester) previousExec(ls *listState, s *Slot) {
 	var pe *pendingExec
 	if s.HarvestPrev != 0 && ls.execs > 0 {
-		pe = &pendingExec{unit: s.HarvestPrev, context: s.Context, ls: ls}
+		pe = h.newExec(s.HarvestPrev, s.Context, ls)
 	}
-	for _, t := range ls.templates {
-		ev := t.slot.Event
+	// With nothing waiting on a shared event (the usual case with
+	// harvest units) there is nothing to look up per launch of the list.
+	shared := ls.templates
+	if len(h.pending) == 0 {
+		shared = nil
+	}
+	for i := range shared {
+		t := &ls.templates[i]
+		ev := t.Event
 		ps := h.pending[ev]
-		if len(ps) == 0 || ps[0].app || t.slot.EvIndex == 0 {
+		if len(ps) == 0 || ps[0].app || t.EvIndex == 0 {
 			continue
 		}
 		var keep []*pendingLaunch
@@ -386,8 +418,8 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 			case p.ls != ls:
 				keep = append(keep, p)
 			case pe != nil && p.rec.ExecutionIndex == ls.execs-1 && p.until == 0:
-				p.index = t.slot.EvIndex - 1
-				pe.launches = append(pe.launches, p)
+				p.index = t.EvIndex - 1
+				pe.launches = append(pe.launches, *p)
 			default:
 				if p.until == 0 {
 					p.until = s.HostNs
@@ -421,7 +453,28 @@ func (h *Harvester) awaitUnit(unit, context uint64, ls *listState) {
 	if ls != nil {
 		ls.inflight++
 	}
-	h.execs = append(h.execs, &pendingExec{unit: unit, context: context, ls: ls})
+	h.execs = append(h.execs, h.newExec(unit, context, ls))
+}
+
+// newExec returns an execution record, reused when one is free.
+func (h *Harvester) newExec(unit, context uint64, ls *listState) *pendingExec {
+	var pe *pendingExec
+	if n := len(h.execFree); n > 0 {
+		pe = h.execFree[n-1]
+		h.execFree[n-1] = nil
+		h.execFree = h.execFree[:n-1]
+	} else {
+		pe = &pendingExec{}
+	}
+	pe.unit, pe.context, pe.ls = unit, context, ls
+	return pe
+}
+
+// freeExec makes pe reusable once its launches were written.
+func (h *Harvester) freeExec(pe *pendingExec) {
+	clear(pe.launches) // no list or clock kept alive, nothing to alias
+	*pe = pendingExec{launches: pe.launches[:0]}
+	h.execFree = append(h.execFree, pe)
 }
 
 func (h *Harvester) queueID(q uint64) uint64 {
@@ -440,19 +493,23 @@ func (h *Harvester) queueID(q uint64) uint64 {
 // regular list, s is the append and ref, exec and execSerial describe the
 // execution (its time, index, and whether it ran serialized).
 func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
-	if p := h.newLaunch(s, ref, exec, queue, execSerial); p != nil {
-		h.addPendingLaunch(p)
+	var p pendingLaunch
+	if h.newLaunch(&p, s, ref, exec, queue, execSerial) {
+		shared := p // on the heap only when it waits in h.pending
+		h.addPendingLaunch(&shared)
 	}
 }
 
-// newLaunch makes the Launch record of a slot; it returns nil when the
-// launch has no timestamp to wait for (the record is already written).
-func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) *pendingLaunch {
+// newLaunch makes the Launch record of a slot in p (which it overwrites
+// entirely); it returns false when p need not wait: the record is written
+// already (no timestamp to wait for), or waits in the immediate FIFO.
+func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) bool {
 	h.nextID++
 	h.seen.Add(1)
 	c := h.clock(s.Device)
-	rec := h.newRecord()
-	*rec = pb.Launch{
+	*p = pendingLaunch{}
+	rec := &p.rec
+	*rec = stream.Launch{
 		Id: h.nextID, KernelId: uint64(s.KernelID), CommandListId: uint64(s.ListID),
 		QueueId: h.queueID(queue), Kind: pb.LaunchKind(s.LaunchKind),
 		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
@@ -481,42 +538,25 @@ func (h *Harvester) newLaunch(s *Slot, ref uint64, exec uint32, queue uint64, ex
 			reason = pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED
 		}
 		h.finishNoTS(rec, reason)
-		return nil
+		return false
 	}
 	if s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent) == SlotFlagOurs|SlotFlagImmediate {
 		// zestall's event on an immediate list: it carries this launch's
 		// times only, so the launch waits in the FIFO (no map, no object).
-		h.imm = append(h.imm, immLaunch{rec: rec, event: s.Event, context: s.Context, ref: ref, dev: c})
+		h.imm = append(h.imm, immLaunch{rec: *rec, event: s.Event, context: s.Context, ref: ref, dev: c})
 		h.npending++
-		return nil
+		return false
 	}
-	return &pendingLaunch{
-		rec: rec, event: s.Event, context: s.Context, dev: c, ref: ref,
-		ours: s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0,
-		app:  s.Flags&SlotFlagAppEvent != 0,
-	}
-}
-
-// recordSlab is how many Launch records newRecord allocates at once.
-const recordSlab = 512
-
-// newRecord returns a zeroed Launch record from a slab: one allocation per
-// recordSlab launches. Nothing keeps a record after it was written (the
-// writer encodes it, attribution copies its fields), so a slab is
-// collected once its last record was written.
-func (h *Harvester) newRecord() *pb.Launch {
-	if len(h.slab) == 0 {
-		h.slab = make([]pb.Launch, recordSlab)
-	}
-	r := &h.slab[0]
-	h.slab = h.slab[1:]
-	return r
+	p.event, p.context, p.dev, p.ref = s.Event, s.Context, c, ref
+	p.ours = s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0
+	p.app = s.Flags&SlotFlagAppEvent != 0
+	return true
 }
 
 // immLaunch is a launch on an immediate list whose event is zestall's,
 // waiting for its times (Harvester.imm).
 type immLaunch struct {
-	rec                 *pb.Launch
+	rec                 stream.Launch
 	event, context, ref uint64
 	dev                 *Clock
 }
@@ -535,12 +575,13 @@ func (h *Harvester) harvestImmediate(final bool) {
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
 	h.readNow()
 	keep := h.imm[:0]
-	for i, l := range h.imm {
+	for i := range h.imm {
+		l := &h.imm[i]
 		r := h.rdOut[i]
 		switch {
 		case r.Err != nil:
 			h.immDone(l)
-			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+			h.finishNoTS(&l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 			continue
 		case r.Ready:
 			// The event was reset before this launch took it: a reading
@@ -549,23 +590,23 @@ func (h *Harvester) harvestImmediate(final bool) {
 			// which waits for a plausible reading).
 			if startNs, _ := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
 				h.immDone(l)
-				h.finishTimedRec(l.rec, l.dev, l.ref, r.TS, startNs)
+				h.finishTimedRec(&l.rec, l.dev, l.ref, r.TS, startNs)
 				continue
 			}
 		}
 		if final {
 			h.immDone(l)
-			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			h.finishNoTS(&l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			continue
 		}
-		keep = append(keep, l)
+		keep = append(keep, *l) // i >= len(keep): l is not overwritten before it is read
 	}
-	clear(h.imm[len(keep):]) // drop the records' pointers
+	clear(h.imm[len(keep):]) // drop the clocks' pointers
 	h.imm = keep
 }
 
 // immDone: the launch leaves the FIFO; its event goes back.
-func (h *Harvester) immDone(l immLaunch) {
+func (h *Harvester) immDone(l *immLaunch) {
 	h.npending--
 	h.rel = append(h.rel, EventRef{Context: l.context, Event: l.event})
 }
@@ -588,17 +629,29 @@ func (h *Harvester) setPending(ev uint64, ps []*pendingLaunch) {
 	h.pending[ev] = ps
 }
 
-func (h *Harvester) finishNoTS(rec *pb.Launch, reason pb.NoTimestampReason) {
+func (h *Harvester) finishNoTS(rec *stream.Launch, reason pb.NoTimestampReason) {
 	if rec.Id == 0 {
 		return // an execution while stopped (ids start at 1)
 	}
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
 	h.noTS[int(reason)%len(h.noTS)].Add(1)
+	h.write(rec)
+}
+
+// write hands a finished record to attribution and to the batch for the
+// writer (a copy each: rec's storage is reused); a full batch goes at once.
+func (h *Harvester) write(rec *stream.Launch) {
 	if h.onLaunch != nil {
-		h.onLaunch(rec)
+		h.onLaunch(*rec)
 	}
-	h.out = append(h.out, rec)
+	if cap(h.out) == 0 {
+		h.out = make([]stream.Launch, 0, LaunchBatch)
+	}
+	h.out = append(h.out, *rec)
+	if len(h.out) >= LaunchBatch {
+		h.out = h.emit(h.out)[:0]
+	}
 }
 
 // harvestLocked reads the events of pending launches. Several pending
@@ -690,6 +743,7 @@ func (h *Harvester) harvestExecs(final bool) {
 			continue
 		}
 		h.finishExec(pe, ts, ready, err)
+		h.freeExec(pe)
 	}
 	for i := len(keep); i < len(h.execs); i++ {
 		h.execs[i] = nil
@@ -702,18 +756,19 @@ func (h *Harvester) harvestExecs(final bool) {
 func (h *Harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
 	h.npending -= len(pe.launches)
 	limit := h.limit
-	for _, p := range pe.launches {
+	for i := range pe.launches {
+		p := &pe.launches[i]
 		switch {
 		case err != nil:
-			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+			h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 		case !ready || int(p.index) >= len(ts):
-			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 		default:
 			startNs, _ := p.dev.toHost(ts[p.index].Start, p.ref)
 			if startNs+1000 < p.ref || startNs > limit {
 				// Not this execution's times (the event did not signal
 				// in it): the copy's values are undefined.
-				h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+				h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 				continue
 			}
 			h.finishTimed(p, ts[p.index], startNs)
@@ -743,7 +798,7 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 		h.setPending(ev, nil)
 		for _, p := range ps {
 			h.release(p)
-			h.finishNoTS(p.rec, reason)
+			h.finishNoTS(&p.rec, reason)
 		}
 	}
 	switch {
@@ -786,7 +841,7 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 			for _, p := range ps {
 				if s, _ := p.dev.toHost(ts.Start, p.ref); p.until != 0 && s+1000 >= p.until && s <= limit {
 					h.release(p)
-					h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
+					h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
 				} else {
 					keep = append(keep, p)
 				}
@@ -808,7 +863,7 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 			h.finishTimed(p, ts, startNs)
 		case p.ref < owner.ref:
 			h.release(p)
-			h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
+			h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
 		}
 	}
 }
@@ -818,12 +873,12 @@ func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs ui
 	if p.stopped {
 		return
 	}
-	h.finishTimedRec(p.rec, p.dev, p.ref, ts, startNs)
+	h.finishTimedRec(&p.rec, p.dev, p.ref, ts, startNs)
 }
 
 // finishTimedRec writes rec with the times ts (startNs: its start in host
 // ns, converted with c from a reference ref before the kernel).
-func (h *Harvester) finishTimedRec(rec *pb.Launch, c *Clock, ref uint64, ts KernelTimestamp, startNs uint64) {
+func (h *Harvester) finishTimedRec(rec *stream.Launch, c *Clock, ref uint64, ts KernelTimestamp, startNs uint64) {
 	_, startTicks := c.toHost(ts.Start, ref)
 	dur := (ts.End - ts.Start) & c.kernelMask
 	if ts.End < ts.Start {
@@ -833,10 +888,7 @@ func (h *Harvester) finishTimedRec(rec *pb.Launch, c *Clock, ref uint64, ts Kern
 	rec.DeviceStartNs = startNs
 	rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
 	h.timed.Add(1)
-	if h.onLaunch != nil {
-		h.onLaunch(rec)
-	}
-	h.out = append(h.out, rec)
+	h.write(rec)
 }
 
 func (h *Harvester) release(p *pendingLaunch) {
@@ -856,9 +908,7 @@ func (h *Harvester) releaseNow() {
 		h.rel = h.rel[:0]
 	}
 	if len(h.out) > 0 {
-		out := h.out
-		h.out = make([]*pb.Launch, 0, cap(out))
-		h.emit(out)
+		h.out = h.emit(h.out)[:0]
 	}
 }
 
@@ -870,11 +920,17 @@ func (h *Harvester) endList(id uint32) {
 	if ls == nil {
 		return
 	}
-	// The list's events may still hold unread executions.
+	// The list's events may still hold unread executions. (Nothing waits
+	// on a shared event, the usual case with harvest units: no lookup
+	// per launch of the list.)
+	shared := ls.templates
+	if len(h.pending) == 0 {
+		shared = nil
+	}
 	h.rdEv = h.rdEv[:0]
-	for _, t := range ls.templates {
-		if ps := h.pending[t.slot.Event]; len(ps) > 0 && !ps[0].app {
-			h.rdEv = append(h.rdEv, t.slot.Event)
+	for i := range shared {
+		if ev := ls.templates[i].Event; len(h.pending[ev]) > 0 && !h.pending[ev][0].app {
+			h.rdEv = append(h.rdEv, ev)
 		}
 	}
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
@@ -884,8 +940,8 @@ func (h *Harvester) endList(id uint32) {
 			h.reading(ev, r.TS, r.Err, false)
 		}
 	}
-	for _, t := range ls.templates {
-		ev := t.slot.Event
+	for i := range shared {
+		ev := ls.templates[i].Event
 		ps := h.pending[ev]
 		if len(ps) == 0 || ps[0].app {
 			// Launches signalling an application event stay pending:
@@ -895,7 +951,7 @@ func (h *Harvester) endList(id uint32) {
 		var keep []*pendingLaunch
 		for _, p := range ps {
 			if p.rec.CommandListId == uint64(id) {
-				h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+				h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			} else {
 				keep = append(keep, p)
 			}
@@ -916,12 +972,19 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 		return
 	}
 	ls.dead = true // once
-	for _, t := range ls.templates {
-		if t.slot.Flags&SlotFlagOurs != 0 {
-			delete(h.lastTS, t.slot.Event)
-			h.rel = append(h.rel, EventRef{Context: t.slot.Context, Event: t.slot.Event})
+	for i := range ls.templates {
+		if t := &ls.templates[i]; t.Flags&SlotFlagOurs != 0 {
+			delete(h.lastTS, t.Event)
+			h.rel = append(h.rel, EventRef{Context: t.Context, Event: t.Event})
 		}
 	}
+	// Nothing reads an ended list's templates once its executions were
+	// read: the next list's appends reuse them (a few of them kept).
+	if len(h.tplFree) < 16 && cap(ls.templates) <= 1<<16 {
+		clear(ls.templates)
+		h.tplFree = append(h.tplFree, ls.templates[:0])
+	}
+	ls.templates = nil
 }
 
 // contextDestroying harvests everything of a context the application is
@@ -941,17 +1004,19 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	for _, pe := range h.execs {
 		if pe.context == ctx {
 			h.finishExec(pe, nil, false, nil)
+			h.freeExec(pe)
 		} else {
 			keep = append(keep, pe)
 		}
 	}
+	clear(h.execs[len(keep):])
 	h.execs = keep
 	for ev, ps := range h.pending {
 		var keep []*pendingLaunch
 		for _, p := range ps {
 			if p.context == ctx {
 				p.ours = false // the pools go away with the context
-				h.finishNoTS(p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+				h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			} else {
 				keep = append(keep, p)
 			}
@@ -959,18 +1024,18 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 		h.setPending(ev, keep)
 	}
 	keepImm := h.imm[:0]
-	for _, l := range h.imm {
-		if l.context == ctx {
+	for i := range h.imm {
+		if l := &h.imm[i]; l.context == ctx {
 			h.npending-- // its event goes away with the pools
-			h.finishNoTS(l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			h.finishNoTS(&l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 		} else {
-			keepImm = append(keepImm, l)
+			keepImm = append(keepImm, *l)
 		}
 	}
 	clear(h.imm[len(keepImm):])
 	h.imm = keepImm
 	for id, ls := range h.lists {
-		if len(ls.templates) > 0 && ls.templates[0].slot.Context == ctx {
+		if len(ls.templates) > 0 && ls.templates[0].Context == ctx {
 			ls.dead = true
 			delete(h.lists, id)
 		}

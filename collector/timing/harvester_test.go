@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -86,14 +87,15 @@ func tsAt(startNs, endNs uint64) KernelTimestamp {
 type harness struct {
 	f    *fakeSource
 	h    *Harvester
-	recs []*pb.Launch
+	recs []stream.Launch
 	now  uint64 // virtual host time: the latest slot's time + 1 ms
 }
 
 func newHarness() *harness {
 	x := &harness{f: newFake()}
-	x.h = New(x.f, func(ls []*pb.Launch) {
+	x.h = New(x.f, func(ls []stream.Launch) []stream.Launch {
 		x.recs = append(x.recs, ls...)
+		return ls[:0]
 	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	x.h.now = func() uint64 { return x.now }
 	return x

@@ -54,3 +54,25 @@ func BenchmarkWriteStallRows(b *testing.B) {
 func BenchmarkReadStallRows(b *testing.B) {
 	benchRead(b, synthStallRecords(), 0, "row", "rows", synthKernels*synthOffsets)
 }
+
+// BenchmarkWriteLaunchValues is the profiler's path: one Launch value per
+// call to WriteLaunch, timed, on one command list, to io.Discard
+// (compression runs on the Writer's own goroutine; ns/op is the
+// encoding goroutine's time when a core is free for it).
+func BenchmarkWriteLaunchValues(b *testing.B) {
+	w, _ := NewWriter(io.Discard, nil)
+	l := Launch{Id: 1, KernelId: 3, DeviceId: 1, QueueId: 1, CommandListId: 1, Flags: 1, GroupCountX: 64, GroupSizeX: 128, HostAppendNs: 1e9}
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Id++
+		l.HostAppendNs += 500
+		l.DeviceStartNs = l.HostAppendNs + 1000
+		l.DeviceEndNs = l.DeviceStartNs + 2000
+		if err := w.WriteLaunch(&l); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -3,16 +3,27 @@
 //
 // A file is an 8-byte prefix ("ZESTALL" and a framing-version byte) followed
 // by independent Zstandard frames, each holding length-delimited Record
-// messages. The writer ends a frame at every [Writer.Flush], so a run that is
-// killed leaves a file that is readable up to its last flush.
+// messages. The writer ends a frame when it reaches its size, after every
+// Counters record and at every [Writer.Flush], and writes each frame whole,
+// so a run that is killed leaves a file that is readable up to its last
+// written frame, at least up to its last flush.
 //
 // # Writing
 //
 // [NewWriter] wraps an io.Writer; [CreateExclusive] opens the output file
 // the way the profiler must (never overwriting a file, never following a
-// symbolic link). [Writer.Write] only encodes into memory; [Writer.Flush]
-// compresses the pending records into one frame and writes it. A Writer is
-// owned by one goroutine: it is not safe for concurrent use.
+// symbolic link). [Writer.Write] and [Writer.WriteLaunch] only encode into
+// memory; a goroutine of the Writer's own compresses each sealed frame and
+// writes it while the next one fills (two frame buffers, so encoding
+// never waits for compression unless a frame fills before the previous one
+// is compressed). [Writer.Flush] seals the open frame and waits until
+// everything is written; [Writer.StartFlush] does not wait. A Writer is
+// owned by one goroutine: it is not safe for concurrent use; Close ends its
+// compressor.
+//
+// [Launch] is a Launch record as a plain value, what the profiler's
+// harvester fills in reused storage: WriteLaunch encodes it without a
+// pb.Launch, to the same bytes.
 //
 // The Writer gives producers the absolute form of every record and takes
 // care of the wire's compact forms itself: it writes Launch records in the

@@ -37,7 +37,8 @@ func TestCompactLaunchEncoding(t *testing.T) {
 			ExecutionIndex: uint32(pick()), SyclLocationId: uint32(pick()), SyclTaskId: pick(), CodeCopy: uint32(pick()),
 		}
 		appendDelta, idDelta, delay, dur := int64(pick()), int64(pick()), int64(pick()), pick()
-		b := appendCompactLaunch(nil, l, appendDelta, idDelta, delay, dur)
+		v := launchOf(l)
+		b := appendCompactLaunch(nil, &v, appendDelta, idDelta, delay, dur)
 		n, k := binary.Uvarint(b)
 		if k <= 0 || int(n) != len(b)-k {
 			t.Fatalf("case %d: length prefix %d (%d bytes) for %d bytes", i, n, k, len(b)-k)
@@ -69,7 +70,8 @@ func TestWriteLaunch(t *testing.T) {
 		if err := wa.Write(r); err != nil {
 			t.Fatal(err)
 		}
-		if err := wb.WriteLaunch(r.GetLaunch()); err != nil {
+		v := launchOf(r.GetLaunch())
+		if err := wb.WriteLaunch(&v); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -521,14 +521,14 @@ func (r *Reader) resolve(rec *pb.Record) error {
 			l.Id = r.launches.prevID + 1 + uint64(l.IdDelta)
 			l.HostAppendNs = r.launches.prevAppend + uint64(*l.HostAppendDeltaNs)
 			if timed {
-				l.DeviceStartNs = r.launches.startRef(l, l.HostAppendNs) + uint64(l.DeviceStartDelayNs)
+				l.DeviceStartNs = r.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs) + uint64(l.DeviceStartDelayNs)
 				l.DeviceEndNs = l.DeviceStartNs + l.DeviceDurationNs
 			} else {
 				l.DeviceStartNs, l.DeviceEndNs = 0, 0
 			}
 			l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 		}
-		r.launches.update(l, timed)
+		r.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
 	case *pb.Record_StallRows:
 		s := k.StallRows
 		return checkColumns("StallRows", s.ColumnCount, len(s.OffsetDeltas), len(s.Counters))

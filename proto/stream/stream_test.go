@@ -611,3 +611,62 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// cutWriter records the length of the file after every Write.
+type cutWriter struct {
+	bytes.Buffer
+	cuts []int
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	n, err := c.Buffer.Write(p)
+	c.cuts = append(c.cuts, c.Len())
+	return n, err
+}
+
+// TestWriterWholeFrames: the compressor writes whole frames only, in
+// order, each as soon as it is compressed: a file cut after any write
+// (a killed process) reads without error up to that write, and the frames
+// sealed before a Flush are all in the file when it returns.
+func TestWriterWholeFrames(t *testing.T) {
+	recs := synthLaunchRecords()[:20000]
+	var cw cutWriter
+	w, err := NewWriter(&cw, &WriterOptions{FrameSize: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		if i == len(recs)/2 {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadAll(bytes.NewReader(cw.Bytes()))
+			if err != nil || len(got) != i+1 {
+				t.Fatalf("after Flush: %d records of %d, %v", len(got), i+1, err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cw.cuts) < 10 {
+		t.Fatalf("%d writes: frames were not written as they were sealed", len(cw.cuts))
+	}
+	prev := 0
+	for _, cut := range cw.cuts {
+		got, err := ReadAll(bytes.NewReader(cw.Bytes()[:cut]))
+		if err != nil {
+			t.Fatalf("file cut at %d (after a write): %v", cut, err)
+		}
+		if len(got) < prev {
+			t.Fatalf("file cut at %d: %d records, fewer than %d before", cut, len(got), prev)
+		}
+		prev = len(got)
+	}
+	if prev != len(recs) {
+		t.Errorf("%d records, want %d", prev, len(recs))
+	}
+}

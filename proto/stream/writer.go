@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/proto"
@@ -12,8 +14,13 @@ import (
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
-// DefaultFrameSize is the default for [WriterOptions.FrameSize].
-const DefaultFrameSize = 4 << 20
+// DefaultFrameSize is the default for [WriterOptions.FrameSize]: the
+// Zstandard window (writerWindow), so a larger frame would compress no
+// better, while a Writer holds two frames' buffers (one compressing, one
+// filling) in the profiled process: 4 MiB frames cost it 6 MiB more live
+// heap, twice that resident, for the same bytes per launch (13.98 B on the
+// synthetic run).
+const DefaultFrameSize = 1 << 20
 
 // writerWindow is the Zstandard window of the frames the Writer makes:
 // 1 MiB compresses launch and stall records as well as 8 MiB did (13.56 B
@@ -21,15 +28,21 @@ const DefaultFrameSize = 4 << 20
 // encoder history resident in the profiled process.
 const writerWindow = 1 << 20
 
+// frameSlack is what a frame's buffer holds beyond FrameSize: the frame
+// is sealed when it reaches FrameSize, so its last launch records fit
+// without growing the buffer (growing a 4 MiB buffer by copies cost the
+// profiler more than encoding).
+const frameSlack = 4 << 10
+
 // ErrClosed is returned by a Writer used after Close.
 var ErrClosed = errors.New("zestall stream: writer closed")
 
 // WriterOptions configure a [Writer]. The zero value is ready to use.
 type WriterOptions struct {
 	// FrameSize is a soft limit, in uncompressed bytes, on one frame. When
-	// the records pending since the last frame reach it, Write compresses
-	// them into a frame kept in memory; the next Flush writes it. Frames
-	// are thus at most FrameSize plus one record. 0 means
+	// the records pending since the last frame reach it, Write seals the
+	// frame (the compressor compresses and writes it). Frames are thus at
+	// most FrameSize plus one record. 0 means
 	// DefaultFrameSize; values above 64 MiB are treated as 64 MiB.
 	FrameSize int
 	// Level is the Zstandard compression level, 1 (fastest) to 4 (best)
@@ -47,26 +60,42 @@ type WriterOptions struct {
 }
 
 // A Writer writes records to a zestall file. Write encodes into memory and
-// never does I/O; Flush writes everything pending as one or more frames.
-// The caller decides when to flush (the profiler flushes at least every
-// second and at exit); a file stays readable up to its last flush.
+// never does I/O. A frame is sealed when it reaches FrameSize, when a
+// Counters record ends it, and by Flush; a goroutine of the Writer's own
+// compresses sealed frames and writes each to the underlying writer as
+// soon as it is compressed, whole and in order, while the next frame fills
+// (double buffering: Write waits only when a frame fills before the
+// previous one is compressed). Flush seals the open frame and waits until
+// everything is written; StartFlush seals it without waiting. A file stays
+// readable up to its last written frame, so at least up to its last flush.
 //
 // A Writer is not safe for concurrent use: one goroutine owns it and the
 // records it is given. After an error from the underlying writer every
-// method returns that error.
+// method returns that error. Close ends the compressing goroutine.
 type Writer struct {
 	w         io.Writer
-	enc       *zstd.Encoder
 	frameSize int
 	absolute  bool
 
 	buf     []byte // records of the open frame, length-delimited
-	out     []byte // sealed, compressed frames not yet written
-	prefix  bool   // the prefix has been written (or is in out)
-	written int64  // bytes handed to w successfully
 	records uint64 // records encoded so far
-	err     error
 	closed  bool
+
+	// The compressor (compress): frames go to it through jobs, one at a
+	// time (unbuffered: one frame compressing, one filling), and their
+	// buffers come back through spare.
+	jobs  chan frameJob
+	spare chan []byte
+	done  chan struct{} // the compressor ended
+	enc   *zstd.Encoder // the compressor's
+	cmu   sync.Mutex    // guards err and written, set by the compressor
+	err   error
+	// failed: err is set (checked per record without the mutex).
+	failed atomic.Bool
+	// Bytes handed to w successfully.
+	written int64
+
+	flushed chan struct{} // closed when the last StartFlush's frames are written
 
 	// Compact Launch state of the open frame (see launchState).
 	launches launchState
@@ -108,13 +137,102 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zestall stream: %w", err)
 	}
-	return &Writer{
+	wr := &Writer{
 		w:         w,
 		enc:       enc,
 		frameSize: o.FrameSize,
 		absolute:  o.absoluteLaunches,
 		content:   make(map[string]uint64),
-	}, nil
+		jobs:      make(chan frameJob),
+		spare:     make(chan []byte, 1),
+		done:      make(chan struct{}),
+	}
+	wr.spare <- nil
+	go wr.compress()
+	return wr, nil
+}
+
+// frameJob is one frame for the compressor: its records, and a Counters
+// record that ends it, encoded by the compressor, which alone knows the
+// bytes written before the frame. flushed, if not nil, is closed once
+// the frame is in the file.
+type frameJob struct {
+	records  []byte
+	counters *pb.Record
+	flushed  chan struct{}
+}
+
+// compress is the compressor goroutine: it compresses each sealed frame and
+// writes it, with the file prefix before the first, as one write of whole
+// frames (a file cut anywhere after it stays readable up to it).
+func (w *Writer) compress() {
+	defer close(w.done)
+	var out []byte
+	prefix := false
+	for job := range w.jobs {
+		w.cmu.Lock()
+		failed, written := w.err != nil, w.written
+		w.cmu.Unlock()
+		if failed {
+			w.spare <- job.records[:0]
+			if job.flushed != nil {
+				close(job.flushed)
+			}
+			continue
+		}
+		out = out[:0]
+		if !prefix {
+			out = append(out, Magic...)
+			out = append(out, Version)
+			prefix = true
+		}
+		b := job.records
+		if job.counters != nil {
+			c := job.counters.GetCounters()
+			c.BytesWritten = uint64(written) + uint64(len(out))
+			b = appendRecord(b, job.counters) // checked by Write
+		}
+		if len(b) > 0 {
+			out = w.enc.EncodeAll(b, out)
+		}
+		if cap(b) > 4*w.frameSize {
+			b = nil // do not keep a huge buffer for one huge record
+		}
+		w.spare <- b[:0]
+		var err error
+		if len(out) > 0 {
+			var n int
+			n, err = w.w.Write(out)
+			if err == nil && n < len(out) {
+				err = io.ErrShortWrite
+			}
+			w.cmu.Lock()
+			w.written += int64(n)
+			if err != nil {
+				// The file now ends inside a frame; anything written
+				// after it would be unreadable, so stop here.
+				w.err = fmt.Errorf("zestall stream: %w", err)
+				w.failed.Store(true)
+			}
+			w.cmu.Unlock()
+		}
+		if cap(out) > 4*w.frameSize {
+			out = nil
+		}
+		if job.flushed != nil {
+			close(job.flushed)
+		}
+	}
+}
+
+// failure is the error of the underlying writer, if any.
+func (w *Writer) failure() error {
+	if !w.failed.Load() {
+		return nil
+	}
+	w.cmu.Lock()
+	defer w.cmu.Unlock()
+	return w.err
 }
 
 // Write encodes rec into the open frame. It does no I/O, does not keep rec,
@@ -124,17 +242,15 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 // kind's message is nil) and for a record larger than MaxRecordSize, and
 // writes nothing then.
 func (w *Writer) Write(rec *pb.Record) error {
-	if w.err != nil {
-		return w.err
+	if err := w.failure(); err != nil {
+		return err
 	}
 	if w.closed {
 		return ErrClosed
 	}
 	if k, ok := rec.GetKind().(*pb.Record_Launch); ok && k.Launch != nil {
 		// The common record, checked without reflection.
-		if len(w.buf) >= w.frameSize {
-			w.seal()
-		}
+		w.room()
 		return w.writeLaunch(rec, k.Launch)
 	}
 	// SYCL records, as frequent (sycl.go), when they carry nothing
@@ -142,18 +258,14 @@ func (w *Writer) Write(rec *pb.Record) error {
 	switch k := rec.GetKind().(type) {
 	case *pb.Record_SyclSpan:
 		if k.SyclSpan != nil && len(k.SyclSpan.ProtoReflect().GetUnknown()) == 0 {
-			if len(w.buf) >= w.frameSize {
-				w.seal()
-			}
+			w.room()
 			w.buf = appendSyclSpan(w.buf, k.SyclSpan)
 			w.records++
 			return nil
 		}
 	case *pb.Record_SyclGraph:
 		if k.SyclGraph != nil && len(k.SyclGraph.ProtoReflect().GetUnknown()) == 0 {
-			if len(w.buf) >= w.frameSize {
-				w.seal()
-			}
+			w.room()
 			w.buf = appendSyclGraph(w.buf, k.SyclGraph)
 			w.records++
 			return nil
@@ -162,46 +274,60 @@ func (w *Writer) Write(rec *pb.Record) error {
 	if !hasKind(rec) {
 		return errors.New("zestall stream: record has no kind")
 	}
-	if len(w.buf) >= w.frameSize {
-		w.seal()
-	}
+	w.room()
 	switch k := rec.Kind.(type) {
 	case *pb.Record_Launch:
 		return w.writeLaunch(rec, k.Launch)
 	case *pb.Record_Module:
 		return w.writeModule(rec, k.Module)
 	case *pb.Record_Counters:
-		c := k.Counters
-		rw, bw := c.RecordsWritten, c.BytesWritten
+		// It ends its frame: the compressor fills in bytes_written (the
+		// frames before it may still be compressing) on a copy.
+		c := proto.Clone(k.Counters).(*pb.Counters)
 		c.RecordsWritten = w.records
-		c.BytesWritten = uint64(w.written) + uint64(len(w.out))
-		if !w.prefix {
-			c.BytesWritten += PrefixSize
+		c.BytesWritten = 1 << 62 // the largest it can be, for the size check
+		rc := &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
+		if size := proto.Size(rc); size > MaxRecordSize {
+			return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
 		}
-		err := w.append(rec)
-		c.RecordsWritten, c.BytesWritten = rw, bw
-		return err
+		w.records++
+		w.sealWith(rc, nil)
+		return nil
 	}
 	return w.append(rec)
 }
 
-// WriteLaunch writes one Launch record (in absolute form, like Write) as a
-// Record of kind launch, without a Record to wrap it: the profiler's
-// launches take this path. It does not keep l.
-func (w *Writer) WriteLaunch(l *pb.Launch) error {
-	if w.err != nil {
-		return w.err
+// WriteLaunch writes one Launch record, given as a plain value in absolute
+// form, as a Record of kind launch, without a pb.Launch or a Record to wrap
+// it: the profiler's launches take this path. It does not keep l.
+func (w *Writer) WriteLaunch(l *Launch) error {
+	if err := w.failure(); err != nil {
+		return err
 	}
 	if w.closed {
 		return ErrClosed
 	}
-	if l == nil {
-		return errors.New("zestall stream: nil Launch")
+	w.room()
+	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
+	if w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0)) {
+		return w.writeLaunch(nil, l.Proto()) // the reflective path (tests, or device times of an untimed launch)
 	}
-	if len(w.buf) >= w.frameSize {
-		w.seal()
+	w.appendLaunch(l, timed)
+	return nil
+}
+
+// appendLaunch encodes l, in absolute form, compact at the end of the open
+// frame.
+func (w *Writer) appendLaunch(l *Launch, timed bool) {
+	var delay int64
+	var dur uint64
+	if timed {
+		delay, dur = int64(l.DeviceStartNs-w.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs)), l.DeviceEndNs-l.DeviceStartNs
 	}
-	return w.writeLaunch(nil, l)
+	// Wrapping arithmetic: the reader's inverse is exact for all values.
+	w.buf = appendCompactLaunch(w.buf, l, int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1), delay, dur)
+	w.records++
+	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
 }
 
 var kindOneof = (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
@@ -222,8 +348,8 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 	}
 	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
 	absolute := w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0))
-	if rec == nil && (absolute || len(l.ProtoReflect().GetUnknown()) != 0) {
-		rec = &pb.Record{Kind: &pb.Record_Launch{Launch: l}} // only the reflective paths need it
+	if rec == nil {
+		rec = &pb.Record{Kind: &pb.Record_Launch{Launch: l}}
 	}
 	if absolute {
 		// Absolute form, for tests, or because the compact form
@@ -231,20 +357,14 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		if err := w.append(rec); err != nil {
 			return err
 		}
-		w.launches.update(l, timed)
+		w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
-	if rec == nil || len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
-		// The profiler's launches: encoded without reflection.
-		var delay int64
-		var dur uint64
-		if timed {
-			delay, dur = int64(start-w.launches.startRef(l, app)), end-start
-		}
-		w.buf = appendCompactLaunch(w.buf, l, int64(app-w.launches.prevAppend), int64(id-w.launches.prevID-1), delay, dur)
-		w.records++
-		w.launches.update(l, timed)
+	if len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
+		// Encoded without reflection.
+		v := launchOf(l)
+		w.appendLaunch(&v, timed)
 		return nil
 	}
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
@@ -253,14 +373,14 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 	l.IdDelta = int64(id - w.launches.prevID - 1)
 	l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs = 0, 0, 0, 0
 	if timed {
-		l.DeviceStartDelayNs = int64(start - w.launches.startRef(l, app))
+		l.DeviceStartDelayNs = int64(start - w.launches.startRef(l.QueueId, l.CommandListId, app))
 		l.DeviceDurationNs = end - start
 	}
 	err := w.append(rec)
 	l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs = id, app, start, end
 	l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 	if err == nil {
-		w.launches.update(l, timed)
+		w.launches.update(id, app, l.QueueId, l.CommandListId, end, timed)
 	}
 	return err
 }
@@ -303,79 +423,96 @@ func (w *Writer) append(rec *pb.Record) error {
 	return nil
 }
 
-// seal compresses the open frame into w.out.
-func (w *Writer) seal() {
-	w.launches.reset()
-	if len(w.buf) == 0 {
-		return
+// appendRecord encodes rec, length-delimited, at the end of b (the
+// compressor's Counters records; their size was checked).
+func appendRecord(b []byte, rec *pb.Record) []byte {
+	b = binary.AppendUvarint(b, uint64(proto.Size(rec)))
+	b, _ = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, rec)
+	return b
+}
+
+// room seals the open frame when it is full and gives the next one its
+// buffer: FrameSize and some slack at once, not grown by copies.
+func (w *Writer) room() {
+	if len(w.buf) >= w.frameSize {
+		w.seal()
 	}
-	if !w.prefix {
-		w.out = append(w.out, Magic...)
-		w.out = append(w.out, Version)
-		w.prefix = true
-	}
-	w.out = w.enc.EncodeAll(w.buf, w.out)
-	if cap(w.buf) > 4*w.frameSize {
-		w.buf = nil // do not keep a huge buffer for one huge record
-	} else {
-		w.buf = w.buf[:0]
+	if cap(w.buf) < w.frameSize {
+		w.buf = append(make([]byte, 0, w.frameSize+frameSlack), w.buf...)
 	}
 }
 
-// Flush ends the open frame and writes every pending frame to the
-// underlying writer. The first Flush also writes the file prefix, even when
-// no record is pending, so a flushed file is always a valid (maybe empty)
-// zestall file.
+// seal hands the open frame, if any, to the compressor.
+func (w *Writer) seal() {
+	if len(w.buf) > 0 {
+		w.sealWith(nil, nil)
+	}
+}
+
+// sealWith hands the open frame, ended by counters (if not nil), to the
+// compressor, which closes flushed (if not nil) once it is written, and
+// opens the next frame in the buffer the compressor gave back. It waits
+// while the previous frame is compressing.
+func (w *Writer) sealWith(counters *pb.Record, flushed chan struct{}) {
+	w.launches.reset()
+	w.jobs <- frameJob{records: w.buf, counters: counters, flushed: flushed}
+	w.buf = <-w.spare
+}
+
+// Flush ends the open frame and waits until every frame is written to the
+// underlying writer. The first Flush also writes the file prefix, even
+// when no record is pending, so a flushed file is always a valid (maybe
+// empty) zestall file.
 func (w *Writer) Flush() error {
-	if w.err != nil {
-		return w.err
+	if err := w.StartFlush(); err != nil {
+		return err
+	}
+	return w.awaitFlush()
+}
+
+// StartFlush is Flush without the wait: the frames reach the underlying
+// writer in the compressor's time (one frame's compression at most);
+// Flush and Close wait for them, an error shows in the next call.
+func (w *Writer) StartFlush() error {
+	if err := w.failure(); err != nil {
+		return err
 	}
 	if w.closed {
 		return ErrClosed
 	}
-	w.seal()
-	if !w.prefix {
-		w.out = append(w.out, Magic...)
-		w.out = append(w.out, Version)
-		w.prefix = true
-	}
-	if len(w.out) == 0 {
-		return nil
-	}
-	n, err := w.w.Write(w.out)
-	w.written += int64(n)
-	if err == nil && n < len(w.out) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		// The file now ends inside a frame; anything written after it
-		// would be unreadable, so stop here.
-		w.err = fmt.Errorf("zestall stream: %w", err)
-		return w.err
-	}
-	if cap(w.out) > 4*w.frameSize {
-		w.out = nil
-	} else {
-		w.out = w.out[:0]
-	}
+	w.flushed = make(chan struct{})
+	w.sealWith(nil, w.flushed)
 	return nil
 }
 
-// Close flushes and releases the compressor. It does not close the
+// awaitFlush waits for the last StartFlush's frames.
+func (w *Writer) awaitFlush() error {
+	if w.flushed != nil {
+		<-w.flushed
+		w.flushed = nil
+	}
+	return w.failure()
+}
+
+// Close flushes and ends the compressor. It does not close the
 // underlying writer. Close is idempotent.
 func (w *Writer) Close() error {
 	if w.closed {
-		return w.err
+		return w.failure()
 	}
 	err := w.Flush()
 	w.closed = true
+	close(w.jobs)
+	<-w.done
 	w.enc.Close()
-	w.buf, w.out = nil, nil
+	w.buf = nil
 	return err
 }
 
 // Written returns the number of bytes written to the underlying writer so
 // far and the number of records given to Write so far.
 func (w *Writer) Written() (bytes int64, records uint64) {
+	w.cmu.Lock()
+	defer w.cmu.Unlock()
 	return w.written, w.records
 }
