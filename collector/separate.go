@@ -6,6 +6,7 @@ import (
 
 	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/config"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -97,12 +98,12 @@ func reuseInterval(c config.Config) time.Duration {
 
 // onLaunch is what the harvester calls for every launch record: the
 // stall reader's f, then the ring learns when the launch's code is free.
-func (s *Session) onLaunch(f func(*pb.Launch)) func(*pb.Launch) {
+func (s *Session) onLaunch(f func(stream.Launch)) func(stream.Launch) {
 	src := s.copySrc
 	if src == nil || s.codeCopies.Load() == 0 {
 		return f
 	}
-	return func(l *pb.Launch) {
+	return func(l stream.Launch) {
 		f(l)
 		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 {
 			src.Ran(l.KernelId, l.CodeCopy, l.HostAppendNs, l.DeviceEndNs, l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE) != 0)

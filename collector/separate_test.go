@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/collector/config"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
 )
@@ -103,9 +104,9 @@ func TestCopiesWiring(t *testing.T) {
 	s.Timestamps(idleTimestamps{})
 	s.Copies(src)
 	s.Status(StateActive, ze.Success)
-	f := s.onLaunch(func(*pb.Launch) {})
-	f(&pb.Launch{KernelId: 5, CodeCopy: 2, HostAppendNs: 10, DeviceEndNs: 30, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)})
-	f(&pb.Launch{KernelId: 5, CodeCopy: 1, HostAppendNs: 40, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
+	f := s.onLaunch(func(stream.Launch) {})
+	f(stream.Launch{KernelId: 5, CodeCopy: 2, HostAppendNs: 10, DeviceEndNs: 30, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)})
+	f(stream.Launch{KernelId: 5, CodeCopy: 1, HostAppendNs: 40, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
 	s.Shutdown()
 	if src.copies != config.InitialCodeCopies || src.most != config.MaxCodeCopies || !slices.Equal(src.ran, []string{"5 2 10 30 true"}) {
 		t.Errorf("auto: configured %d copies (most %d); ran %q", src.copies, src.most, src.ran)
