@@ -293,6 +293,7 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	t := time.NewTimer(time.Millisecond)
 	defer t.Stop()
 	var acks []chan struct{}
+	last := time.Now()
 	for {
 		drained, pending := h.Poll()
 		drained += s.syclRecords()
@@ -300,13 +301,9 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 			close(a)
 		}
 		acks = acks[:0]
-		wait := 10 * time.Millisecond
-		switch {
-		case drained >= 1024:
-			wait = 0 // a backlog: keep going
-		case pending > 0 || drained > 0:
-			wait = time.Millisecond
-		}
+		now := time.Now()
+		wait := pollWait(drained, pending, now.Sub(last))
+		last = now
 		if wait == 0 {
 			select {
 			case <-stop:
@@ -324,6 +321,40 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 		case <-t.C:
 		}
 	}
+}
+
+// Harvester poll intervals (pollWait).
+const (
+	pollIdle = 10 * time.Millisecond // nothing drained, nothing pending
+	pollMin  = time.Millisecond      // launches pending on the device, or a high rate
+	pollMax  = 8 * time.Millisecond  // a steady low rate
+	// pollTarget is how many slots a poll should find at the rate seen:
+	// every wake-up of the harvester wakes the writer and its compressor
+	// too, and at 10^5 launches/s wake-ups every millisecond cost about as
+	// much CPU as the launches' own records (BENCHMARKS.md, issue 14). A
+	// thread's ring holds 32768 slots, so at pollMax a thread fills 1/8 of
+	// its ring only above 5·10^5 launches/s, when the interval is pollMin.
+	pollTarget = 2048
+)
+
+// pollWait is how long the harvester sleeps after a poll that drained
+// slots (launches and other events), with pending launches still waiting
+// for their times, since the previous poll: at once on a backlog; pollMin
+// while launches wait for the device (their completion wakes the stall
+// reader, whose windows should close between launches: see
+// collector/attribution); otherwise long enough to find about pollTarget
+// slots at the rate seen.
+func pollWait(drained, pending int, since time.Duration) time.Duration {
+	switch {
+	case drained >= 1024:
+		return 0 // a backlog: keep going
+	case pending > 0:
+		return pollMin
+	case drained == 0:
+		return pollIdle
+	}
+	w := time.Duration(float64(since) * pollTarget / float64(drained))
+	return min(max(w, pollMin), pollMax)
 }
 
 // Devices records the devices seen at activation (before Status(StateActive)).
