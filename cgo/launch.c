@@ -407,6 +407,9 @@ typedef struct zl_ring {
     _Alignas(64) _Atomic uint64_t head; /* written by the owning thread */
     uint64_t tail_seen;                 /* owner only: a tail value read earlier (<= tail) */
     struct zl_ring *next;
+    /* 1 once the owning thread exited (ring_exit): the next thread that
+     * launches for the first time adopts the ring instead of mapping one. */
+    _Atomic uint32_t orphan;
     _Alignas(64) _Atomic uint64_t tail; /* written by the drainer */
     /* The thread's cache of zestall's events, all of one context's pool
      * ev_pool (NULL: empty). The owner pops without a lock; ev_pool and
@@ -423,21 +426,66 @@ static _Atomic(zl_ring_t *) rings;
 static atomic_uint_fast64_t ring_dropped, launches_dropped;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void event_cache_flush(zl_ring_t *r);
+
+/* Rings outlive their threads (a thread's slots may still be pending when
+ * it exits), so they are never unmapped; instead, a thread that exits
+ * hands its cached events back and leaves its ring to the next thread
+ * that launches for the first time. An application that creates a new
+ * thread per task then uses as many rings as it has launching threads at
+ * once, not one per thread it ever made. The ring's one producer changes
+ * from the dead thread to its adopter: the orphan flag's release/acquire
+ * pair orders the dead thread's last push before the adopter's first. */
+static pthread_key_t ring_key;
+static atomic_bool ring_key_ok;
+static pthread_once_t ring_key_once = PTHREAD_ONCE_INIT;
+
+/* Thread-exit destructor of ring_key (never for the thread that calls
+ * exit, whose ring nobody could adopt anyway). libzestall.so is never
+ * unloaded (NODELETE), so the destructor stays mapped. */
+static void ring_exit(void *p) {
+    zl_ring_t *r = p;
+    event_cache_flush(r);
+    atomic_store_explicit(&r->orphan, 1, memory_order_release);
+}
+
+static void ring_key_init(void) {
+    if (pthread_key_create(&ring_key, ring_exit) == 0) atomic_store(&ring_key_ok, true);
+}
+
+/* A ring whose thread exited, now this thread's; NULL if none. */
+static zl_ring_t *ring_adopt(void) {
+    for (zl_ring_t *r = atomic_load(&rings); r != NULL; r = r->next) {
+        uint32_t want = 1;
+        if (atomic_load_explicit(&r->orphan, memory_order_relaxed) == 1 &&
+            atomic_compare_exchange_strong_explicit(&r->orphan, &want, 0, memory_order_acquire,
+                                                    memory_order_relaxed))
+            return r;
+    }
+    return NULL;
+}
+
 static zl_ring_t *my_ring(void) {
     zl_ring_t *r = tl_ring;
     if (r != NULL) return r;
-    /* Mapped, not allocated: zero pages the kernel provides as the ring
-     * is first written, page aligned (the cache-line layout above), and no
-     * 4 MiB memset on the thread's first launch. */
-    void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    r = m;
-    /* Lock-free push onto the list of rings; rings are never freed (a
-     * thread's slots may still be pending when it exits). */
-    zl_ring_t *old = atomic_load(&rings);
-    do {
-        r->next = old;
-    } while (!atomic_compare_exchange_weak(&rings, &old, r));
+    pthread_once(&ring_key_once, ring_key_init);
+    r = ring_adopt();
+    if (r == NULL) {
+        /* Mapped, not allocated: zero pages the kernel provides as the
+         * ring is first written, page aligned (the cache-line layout
+         * above), and no 4 MiB memset on the thread's first launch. */
+        void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return NULL;
+        r = m;
+        /* Lock-free push onto the list of rings (never removed). */
+        zl_ring_t *old = atomic_load(&rings);
+        do {
+            r->next = old;
+        } while (!atomic_compare_exchange_weak(&rings, &old, r));
+    }
+    /* Without the key (pthread_key_create failed) the ring stays this
+     * thread's for the run, as before. */
+    if (atomic_load(&ring_key_ok)) pthread_setspecific(ring_key, r);
     tl_ring = r;
     return r;
 }

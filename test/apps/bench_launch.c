@@ -1,7 +1,7 @@
 /*
  * zestall-bench-launch: launch-bound micro-benchmark for measuring the
  * profiler's per-launch overhead.
- *   zestall-bench-launch [launches per thread = 100000] [threads = 1] [imm|regular] [launches/s per thread = 0]
+ *   zestall-bench-launch [launches per thread = 100000] [threads = 1] [imm|regular] [launches/s per thread = 0] [waves = 1]
  * Each thread has its own command list (immediate, or regular executed on
  * its own queue every BATCH launches), launches one tiny kernel without
  * events, and measures its launch loop with CLOCK_MONOTONIC (wall) and
@@ -10,6 +10,10 @@
  * (checked every 64 launches, sleeping while ahead): the sustained-rate
  * benchmark (scripts/bench --sustained) looks for the highest rate a
  * profiler keeps up with. 0 launches as fast as possible.
+ * With waves > 1 the threads are created, run and joined that many times
+ * one after the other (new threads each time: an application that does
+ * not keep a thread pool); the JSON then gives the process's VmSize after
+ * the first wave and at the end, so growth per exited thread shows.
  */
 #include <pthread.h>
 #include <time.h>
@@ -27,6 +31,18 @@ static double rate_per_thread; /* launches/s; 0: unpaced */
 static pthread_barrier_t start_barrier;
 
 typedef struct result { double wall_ns, cpu_ns; uint32_t index; } result_t;
+
+/* The process's VmSize in KiB (0: unknown). */
+static long vm_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL) return 0;
+    char line[256];
+    long kb = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmSize: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb;
+}
 
 static uint64_t now_ns(clockid_t c) {
     struct timespec ts;
@@ -97,8 +113,10 @@ int main(int argc, char **argv) {
         else app_die("mode must be imm or regular");
     }
     if (argc > 4) rate_per_thread = strtod(argv[4], NULL);
-    if (launches < 1 || threads < 1 || threads > 256 || rate_per_thread < 0)
-        app_die("usage: zestall-bench-launch [launches per thread] [threads] [imm|regular] [launches/s per thread]");
+    long waves = 1;
+    if (argc > 5) waves = strtol(argv[5], NULL, 0);
+    if (launches < 1 || threads < 1 || threads > 256 || rate_per_thread < 0 || waves < 1)
+        app_die("usage: zestall-bench-launch [launches per thread] [threads] [imm|regular] [launches/s per thread] [waves]");
     app_init(&env);
     mod = app_module(&env, "stream");
     char **names;
@@ -109,12 +127,17 @@ int main(int argc, char **argv) {
     if (!t || !res) app_die("out of memory");
     pthread_barrier_init(&start_barrier, NULL, (unsigned)threads);
     uint64_t w0 = now_ns(CLOCK_MONOTONIC);
-    for (long i = 0; i < threads; i++) {
-        res[i].index = (uint32_t)i;
-        if (pthread_create(&t[i], NULL, worker, &res[i]) != 0) app_die("pthread_create");
+    long vm_first = 0;
+    for (long w = 0; w < waves; w++) {
+        for (long i = 0; i < threads; i++) {
+            res[i].index = (uint32_t)i;
+            if (pthread_create(&t[i], NULL, worker, &res[i]) != 0) app_die("pthread_create");
+        }
+        for (long i = 0; i < threads; i++) pthread_join(t[i], NULL);
+        if (w == 0) vm_first = vm_kb();
     }
-    for (long i = 0; i < threads; i++) pthread_join(t[i], NULL);
     uint64_t w1 = now_ns(CLOCK_MONOTONIC);
+    long vm_end = vm_kb();
     pthread_barrier_destroy(&start_barrier);
     CK(zeModuleDestroy(mod));
     app_fini(&env);
@@ -127,8 +150,10 @@ int main(int argc, char **argv) {
         wall += res[i].wall_ns;
         cpu += res[i].cpu_ns;
     }
-    printf("],\"wall_ns_per_launch\":%.1f,\"cpu_ns_per_launch\":%.1f,\"aggregate_ns_per_launch\":%.1f,\"total_wall_ns\":%llu}\n",
-           wall / threads, cpu / threads, (double)(w1 - w0) / (double)(threads * launches), (unsigned long long)(w1 - w0));
+    printf("],\"wall_ns_per_launch\":%.1f,\"cpu_ns_per_launch\":%.1f,\"aggregate_ns_per_launch\":%.1f,\"waves\":%ld,"
+           "\"vm_kb_first_wave\":%ld,\"vm_kb_end\":%ld,\"total_wall_ns\":%llu}\n",
+           wall / threads, cpu / threads, (double)(w1 - w0) / (double)(threads * launches * waves), waves, vm_first, vm_end,
+           (unsigned long long)(w1 - w0));
     app_free_names(names, nk);
     free(t);
     free(res);
