@@ -360,8 +360,50 @@ static void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev) {
  * run of events of the same context, so the application threads taking
  * events (event_get) meet the harvester on that lock once per batch rather
  * than once per launch. */
+/* zestall's own per-event driver calls, made in batches inside one traced
+ * call. A call from outside any callback goes through the tracing layer's
+ * wrapper, which allocates on every call (docs/level-zero-loader.md §8.2
+ * "Allocations per call"); a call made inside a callback of the same
+ * thread is forwarded straight to the driver (§5.5 "Re-entrancy guard").
+ * So the goroutine makes one traced call on the batch's first event, and
+ * zestall's own prologue for that API, seeing this thread's batch, makes
+ * the batch's calls from inside the callback. If the prologue did not run
+ * (no tracer enabled), the batch is made the ordinary way. */
+typedef struct zl_batch {
+    const uint64_t *events;     /* kernel timestamps of these events ... */
+    zl_event_reading_t *out;    /* ... into out */
+    const zl_event_ref_t *refs; /* or host resets of these events */
+    uint32_t n;
+    bool done;
+} zl_batch_t;
+static ZL_TLS zl_batch_t *tl_batch;
+
+static void reset_events(const zl_event_ref_t *refs, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (refs[i].event != 0) zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[i].event);
+}
+
+/* The batch of this thread's pending call of type want (events or refs),
+ * taken: NULL when the call is not zestall's batch trigger. */
+static zl_batch_t *batch_take(bool resets) {
+    zl_batch_t *b = tl_batch;
+    if (b == NULL || b->done || (b->refs != NULL) != resets) return NULL;
+    tl_batch = NULL;
+    return b;
+}
+
 static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++) zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[i].event);
+    uint32_t first = 0;
+    while (first < n && refs[first].event == 0) first++;
+    if (first < n) {
+        zl_batch_t b = {.refs = refs, .n = n};
+        tl_batch = &b;
+        /* The trigger; pro_event_reset makes the batch (the event is
+         * reset once more by this call itself, which changes nothing). */
+        zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[first].event);
+        tl_batch = NULL;
+        if (!b.done) reset_events(refs, n);
+    }
     for (uint32_t i = 0; i < n;) {
         zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)refs[i].context, false);
         uint32_t j = i;
@@ -661,7 +703,7 @@ uint64_t zl_launches_dropped(void) { return atomic_load(&launches_dropped); }
 /* Reads the kernel timestamps of n events into out (one driver-guard
  * section and one call from Go for the batch). On Intel's driver a read
  * of a host-visible timestamp event is a read of host memory. */
-static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+static void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
     for (uint32_t i = 0; i < n; i++) {
         ze_kernel_timestamp_result_t ts;
         /* NOT_READY until the event signalled (spec), so one call suffices. */
@@ -673,6 +715,16 @@ static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, z
         out[i].ctx_start = ts.context.kernelStart;
         out[i].ctx_end = ts.context.kernelEnd;
     }
+}
+/* In one traced call (see zl_batch_t): pro_event_timestamp reads them. */
+static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+    if (n == 0) return;
+    zl_batch_t b = {.events = events, .out = out, .n = n};
+    tl_batch = &b;
+    ze_kernel_timestamp_result_t ts;
+    zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)events[0], &ts);
+    tl_batch = NULL;
+    if (!b.done) read_timestamps(events, n, out);
 }
 ZESTALL_GUARDED_VOID(zl_kernel_timestamps, (const uint64_t *events, uint32_t n, zl_event_reading_t *out), (events, n, out))
 
@@ -1605,7 +1657,23 @@ static void ZE_APICALL epi_event_query(ze_event_query_status_params_t *p, ze_res
 }
 static void ZE_APICALL pro_event_reset(ze_event_host_reset_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
+    zl_batch_t *b = batch_take(true);
+    if (b != NULL) { /* zestall's own resets (zl_release_events) */
+        reset_events(b->refs, b->n);
+        b->done = true;
+        return;
+    }
     app_event_read(*p->phEvent, false);
+}
+/* zestall's own timestamp reads (zl_kernel_timestamps); nothing for the
+ * application's calls. */
+static void ZE_APICALL pro_event_timestamp(ze_event_query_kernel_timestamp_params_t *p, ze_result_t r, void *u,
+                                           void **i) {
+    (void)p, (void)r, (void)u, (void)i;
+    zl_batch_t *b = batch_take(false);
+    if (b == NULL) return;
+    read_timestamps(b->events, b->n, b->out);
+    b->done = true;
 }
 static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
@@ -1697,6 +1765,7 @@ void zl_register(zel_tracer_handle_t t) {
     zelTracerEventHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_sync);
     zelTracerEventQueryStatusRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_query);
     zelTracerEventHostResetRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_reset);
+    zelTracerEventQueryKernelTimestampRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_timestamp);
     zelTracerContextDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_context_destroy);
     zelTracerCommandQueueSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_queue_sync);
     zelTracerFenceHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_fence_sync);
