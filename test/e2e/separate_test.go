@@ -56,19 +56,8 @@ func TestSeparateLaunches(t *testing.T) {
 			maps.Copy(env, tt.env)
 			const attempts = 3
 			for attempt := 1; ; attempt++ {
-				dir := t.TempDir()
-				gt := filepath.Join(dir, "truth.jsonl")
-				env["ZESTALL_OUTPUT"], env["ZESIM_GROUND_TRUTH"] = filepath.Join(dir, "out.zst"), gt
-				res := tr.run(t, dir, true, env, "zestall-separate", tt.args...)
-				if res.code != 0 {
-					t.Fatalf("exit %d: %s", res.code, res.stderr)
-				}
-				truth, err := groundtruth.Read(gt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				recs := readRecords(t, env["ZESTALL_OUTPUT"])
-				checkSemantics(t, res.stdout, truth)
+				run := runSeparate(t, tr, env, tt.args...)
+				truth, recs := run.truth, run.recs
 				checkCopiesUsed(t, recs, truth)
 				checkKernelTotals(t, recs, truth)
 				m := measureSeparated(t, recs, truth)
@@ -162,19 +151,8 @@ func TestSeparateLaunchesAutoRing(t *testing.T) {
 			maps.Copy(env, tt.env)
 			const attempts = 3
 			for attempt := 1; ; attempt++ {
-				dir := t.TempDir()
-				gt := filepath.Join(dir, "truth.jsonl")
-				env["ZESTALL_OUTPUT"], env["ZESIM_GROUND_TRUTH"] = filepath.Join(dir, "out.zst"), gt
-				res := tr.run(t, dir, true, env, "zestall-separate", tt.args...)
-				if res.code != 0 {
-					t.Fatalf("exit %d: %s", res.code, res.stderr)
-				}
-				truth, err := groundtruth.Read(gt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				recs := readRecords(t, env["ZESTALL_OUTPUT"])
-				checkSemantics(t, res.stdout, truth)
+				run := runSeparate(t, tr, env, tt.args...)
+				truth, recs := run.truth, run.recs
 				checkKernelTotals(t, recs, truth)
 				checkLazyKernels(t, truth, "mixed_saxpy_loop", tt.minCodes)
 				// The application creates one module; the device saw it and
@@ -280,20 +258,10 @@ func checkLazyKernels(t *testing.T, truth *groundtruth.Truth, name string, atLea
 // launch; the device ran every launch with the application's state.
 func TestSeparateLaunchesMemoryLimit(t *testing.T) {
 	tr := buildTree(t)
-	dir := t.TempDir()
-	out, gt := filepath.Join(dir, "out.zst"), filepath.Join(dir, "truth.jsonl")
 	env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_SEPARATE_MEMORY": "10K",
-		"ZESTALL_SAMPLING_PERIOD_NS": "100000", "ZESIM_KERNEL_COST": "*=2000000/50000", "ZESTALL_OUTPUT": out, "ZESIM_GROUND_TRUTH": gt}
-	res := tr.run(t, dir, true, env, "zestall-separate", "imm", "24")
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.stderr)
-	}
-	truth, err := groundtruth.Read(gt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSemantics(t, res.stdout, truth)
-	recs := readRecords(t, out)
+		"ZESTALL_SAMPLING_PERIOD_NS": "100000", "ZESIM_KERNEL_COST": "*=2000000/50000"}
+	run := runSeparate(t, tr, env, "imm", "24")
+	truth, recs := run.truth, run.recs
 	checkKernelTotals(t, recs, truth)
 	m := measureSeparated(t, recs, truth) // fails on any wrong LAUNCH row
 	c := finalCounters(t, recs)
@@ -321,21 +289,9 @@ func TestSeparateLaunchesMemoryLimit(t *testing.T) {
 // launches run on the application's own kernel.
 func TestSeparateLaunchesIneligible(t *testing.T) {
 	tr := buildTree(t)
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out.zst")
-	gt := filepath.Join(dir, "truth.jsonl")
-	env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESTALL_OUTPUT": out, "ZESIM_GROUND_TRUTH": gt,
-		"ZESIM_KERNEL_COST": "*=200000/50000"}
-	res := tr.run(t, dir, true, env, "zestall-separate", "globalvar", "6")
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.stderr)
-	}
-	truth, err := groundtruth.Read(gt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSemantics(t, res.stdout, truth)
-	recs := readRecords(t, out)
+	env := map[string]string{"ZESTALL_SEPARATE_LAUNCHES": "copies", "ZESIM_KERNEL_COST": "*=200000/50000"}
+	run := runSeparate(t, tr, env, "globalvar", "6")
+	out, truth, recs := run.out, run.truth, run.recs
 	mods := map[uint64]*pb.Module{}
 	var gv *pb.Kernel
 	for _, r := range recs {
@@ -683,4 +639,37 @@ func rowSums(t *testing.T, s *pb.StallRows) (offs, sums []uint64) {
 		offs, sums = append(offs, off), append(sums, sum)
 	}
 	return offs, sums
+}
+
+// separateRun is one run of zestall-separate under zestall, with the
+// device's ground truth.
+type separateRun struct {
+	res   result
+	out   string // zestall's output file
+	truth *groundtruth.Truth
+	recs  []*pb.Record
+}
+
+// runSeparate runs zestall-separate with args in a new directory, with env
+// (not modified) plus the output and ground-truth paths. It fails the test
+// unless the application exits 0, and checks that every launch ran with
+// the kernel state the application set (checkSemantics).
+func runSeparate(t *testing.T, tr tree, env map[string]string, args ...string) separateRun {
+	t.Helper()
+	dir := t.TempDir()
+	r := separateRun{out: filepath.Join(dir, "out.zst")}
+	gt := filepath.Join(dir, "truth.jsonl")
+	env = maps.Clone(env)
+	env["ZESTALL_OUTPUT"], env["ZESIM_GROUND_TRUTH"] = r.out, gt
+	r.res = tr.run(t, dir, true, env, "zestall-separate", args...)
+	if r.res.code != 0 {
+		t.Fatalf("exit %d: %s", r.res.code, r.res.stderr)
+	}
+	var err error
+	if r.truth, err = groundtruth.Read(gt); err != nil {
+		t.Fatal(err)
+	}
+	r.recs = readRecords(t, r.out)
+	checkSemantics(t, r.res.stdout, r.truth)
+	return r
 }
