@@ -286,7 +286,9 @@ func (h *Harvester) drainAllLocked() {
 func (h *Harvester) drainLocked() int {
 	start := h.now()
 	if h.buf == nil {
-		h.buf = make([]Slot, 0, DrainBatch)
+		// Grown by Drain's appends up to DrainBatch, once: a short run
+		// does not hold a batch's 650 KiB.
+		h.buf = make([]Slot, 0, 64)
 	}
 	var oldest uint64
 	h.buf, oldest = h.src.Drain(h.buf[:0])

@@ -670,3 +670,43 @@ func TestWriterWholeFrames(t *testing.T) {
 		t.Errorf("%d records, want %d", prev, len(recs))
 	}
 }
+
+// TestWriterShortRunBuffers: a run whose file is a header and a trailer
+// does not allocate frame buffers of FrameSize (two of them were 2 MiB
+// of a trivial program's Go heap: BENCHMARKS.md, start-up), and a long
+// run's buffers still reach FrameSize and slack, once.
+func TestWriterShortRunBuffers(t *testing.T) {
+	w, err := NewWriter(io.Discard, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(header()); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(w.buf); c > firstFrameBuffer {
+		t.Errorf("after a header: buffer of %d bytes, want at most %d", c, firstFrameBuffer)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Launch records until a frame is sealed for its size: both buffers
+	// have grown to their full size, and no further.
+	full := DefaultFrameSize + frameSlack
+	for _, r := range synthLaunchRecords() {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		if c := cap(w.buf); c > full {
+			t.Fatalf("buffer of %d bytes, want at most %d", c, full)
+		}
+		if w.records > 200000 {
+			break
+		}
+	}
+	if c := cap(w.buf); c != full {
+		t.Errorf("after a long run: buffer of %d bytes, want %d", c, full)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

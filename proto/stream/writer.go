@@ -431,14 +431,26 @@ func appendRecord(b []byte, rec *pb.Record) []byte {
 	return b
 }
 
-// room seals the open frame when it is full and gives the next one its
-// buffer: FrameSize and some slack at once, not grown by copies.
+// firstFrameBuffer is the capacity a frame buffer starts with. A Writer's
+// two buffers grow by doubling to FrameSize plus slack as frames fill
+// them, once (they go round between the Writer and its compressor and keep
+// their capacity): a short run, whose whole file is a header and a trailer,
+// never holds 2 MiB of buffers, which pushed the Go heap of a trivial
+// program past the runtime's first collection at 4 MiB, a collection it
+// paid for at start-up and exit (BENCHMARKS.md, start-up).
+const firstFrameBuffer = 64 << 10
+
+// room seals the open frame when it is full and makes room for the next
+// record: at least frameSlack free bytes (a launch record fits without
+// growing the buffer in append), the buffer doubling up to FrameSize and
+// slack, never grown by copies after that (growing a 4 MiB buffer by
+// copies cost the profiler more than encoding).
 func (w *Writer) room() {
 	if len(w.buf) >= w.frameSize {
 		w.seal()
 	}
-	if cap(w.buf) < w.frameSize {
-		w.buf = append(make([]byte, 0, w.frameSize+frameSlack), w.buf...)
+	if c, full := cap(w.buf), w.frameSize+frameSlack; c < full && len(w.buf)+frameSlack > c {
+		w.buf = append(make([]byte, 0, min(max(2*c, firstFrameBuffer), full)), w.buf...)
 	}
 }
 
