@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -99,7 +102,8 @@ type Writer struct {
 
 	// Compact Launch state of the open frame (see launchState).
 	launches launchState
-	delta    int64 // storage for Launch.HostAppendDeltaNs while encoding
+	delta    int64  // storage for Launch.HostAppendDeltaNs while encoding
+	scratch  []byte // Counters records encoded for their size check
 
 	// Module content already stored: content hash → module id.
 	content map[string]uint64
@@ -235,9 +239,11 @@ func (w *Writer) failure() error {
 	return w.err
 }
 
-// Write encodes rec into the open frame. It does no I/O, does not keep rec,
-// and leaves rec as it was given (it changes fields while encoding and
-// restores them). Give Launch records in absolute form; Write returns an
+// Write encodes rec into the open frame. It does no I/O, does not keep rec
+// (except a Counters record's lists, read when its frame is compressed:
+// do not change them after Write), and leaves rec as it was given (it
+// changes fields while encoding and restores them). Give Launch records
+// in absolute form; Write returns an
 // error for a Launch in compact form, for a record without a kind (or whose
 // kind's message is nil) and for a record larger than MaxRecordSize, and
 // writes nothing then.
@@ -271,7 +277,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 			return nil
 		}
 	}
-	if !hasKind(rec) {
+	if !tagKind(rec) && !hasKind(rec) {
 		return errors.New("zestall stream: record has no kind")
 	}
 	w.room()
@@ -282,12 +288,15 @@ func (w *Writer) Write(rec *pb.Record) error {
 		return w.writeModule(rec, k.Module)
 	case *pb.Record_Counters:
 		// It ends its frame: the compressor fills in bytes_written (the
-		// frames before it may still be compressing) on a copy.
-		c := proto.Clone(k.Counters).(*pb.Counters)
+		// frames before it may still be compressing) on a copy. The
+		// copy shares its lists with k.Counters (a deep copy is
+		// protobuf reflection, a large part of a short program's exit).
+		c := new(pb.Counters)
+		reflect.ValueOf(c).Elem().Set(reflect.ValueOf(k.Counters).Elem())
 		c.RecordsWritten = w.records
 		c.BytesWritten = 1 << 62 // the largest it can be, for the size check
 		rc := &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
-		if size := proto.Size(rc); size > MaxRecordSize {
+		if size := w.recordSize(rc); size > MaxRecordSize {
 			return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
 		}
 		w.records++
@@ -295,6 +304,17 @@ func (w *Writer) Write(rec *pb.Record) error {
 		return nil
 	}
 	return w.append(rec)
+}
+
+// recordSize is the encoded size of rec (without its length).
+func (w *Writer) recordSize(rec *pb.Record) int {
+	if tagKind(rec) {
+		var ok bool
+		if w.scratch, ok = tagAppend(w.scratch[:0], rec); ok {
+			return len(w.scratch)
+		}
+	}
+	return proto.Size(rec)
 }
 
 // WriteLaunch writes one Launch record, given as a plain value in absolute
@@ -330,7 +350,12 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
 }
 
-var kindOneof = (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
+// kindOneof is looked up at the first record that needs it, not at
+// package initialisation: it builds the schema's descriptors, which the
+// records of a short program do not need (tagenc.go).
+var kindOneof = sync.OnceValue(func() protoreflect.OneofDescriptor {
+	return (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
+})
 
 // hasKind reports whether rec has a kind with a non-nil message.
 func hasKind(rec *pb.Record) bool {
@@ -338,7 +363,7 @@ func hasKind(rec *pb.Record) bool {
 		return false
 	}
 	m := rec.ProtoReflect()
-	fd := m.WhichOneof(kindOneof)
+	fd := m.WhichOneof(kindOneof())
 	return fd != nil && m.Get(fd).Message().IsValid()
 }
 
@@ -407,6 +432,18 @@ func (w *Writer) writeModule(rec *pb.Record, m *pb.Module) error {
 
 // append encodes rec, length-delimited, at the end of the open frame.
 func (w *Writer) append(rec *pb.Record) error {
+	if tagKind(rec) {
+		n := len(w.buf)
+		if b, ok := appendTagged(w.buf, rec); ok {
+			if size, _ := protowire.ConsumeVarint(b[n:]); size > MaxRecordSize {
+				w.buf = b[:n]
+				return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
+			}
+			w.buf = b
+			w.records++
+			return nil
+		}
+	}
 	size := proto.Size(rec)
 	if size > MaxRecordSize {
 		return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
@@ -426,6 +463,9 @@ func (w *Writer) append(rec *pb.Record) error {
 // appendRecord encodes rec, length-delimited, at the end of b (the
 // compressor's Counters records; their size was checked).
 func appendRecord(b []byte, rec *pb.Record) []byte {
+	if b2, ok := appendTagged(b, rec); ok {
+		return b2
+	}
 	b = binary.AppendUvarint(b, uint64(proto.Size(rec)))
 	b, _ = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, rec)
 	return b
