@@ -196,8 +196,11 @@ func (w *Writer) compress() {
 			c.BytesWritten = uint64(written) + uint64(len(out))
 			b = appendRecord(b, job.counters) // checked by Write
 		}
-		if len(b) > 0 {
+		switch {
+		case len(b) >= rawFrameMax:
 			out = w.enc.EncodeAll(b, out)
+		case len(b) > 0:
+			out = appendRawFrame(out, b)
 		}
 		if cap(b) > 4*w.frameSize {
 			b = nil // do not keep a huge buffer for one huge record
