@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -576,7 +577,12 @@ func encodeRawFrame(t *testing.T, content []byte) []byte {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	return w.enc.EncodeAll(content, []byte(Magic+"\x01"))
+	enc, err := zstd.NewWriter(nil, w.eopts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	return enc.EncodeAll(content, []byte(Magic+"\x01"))
 }
 
 func TestUnknownKindSkippable(t *testing.T) {
@@ -673,7 +679,8 @@ func TestWriterWholeFrames(t *testing.T) {
 
 // TestWriterShortRunBuffers: a run whose file is a header and a trailer
 // does not allocate frame buffers of FrameSize (two of them were 2 MiB
-// of a trivial program's Go heap: BENCHMARKS.md, start-up), and a long
+// of a trivial program's Go heap: BENCHMARKS.md, start-up) nor make the
+// Zstandard encoder, and a long
 // run's buffers still reach FrameSize and slack, once.
 func TestWriterShortRunBuffers(t *testing.T) {
 	w, err := NewWriter(io.Discard, nil)
@@ -688,6 +695,9 @@ func TestWriterShortRunBuffers(t *testing.T) {
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
+	}
+	if w.enc != nil {
+		t.Error("a header's frame made the Zstandard encoder (it is stored: rawFrameMax)")
 	}
 	// Launch records until a frame is sealed for its size: both buffers
 	// have grown to their full size, and no further.

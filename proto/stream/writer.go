@@ -90,8 +90,9 @@ type Writer struct {
 	jobs  chan frameJob
 	spare chan []byte
 	done  chan struct{} // the compressor ended
-	enc   *zstd.Encoder // the compressor's
-	cmu   sync.Mutex    // guards err and written, set by the compressor
+	enc   *zstd.Encoder // the compressor's, made at its first frame of rawFrameMax bytes or more
+	eopts []zstd.EOption
+	cmu   sync.Mutex // guards err and written, set by the compressor
 	err   error
 	// failed: err is set (checked per record without the mutex).
 	failed atomic.Bool
@@ -127,7 +128,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		}
 		level = zstd.EncoderLevel(o.Level)
 	}
-	enc, err := zstd.NewWriter(nil,
+	eopts := []zstd.EOption{
 		zstd.WithEncoderLevel(level),
 		zstd.WithEncoderConcurrency(1),
 		zstd.WithWindowSize(writerWindow),
@@ -137,13 +138,10 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		// and cleared 1.6 MB before its first frame, a large part of a
 		// short program's start-up and exit (BENCHMARKS.md, start-up).
 		zstd.WithLowerEncoderMem(true),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("zestall stream: %w", err)
 	}
 	wr := &Writer{
 		w:         w,
-		enc:       enc,
+		eopts:     eopts,
 		frameSize: o.FrameSize,
 		absolute:  o.absoluteLaunches,
 		content:   make(map[string]uint64),
@@ -198,6 +196,24 @@ func (w *Writer) compress() {
 		}
 		switch {
 		case len(b) >= rawFrameMax:
+			if w.enc == nil {
+				// Made when first needed: zstd.NewWriter builds the
+				// format's predefined tables, which a short program's
+				// stored frames never use (rawFrameMax).
+				enc, err := zstd.NewWriter(nil, w.eopts...)
+				if err != nil {
+					w.cmu.Lock()
+					w.err = fmt.Errorf("zestall stream: %w", err)
+					w.failed.Store(true)
+					w.cmu.Unlock()
+					w.spare <- b[:0]
+					if job.flushed != nil {
+						close(job.flushed)
+					}
+					continue
+				}
+				w.enc = enc
+			}
 			out = w.enc.EncodeAll(b, out)
 		case len(b) > 0:
 			out = appendRawFrame(out, b)
@@ -559,7 +575,9 @@ func (w *Writer) Close() error {
 	w.closed = true
 	close(w.jobs)
 	<-w.done
-	w.enc.Close()
+	if w.enc != nil {
+		w.enc.Close()
+	}
 	w.buf = nil
 	return err
 }
