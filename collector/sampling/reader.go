@@ -109,8 +109,11 @@ type Reader struct {
 	// lastDone is the latest host ns by which completed work is known to
 	// have ended (a launch's device end, or a return from a wait).
 	lastDone atomic.Uint64
-	syncReq  chan chan struct{} // read now and say when done
-	ctl      chan stallCtl      // collection starts or stops
+	// doneUnknown: some work completed at a time not known (Completed(0):
+	// a launch without device times).
+	doneUnknown atomic.Bool
+	syncReq     chan chan struct{} // read now and say when done
+	ctl         chan stallCtl      // collection starts or stops
 	// Owned by the reader goroutine once it runs (set before that at
 	// start): whether samples read are attributed or discarded, and the
 	// host ns of a stop whose launches have not all completed yet.
@@ -446,6 +449,9 @@ func (st *Reader) Launch(l stream.Launch) {
 // windows fall between launches as often as possible (see Run).
 // Any thread; never blocks.
 func (st *Reader) Completed(at uint64) {
+	if at == 0 {
+		st.doneUnknown.Store(true)
+	}
 	for {
 		old := st.lastDone.Load()
 		if at <= old || st.lastDone.CompareAndSwap(old, at) {
@@ -555,7 +561,7 @@ func (st *Reader) Run() {
 				// The last samples become visible to a read up to latency
 				// after they were taken; the streamer's close would lose
 				// them. Exit waits that long, once.
-				time.Sleep(latency)
+				time.Sleep(st.exitWait(latency))
 			}
 		case <-st.wake:
 			if latency > 0 {
@@ -683,6 +689,28 @@ func addSettle(due []settleRead, d time.Time, merge time.Duration) []settleRead 
 	due = append(due, settleRead{d, d})
 	slices.SortFunc(due, func(x, y settleRead) int { return x.at.Compare(y.at) })
 	return due
+}
+
+// exitWait is how long the last read waits at exit (Run, after the
+// harvester's final pass fed every launch to Launch): until latency after
+// the last completed work, whose samples may not be visible yet; nothing
+// when no work of the application completed (a run without launches, the
+// start-up benchmark's trivial program, waited 20 ms for samples that
+// cannot exist) or when it ended longer than latency ago. The whole
+// latency when some work's end is not known.
+func (st *Reader) exitWait(latency time.Duration) time.Duration {
+	if st.doneUnknown.Load() {
+		return latency
+	}
+	done := st.lastDone.Load()
+	if done == 0 {
+		return 0
+	}
+	now := st.now()
+	if now < done {
+		return latency
+	}
+	return max(0, latency-time.Duration(now-done))
 }
 
 // SerializedRead reads after a serialized launch completed: once the

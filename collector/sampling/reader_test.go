@@ -546,3 +546,47 @@ func TestReadFull(t *testing.T) {
 		}
 	}
 }
+
+// TestExitWait: at exit the reader waits for the last samples only as
+// long as they can still become visible: latency after the last work
+// completed, the whole latency when some work's end is unknown, and not
+// at all when no work completed.
+func TestExitWait(t *testing.T) {
+	const latency = 400 * time.Millisecond
+	const sec = uint64(time.Second)
+	tests := []struct {
+		name      string
+		completed []uint64 // Completed(at), at in ns before the clock's "now" (0: unknown)
+		long      bool     // the exit waits about latency
+	}{
+		{"no work", nil, false},
+		{"work ended long ago", []uint64{sec}, false},
+		{"work just ended", []uint64{1}, true},
+		{"an end unknown", []uint64{sec, 0}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &fakeSource{}
+			h := newHarnessLatency(t, src, pvc, true, latency)
+			h.r.interval = time.Hour
+			h.clock.Store(10 * sec)
+			h.run(t)
+			for _, ago := range tt.completed {
+				if ago == 0 {
+					h.r.Completed(0)
+				} else {
+					h.r.Completed(h.clock.Load() - ago)
+				}
+			}
+			start := time.Now()
+			h.stop(t)
+			d := time.Since(start)
+			if tt.long && d < latency-time.Millisecond {
+				t.Errorf("exit after %v, want about %v", d, latency)
+			}
+			if !tt.long && d >= latency/2 {
+				t.Errorf("exit after %v, want no wait (latency %v)", d, latency)
+			}
+		})
+	}
+}
