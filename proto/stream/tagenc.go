@@ -75,8 +75,7 @@ var (
 
 // appendTagged appends rec, length-delimited, to b, and reports whether it
 // did: rec must be a Header, Window or Counters record of a type the
-// encoder knows. The record must not exceed MaxRecordSize (checked by
-// the caller with tagSize).
+// encoder knows. The caller checks the size against MaxRecordSize.
 func appendTagged(b []byte, rec *pb.Record) ([]byte, bool) {
 	if !tagKind(rec) {
 		return b, false
