@@ -91,7 +91,7 @@ func TestResync(t *testing.T) {
 		{"block runs over later frames", func(b []byte) []byte {
 			// The first block header: after magic, descriptor, window
 			// descriptor (or single segment), dictionary id, content
-			// size (RFC 8878 §3.1.1.1).
+			// size (RFC 8878 section 3.1.1.1).
 			fhd := b[s+4]
 			h := s + 5 + [4]int{0, 1, 2, 4}[fhd&3] + [4]int{0, 2, 4, 8}[fhd>>6]
 			if fhd&0x20 == 0 || fhd>>6 == 0 {

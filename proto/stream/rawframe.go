@@ -6,7 +6,7 @@ import (
 )
 
 // rawFrameMax: a frame of fewer record bytes is stored, not compressed:
-// a Zstandard frame of one raw block (RFC 8878 §3.1.1.2), with its
+// a Zstandard frame of one raw block (RFC 8878 section 3.1.1.2), with its
 // content size and checksum like every other frame. Every Zstandard
 // decoder reads it. Compressing it would save a few hundred bytes, and
 // a short program's whole file is such frames (a header, a trailer):
@@ -36,7 +36,7 @@ func appendRawFrame(dst, src []byte) []byte {
 }
 
 // XXH64 (seed 0), the hash of Zstandard's content checksum (RFC 8878
-// §3.1.1, xxHash's specification).
+// section 3.1.1, xxHash's specification).
 const (
 	xxPrime1 uint64 = 11400714785074694791
 	xxPrime2 uint64 = 14029467366897019727
