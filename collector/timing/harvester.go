@@ -310,7 +310,12 @@ func (h *Harvester) drainLocked() int {
 func (h *Harvester) slot(s *Slot) {
 	switch s.Kind {
 	case SlotLaunch:
-		if s.Flags&SlotFlagImmediate != 0 {
+		// A launch on a list the launch path does not track (list id 0:
+		// created before zestall was active, or past the 2^32-1 list ids)
+		// is taken as it comes, like an immediate list's: no execution of
+		// such a list is ever published, so as a template it would wait,
+		// unrecorded, for the rest of the run.
+		if s.Flags&SlotFlagImmediate != 0 || s.ListID == 0 {
 			h.addPending(s, s.HostNs, 0, s.Queue, false)
 			return
 		}

@@ -128,6 +128,24 @@ func exec(ns uint64, list uint32, unit uint64) Slot {
 	return Slot{Kind: SlotExec, HostNs: ns, ListID: list, List: 500, Queue: 1, Device: 7, Context: 9, Harvest: unit}
 }
 
+// TestUntrackedList: a launch on a regular list the launch path does not
+// track (list id 0: created before zestall was active, or past the
+// 2^32-1 list ids, cgo/ids.h) arrives without an event and is recorded
+// at once without times (UNSUPPORTED): no execution of such a list is
+// ever published to wait for.
+func TestUntrackedList(t *testing.T) {
+	x := newHarness()
+	s := launch(1e9, 0, SlotFlagNoEvent, 0)
+	s.Reason = uint8(pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED)
+	x.step(s)
+	if len(x.recs) != 1 || x.recs[0].NoTimestampReason != pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED {
+		t.Fatalf("records %+v", x.recs)
+	}
+	if len(x.h.lists) != 0 {
+		t.Errorf("%d lists tracked", len(x.h.lists))
+	}
+}
+
 func TestHarvester(t *testing.T) {
 	const sec = uint64(1e9)
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
