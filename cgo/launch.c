@@ -277,8 +277,9 @@ static void launch_epilogue(ze_result_t result, ze_command_list_handle_t list, z
     }
     /* A regular list: its launches are counted per execution (a lost
      * execution slot counts them as lost, see epi_execute in
-     * regular_lists.c). */
-    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) ? NULL : listev_cached(list);
+     * regular_lists.c). Not a list zestall does not track (list id 0):
+     * none of its executions is published. */
+    zl_listev_t *x = (p->flags & ZL_FLAG_IMMEDIATE) || p->list_id == 0 ? NULL : listev_cached(list);
     if (x != NULL && (p->flags & ZL_FLAG_OURS)) s.ev_index = listev_add(x, p->ours);
     if (p->ser != NULL) {
         /* Wait before the slot is published: once the harvester sees it,
@@ -356,6 +357,11 @@ static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze
                          uint32_t ordinal) {
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     uint32_t id = list_id_take();
+    /* Past 2^32-1 lists, no id: the list stays unknown, as one created
+     * before zestall was active (its launches are recorded without times,
+     * UNSUPPORTED; its executions are not), never given another list's
+     * id, which would merge the two lists' launches in the harvester. */
+    if (id == 0) return;
     /* word 2: id << 2 | immediate, queue group ordinal at bits 40..55 */
     uint64_t v[ZMAP_WORDS] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)dev,
                               ((uint64_t)id << 2) | (imm ? 1 : 0) | ((uint64_t)(ordinal & 0xffff) << 40)};

@@ -59,6 +59,8 @@ ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *tick
 /* Assigns the kernel id for a new kernel (called in the create epilogue). */
 uint32_t zl_kernel_created(ze_kernel_handle_t k);
 void zl_kernel_destroyed(ze_kernel_handle_t k);
+/* Command lists created without an id (past 2^32-1; cgo/ids.h). */
+uint64_t zl_lists_without_id(void);
 uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
 void zl_set_enabled(int on);               /* launch path on/off */

@@ -80,7 +80,8 @@ extern zmap_t listev;  /* regular list -> {zl_listev_t*}: zestall's events in it
 /* Bumped whenever the lists map changes (list_lookup's cache). */
 extern atomic_uint lists_gen;
 void maps_init_once(void);
-/* The id of a new command list (0: none). */
+/* The id of a new command list; 0 past 2^32-1 lists (ids.h): such a list
+ * is not entered in lists, counted in zl_lists_without_id. */
 uint32_t list_id_take(void);
 
 static inline uint64_t pack_size(uint32_t x, uint32_t y, uint32_t z) {

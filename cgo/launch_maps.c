@@ -10,12 +10,15 @@
  */
 #include "launch_internal.h"
 
+#include "ids.h"
+
 zmap_t kernels, lists, pools, events, ctxs, listev;
 atomic_uint lists_gen;
-static atomic_uint next_list_id;
-/* Kernels created so far: kernel ids are 1..2^32-1, each given once in the
- * run (launch records and the output name kernels by them). */
-static atomic_uint_fast64_t kernels_created;
+/* Kernels and command lists created so far: their ids are 1..2^32-1,
+ * each given once in the run (ids.h). */
+static atomic_uint_fast64_t kernels_created, lists_created;
+/* Command lists created after the 2^32-1st: no id, not tracked. */
+static atomic_uint_fast64_t lists_no_id;
 static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
 
 static void maps_init(void) {
@@ -29,14 +32,19 @@ static void maps_init(void) {
 
 void maps_init_once(void) { pthread_once(&maps_once, maps_init); }
 
-uint32_t list_id_take(void) { return atomic_fetch_add(&next_list_id, 1) + 1; }
+uint32_t list_id_take(void) {
+    uint32_t id = zl_id_take(&lists_created);
+    if (id == 0) atomic_fetch_add_explicit(&lists_no_id, 1, memory_order_relaxed);
+    return id;
+}
+
+uint64_t zl_lists_without_id(void) { return atomic_load(&lists_no_id); }
 
 uint32_t zl_kernel_created(ze_kernel_handle_t k) {
     maps_init_once();
     /* Past 2^32-1 kernels, 0: no id (Go counts the kernel as created
      * without one and does not record it), never an id given before. */
-    uint64_t n = atomic_fetch_add(&kernels_created, 1) + 1;
-    uint32_t id = n > UINT32_MAX ? 0 : (uint32_t)n;
+    uint32_t id = zl_id_take(&kernels_created);
     uint64_t v[ZMAP_WORDS] = {id, pack_size(1, 1, 1), 0};
     zmap_put(&kernels, (uintptr_t)k, v);
     return id;

@@ -102,6 +102,8 @@ func (s *source) Dropped() (launches, slots uint64) {
 
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 
+func (s *source) ListsWithoutID() uint64 { return uint64(C.zl_lists_without_id()) }
+
 func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []timing.EventReading {
 	if len(events) == 0 {
 		return dst

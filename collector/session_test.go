@@ -37,6 +37,7 @@ func (idleTimestamps) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 }
 func (idleTimestamps) Dropped() (uint64, uint64) { return 0, 0 }
 func (idleTimestamps) SerializeTimeouts() uint64 { return 0 }
+func (idleTimestamps) ListsWithoutID() uint64    { return 0 }
 func (idleTimestamps) KernelTimestamps(_ []uint64, dst []timing.EventReading) []timing.EventReading {
 	return dst
 }

@@ -94,6 +94,11 @@ type Source interface {
 	// SerializeTimeouts counts serialized launches whose completion was not
 	// awaited (a wait that would have blocked the application).
 	SerializeTimeouts() uint64
+	// ListsWithoutID counts command lists created after the 2^32-1st,
+	// which get no id (an id is never given twice) and are not tracked:
+	// their launches have no times (UNSUPPORTED), their executions no
+	// records.
+	ListsWithoutID() uint64
 	// KernelTimestamps reads the timestamps of events, in one call for the
 	// batch, and appends one reading per event to dst.
 	KernelTimestamps(events []uint64, dst []EventReading) []EventReading
@@ -1136,6 +1141,8 @@ const (
 	LossSlotsRingFull = "launch-path events (per-thread ring full)"
 	// ZESTALL_SERIALIZE waits that timed out.
 	LossSerializeTimeouts = "serialized launches not awaited (2 s timeout)"
+	// Command lists created past the 2^32-1 list ids (Source.ListsWithoutID).
+	LossListNoID = "command lists created without an id (launches without times)"
 )
 
 // Counters fills the launch counters. Safe at any time from any goroutine
@@ -1157,6 +1164,9 @@ func (h *Harvester) Counters(c *pb.Counters) {
 	}
 	if slots > 0 {
 		c.Lost = append(c.Lost, &pb.Loss{What: LossSlotsRingFull, Count: slots})
+	}
+	if n := h.src.ListsWithoutID(); n > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossListNoID, Count: n})
 	}
 }
 

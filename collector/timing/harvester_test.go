@@ -20,6 +20,7 @@ type fakeSource struct {
 	units        map[uint64][]KernelTimestamp
 	unitReleased map[uint64]int
 	submits      map[uint64]uint64 // list handle -> submissions made
+	listsNoID    uint64            // command lists created without an id
 }
 
 func newFake() *fakeSource {
@@ -42,6 +43,7 @@ func (f *fakeSource) Drain(dst []Slot) ([]Slot, uint64) {
 }
 func (f *fakeSource) Dropped() (uint64, uint64) { return 0, 0 }
 func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
+func (f *fakeSource) ListsWithoutID() uint64    { return f.listsNoID }
 func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
 	for _, ev := range evs {
 		if f.failing[ev] {
@@ -143,6 +145,26 @@ func TestUntrackedList(t *testing.T) {
 	}
 	if len(x.h.lists) != 0 {
 		t.Errorf("%d lists tracked", len(x.h.lists))
+	}
+}
+
+// TestListsWithoutID: command lists created past the 2^32-1 list ids
+// (cgo/ids.h) are counted as a loss, and only when there are any.
+func TestListsWithoutID(t *testing.T) {
+	for _, n := range []uint64{0, 5} {
+		x := newHarness()
+		x.f.listsNoID = n
+		var c pb.Counters
+		x.h.Counters(&c)
+		var lost []*pb.Loss
+		for _, l := range c.Lost {
+			if l.What == LossListNoID {
+				lost = append(lost, l)
+			}
+		}
+		if n == 0 && len(lost) != 0 || n > 0 && (len(lost) != 1 || lost[0].Count != n) {
+			t.Errorf("%d lists without an id: losses %v", n, c.Lost)
+		}
 	}
 }
 
