@@ -11,7 +11,9 @@ import (
 	"github.com/zestall/zestall/collector/timing"
 )
 
-// source implements timing.Source over launch.c.
+// source implements timing.Source over the launch path's C: the rings
+// (launch_rings.c), zestall's per-event calls (event_reads.c), regular
+// lists (regular_lists.c) and the collection state (launch.c).
 type source struct {
 	raw  []C.zl_slot_t
 	hbuf []C.uint64_t // harvest results, 4 words each

@@ -171,7 +171,7 @@ type listState struct {
 }
 
 // pendingExec is one execution of a regular list whose times a harvest
-// unit copies (cgo/launch.c: a zestall-owned list executed right after it).
+// unit copies (cgo/regular_lists.c: a zestall-owned list executed right after it).
 type pendingExec struct {
 	unit     uint64
 	context  uint64
