@@ -218,7 +218,7 @@ void zl_context_destroy(uint64_t context) {
     zmap_del(&ctxs, (uintptr_t)context);
     atomic_fetch_add_explicit(&ctxs_gen, 1, memory_order_release);
     pthread_mutex_lock(&p->lock);
-    units_context_destroyed_locked(p);
+    snapshots_context_destroyed_locked(p);
     event_caches_reclaim_locked(p);
     for (uint32_t i = 0; i < p->nfree; i++) zeEventDestroy(p->free[i]);
     for (uint32_t i = 0; i < p->npools; i++) zeEventPoolDestroy(p->pools[i]);

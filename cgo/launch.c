@@ -412,7 +412,7 @@ static void ZE_APICALL epi_list_reset(ze_command_list_reset_params_t *p, ze_resu
 static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     listev_clear(*p->phCommandList);
-    listev_destroy_units(*p->phCommandList);
+    listev_destroy_snapshots(*p->phCommandList);
     list_event(*p->phCommandList, ZL_SLOT_DESTROY);
 }
 static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {

@@ -15,8 +15,8 @@
  *   launch_rings.c   per-thread slot rings: attach, adopt, drain
  *   event_reads.c    zestall's own per-event driver calls for Go, batched
  *   regular_lists.c  regular command lists: zestall's events in them, the
- *                    per-execution copies of their times, the execute
- *                    callbacks
+ *                    per-execution copies of their times (snapshots),
+ *                    the execute callbacks
  *
  * Why static inline here: cgo compiles each .c on its own and links
  * without LTO, so a helper the prologue or epilogue calls per launch
@@ -101,12 +101,12 @@ static inline uint64_t pack_size(uint32_t x, uint32_t y, uint32_t z) {
 #define ZL_EV_CACHE 64
 #define ZL_EV_BATCH 32
 
-struct zl_harvest;
+struct zl_snapshot;
 
 typedef struct zl_ctxpool {
     ze_context_handle_t ctx;
     pthread_mutex_t lock;
-    struct zl_harvest *units; /* the context's harvest units (regular_lists.c) */
+    struct zl_snapshot *snapshots; /* the context's snapshots (regular_lists.c) */
     ze_event_handle_t *free;
     uint32_t nfree, cap;
     ze_event_pool_handle_t pools[ZL_MAX_POOLS];
@@ -304,28 +304,28 @@ void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out
 
 /* zestall's events appended to one regular command list. A list is used
  * by one thread at a time (Level Zero's rule), so no lock. */
-#define ZL_MAX_UNITS 1024 /* executions of one list in flight with their own harvest */
+#define ZL_MAX_SNAPSHOTS 1024 /* executions of one list in flight with their own snapshot */
 
 typedef struct zl_listev {
     uint32_t n, cap;
     bool executed;  /* since the last reset: only then do the events hold times */
-    bool last_unit; /* the previous execution had a harvest unit */
-    bool no_units;  /* recording a harvest list failed: do not retry per execution */
+    bool last_snapshot; /* the previous execution had a snapshot */
+    bool no_snapshots;  /* recording a snapshot list failed: do not retry per execution */
     uint32_t gen;   /* bumped when the events change (reset, destroy) */
     uint32_t nexec; /* executions since the last reset */
     ze_command_queue_handle_t last_queue; /* of the previous execution */
-    _Atomic uint64_t submits;             /* submissions ever (never reset; see exec_add_harvests) */
-    uint32_t nunits, ucap, rr;
+    _Atomic uint64_t submits;             /* submissions ever (never reset; see exec_add_snapshots) */
+    uint32_t nsnaps, scap, rr;
     uint32_t appended;         /* launch slots published since the last reset */
-    struct zl_harvest **units; /* grows; never shrinks (the record is kept) */
+    struct zl_snapshot **snapshots; /* grows; never shrinks (the record is kept) */
     ze_event_handle_t *ev;
 } zl_listev_t;
 
 zl_listev_t *listev_of(ze_command_list_handle_t l, bool create);
 void listev_clear(ze_command_list_handle_t l);
-void listev_destroy_units(ze_command_list_handle_t l);
-/* Under p->lock, the context being destroyed: its units' resources go. */
-void units_context_destroyed_locked(zl_ctxpool_t *p);
+void listev_destroy_snapshots(ze_command_list_handle_t l);
+/* Under p->lock, the context being destroyed: its snapshots' resources go. */
+void snapshots_context_destroyed_locked(zl_ctxpool_t *p);
 
 /* listev_of(l, true) through a one-entry cache per thread: a list's
  * record is never removed (listev_clear keeps it), so a handle maps to

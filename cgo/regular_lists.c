@@ -1,9 +1,9 @@
 /*
  * regular_lists.c — regular command lists (appended once, executed many
  * times): which of zestall's events each one holds, the per-execution
- * copies of their times that let a list be re-executed before its
- * previous execution was read, and the zeCommandQueueExecuteCommandLists
- * callbacks that add those copies to a submission (argument replacement,
+ * copies of their times ("snapshots") that let a list be re-executed
+ * before its previous execution was read, and the
+ * zeCommandQueueExecuteCommandLists callbacks that add those copies to a submission (argument replacement,
  * docs/level-zero-loader.md §5.4 "Prologues can replace arguments") and
  * publish one EXEC slot per list.
  *
@@ -12,7 +12,7 @@
  * reset and destroy callbacks (launch.c) clear a list's record; zl_register
  * registers pro_execute/epi_execute; Go's harvester (collector/timing
  * through cgo/timestamps.go) reads and releases the copies
- * (zl_harvest_results, zl_harvest_release, zl_list_submits);
+ * (zl_snapshot_results, zl_snapshot_release, zl_list_submits);
  * zl_context_destroy (event_pools.c) frees a context's copies.
  */
 #include "launch_internal.h"
@@ -48,40 +48,40 @@ void listev_clear(ze_command_list_handle_t l) {
         x->n = 0;
         x->appended = 0;
         x->executed = false;
-        x->last_unit = false;
-        x->no_units = false;
+        x->last_snapshot = false;
+        x->no_snapshots = false;
         x->nexec = 0;
         x->gen++;
     }
 }
 
-/* ---- harvest units: per-execution copies of a regular list's times ---------
+/* ---- snapshots: per-execution copies of a regular list's times ---------
  *
  * A regular list may be executed again before its previous execution ran
  * (several submissions queued before the application waits): the new
  * execution overwrites the times its kernels leave in zestall's events.
- * So an execution after the first one (see exec_add_harvests) is followed,
+ * So an execution after the first one (see exec_add_snapshots) is followed,
  * in the same zeCommandQueueExecuteCommandLists call (the prologue adds
  * it to the application's lists: same queue, same fence), by a
- * zestall-owned "harvest" list:
+ * zestall-owned "snapshot" list:
  *
  *     barrier                        all previous commands on the queue
  *                                    completed (spec: numWaitEvents == 0)
- *     QueryKernelTimestamps(events -> host memory of this unit, signal marker)
+ *     QueryKernelTimestamps(events -> host memory of this snapshot, signal marker)
  *     barrier                        nothing after starts before the copy
  *                                    (the same list also serves as a
  *                                    leading copy of the previous execution)
  *
- * A unit (list + host memory + marker event) serves one execution at a
+ * A snapshot (list + host memory + marker event) serves one execution at a
  * time: FREE -> INFLIGHT when submitted, back to FREE once the goroutine
  * read its results (marker signalled) and host-reset the marker. The
  * events are not reset: each execution's kernels overwrite them, and the
  * barriers order the query after this execution's kernels and before
  * the next one's. */
 
-enum { ZL_H_FREE = 0, ZL_H_INFLIGHT = 1, ZL_H_ORPHAN = 2, ZL_H_DEAD = 3 };
+enum { ZL_SNAP_FREE = 0, ZL_SNAP_INFLIGHT = 1, ZL_SNAP_ORPHAN = 2, ZL_SNAP_DEAD = 3 };
 
-typedef struct zl_harvest {
+typedef struct zl_snapshot {
     _Atomic uint32_t state; /* ZL_H_*; ORPHAN: its list is gone, the goroutine destroys it */
     uint32_t gen, n, cap;   /* recorded for listev generation gen: n events; ts holds cap */
     bool recorded, valid;
@@ -90,15 +90,15 @@ typedef struct zl_harvest {
     ze_command_list_handle_t cl;
     ze_event_handle_t marker;
     ze_kernel_timestamp_result_t *ts; /* zeMemAllocHost */
-    struct zl_harvest *prev, *next;   /* pool->units, under pool->lock */
-} zl_harvest_t;
+    struct zl_snapshot *prev, *next;   /* pool->snapshots, under pool->lock */
+} zl_snapshot_t;
 
-/* A new unit for a list of (ctx, dev, ordinal): the harvest list must be
+/* A new snapshot for a list of (ctx, dev, ordinal): the snapshot list must be
  * created with the queue's ordinal, which is the application list's. */
-static zl_harvest_t *unit_new(ze_context_handle_t ctx, ze_device_handle_t dev, uint32_t ordinal) {
+static zl_snapshot_t *snapshot_new(ze_context_handle_t ctx, ze_device_handle_t dev, uint32_t ordinal) {
     zl_ctxpool_t *p = ctxpool_of(ctx, true);
     if (p == NULL) return NULL;
-    zl_harvest_t *u = calloc(1, sizeof *u);
+    zl_snapshot_t *u = calloc(1, sizeof *u);
     if (u == NULL) return NULL;
     uint8_t reason;
     u->marker = event_get_shared(p, &reason);
@@ -110,13 +110,13 @@ static zl_harvest_t *unit_new(ze_context_handle_t ctx, ze_device_handle_t dev, u
     }
     u->ctx = ctx;
     u->pool = p;
-    atomic_init(&u->state, ZL_H_INFLIGHT);
+    atomic_init(&u->state, ZL_SNAP_INFLIGHT);
     pthread_mutex_lock(&p->lock);
     bool gone = p->failed && p->npools == 0; /* the context is being destroyed */
     if (!gone) {
-        u->next = p->units;
-        if (p->units) p->units->prev = u;
-        p->units = u;
+        u->next = p->snapshots;
+        if (p->snapshots) p->snapshots->prev = u;
+        p->snapshots = u;
     }
     pthread_mutex_unlock(&p->lock);
     if (gone) {
@@ -127,8 +127,8 @@ static zl_harvest_t *unit_new(ze_context_handle_t ctx, ze_device_handle_t dev, u
     return u;
 }
 
-/* Records u's harvest list for the list's current events. */
-static bool unit_record(zl_harvest_t *u, zl_listev_t *x) {
+/* Records u's snapshot list for the list's current events. */
+static bool snapshot_record(zl_snapshot_t *u, zl_listev_t *x) {
     u->valid = false;
     if (u->cap < x->n) {
         if (u->ts != NULL) zeMemFree(u->ctx, u->ts);
@@ -159,13 +159,13 @@ static bool unit_record(zl_harvest_t *u, zl_listev_t *x) {
 /* Frees u (claimed by the caller, not in flight). After its context was
  * destroyed (DEAD) its resources are gone and the record is kept: a
  * list's record may still point at it. */
-static void unit_destroy(zl_harvest_t *u) {
+static void snapshot_destroy(zl_snapshot_t *u) {
     zl_ctxpool_t *p = u->pool;
     pthread_mutex_lock(&p->lock);
-    bool dead = atomic_load(&u->state) == ZL_H_DEAD;
+    bool dead = atomic_load(&u->state) == ZL_SNAP_DEAD;
     if (!dead) {
         if (u->prev) u->prev->next = u->next;
-        else p->units = u->next;
+        else p->snapshots = u->next;
         if (u->next) u->next->prev = u->prev;
     }
     pthread_mutex_unlock(&p->lock);
@@ -178,32 +178,32 @@ static void unit_destroy(zl_harvest_t *u) {
 }
 
 /* Under p->lock, the context being destroyed (zl_context_destroy): its
- * harvest units' lists, memory and markers go; the goroutine finished
+ * snapshots' lists, memory and markers go; the goroutine finished
  * their executions already. */
-void units_context_destroyed_locked(zl_ctxpool_t *p) {
-    for (zl_harvest_t *u = p->units; u != NULL; u = u->next) {
+void snapshots_context_destroyed_locked(zl_ctxpool_t *p) {
+    for (zl_snapshot_t *u = p->snapshots; u != NULL; u = u->next) {
         zeCommandListDestroy(u->cl);
         if (u->ts != NULL) zeMemFree(p->ctx, u->ts);
         zeEventDestroy(u->marker);
-        atomic_store(&u->state, ZL_H_DEAD); /* the record stays: a list may point at it */
+        atomic_store(&u->state, ZL_SNAP_DEAD); /* the record stays: a list may point at it */
     }
-    p->units = NULL;
+    p->snapshots = NULL;
 }
 
-/* A FREE unit of the list, now INFLIGHT and recorded for its events, or
+/* A FREE snapshot of the list, now INFLIGHT and recorded for its events, or
  * NULL (then this execution is read the old way). lv: the lists entry. */
-static zl_harvest_t *unit_acquire(zl_listev_t *x, const uint64_t *lv) {
-    if (x->no_units) return NULL;
-    /* Units come back about in submission order: the oldest is at rr.
-     * A few probes, then a new unit (the application thread never scans
-     * hundreds of units in flight). */
-    for (uint32_t probes = 0; probes < 16 && x->nunits > 0;) {
-        uint32_t i = x->rr % x->nunits;
-        zl_harvest_t *u = x->units[i];
-        uint32_t want = ZL_H_FREE;
-        if (!atomic_compare_exchange_strong(&u->state, &want, ZL_H_INFLIGHT)) {
-            if (want == ZL_H_DEAD) { /* its context was destroyed: forget it */
-                x->units[i] = x->units[--x->nunits];
+static zl_snapshot_t *snapshot_acquire(zl_listev_t *x, const uint64_t *lv) {
+    if (x->no_snapshots) return NULL;
+    /* Snapshots come back about in submission order: the oldest is at rr.
+     * A few probes, then a new snapshot (the application thread never scans
+     * hundreds of snapshots in flight). */
+    for (uint32_t probes = 0; probes < 16 && x->nsnaps > 0;) {
+        uint32_t i = x->rr % x->nsnaps;
+        zl_snapshot_t *u = x->snapshots[i];
+        uint32_t want = ZL_SNAP_FREE;
+        if (!atomic_compare_exchange_strong(&u->state, &want, ZL_SNAP_INFLIGHT)) {
+            if (want == ZL_SNAP_DEAD) { /* its context was destroyed: forget it */
+                x->snapshots[i] = x->snapshots[--x->nsnaps];
                 continue;
             }
             x->rr = i + 1;
@@ -211,68 +211,68 @@ static zl_harvest_t *unit_acquire(zl_listev_t *x, const uint64_t *lv) {
             continue;
         }
         x->rr = i + 1;
-        if ((u->gen != x->gen || !u->valid) && !unit_record(u, x)) {
-            x->no_units = true;
-            atomic_store(&u->state, ZL_H_FREE);
+        if ((u->gen != x->gen || !u->valid) && !snapshot_record(u, x)) {
+            x->no_snapshots = true;
+            atomic_store(&u->state, ZL_SNAP_FREE);
             return NULL;
         }
         return u;
     }
-    /* at most ZL_MAX_UNITS, and 16 MiB of results per list (at least 2) */
+    /* at most ZL_MAX_SNAPSHOTS, and 16 MiB of results per list (at least 2) */
     uint32_t max = (uint32_t)((16u << 20) / ((size_t)x->n * sizeof(ze_kernel_timestamp_result_t)));
     if (max < 2) max = 2;
-    if (max > ZL_MAX_UNITS) max = ZL_MAX_UNITS;
-    if (x->nunits >= max) return NULL;
-    if (x->nunits == x->ucap) {
-        uint32_t cap = x->ucap ? x->ucap * 2 : 8;
-        zl_harvest_t **nu = realloc(x->units, cap * sizeof *nu);
+    if (max > ZL_MAX_SNAPSHOTS) max = ZL_MAX_SNAPSHOTS;
+    if (x->nsnaps >= max) return NULL;
+    if (x->nsnaps == x->scap) {
+        uint32_t cap = x->scap ? x->scap * 2 : 8;
+        zl_snapshot_t **nu = realloc(x->snapshots, cap * sizeof *nu);
         if (nu == NULL) return NULL;
-        x->units = nu;
-        x->ucap = cap;
+        x->snapshots = nu;
+        x->scap = cap;
     }
-    zl_harvest_t *u = unit_new((ze_context_handle_t)(uintptr_t)lv[0], (ze_device_handle_t)(uintptr_t)lv[1],
+    zl_snapshot_t *u = snapshot_new((ze_context_handle_t)(uintptr_t)lv[0], (ze_device_handle_t)(uintptr_t)lv[1],
                                (uint32_t)((lv[2] >> 40) & 0xffff));
     if (u == NULL) {
-        x->no_units = true;
+        x->no_snapshots = true;
         return NULL;
     }
-    x->units[x->nunits++] = u;
-    if (!unit_record(u, x)) {
-        x->no_units = true;
-        atomic_store(&u->state, ZL_H_FREE);
+    x->snapshots[x->nsnaps++] = u;
+    if (!snapshot_record(u, x)) {
+        x->no_snapshots = true;
+        atomic_store(&u->state, ZL_SNAP_FREE);
         return NULL;
     }
     return u;
 }
 
-/* The list is being destroyed: free units are destroyed now, units in
+/* The list is being destroyed: free snapshots are destroyed now, snapshots in
  * flight by the goroutine once read. */
-void listev_destroy_units(ze_command_list_handle_t l) {
+void listev_destroy_snapshots(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
     if (x == NULL) return;
-    for (uint32_t i = 0; i < x->nunits; i++) {
-        zl_harvest_t *u = x->units[i];
+    for (uint32_t i = 0; i < x->nsnaps; i++) {
+        zl_snapshot_t *u = x->snapshots[i];
         for (;;) {
             uint32_t st = atomic_load(&u->state);
-            if (st == ZL_H_FREE) {
-                if (atomic_compare_exchange_strong(&u->state, &st, ZL_H_INFLIGHT)) {
-                    unit_destroy(u);
+            if (st == ZL_SNAP_FREE) {
+                if (atomic_compare_exchange_strong(&u->state, &st, ZL_SNAP_INFLIGHT)) {
+                    snapshot_destroy(u);
                     break;
                 }
-            } else if (st == ZL_H_INFLIGHT) {
-                if (atomic_compare_exchange_strong(&u->state, &st, ZL_H_ORPHAN)) break;
+            } else if (st == ZL_SNAP_INFLIGHT) {
+                if (atomic_compare_exchange_strong(&u->state, &st, ZL_SNAP_ORPHAN)) break;
             } else {
                 break;
             }
         }
     }
-    x->nunits = 0;
+    x->nsnaps = 0;
     x->rr = 0;
 }
 
-static ze_result_t zl_harvest_results_unguarded(uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n) {
-    zl_harvest_t *u = (zl_harvest_t *)(uintptr_t)unit;
-    if (atomic_load(&u->state) == ZL_H_DEAD) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+static ze_result_t zl_snapshot_results_unguarded(uint64_t snapshot, uint64_t *dst, uint32_t cap, uint32_t *n) {
+    zl_snapshot_t *u = (zl_snapshot_t *)(uintptr_t)snapshot;
+    if (atomic_load(&u->state) == ZL_SNAP_DEAD) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     ze_result_t r = zeEventQueryStatus(u->marker);
     if (r != ZE_RESULT_SUCCESS) return r;
     *n = u->n;
@@ -284,28 +284,28 @@ static ze_result_t zl_harvest_results_unguarded(uint64_t unit, uint64_t *dst, ui
     }
     return ZE_RESULT_SUCCESS;
 }
-ZESTALL_GUARDED(ze_result_t, zl_harvest_results, (uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n), (unit, dst, cap, n))
+ZESTALL_GUARDED(ze_result_t, zl_snapshot_results, (uint64_t snapshot, uint64_t *dst, uint32_t cap, uint32_t *n), (snapshot, dst, cap, n))
 
 uint64_t zl_list_submits(uint64_t list) {
     zl_listev_t *x = listev_of((ze_command_list_handle_t)(uintptr_t)list, false);
     return x == NULL ? 0 : atomic_load(&x->submits);
 }
 
-static void zl_harvest_release_unguarded(uint64_t unit) {
-    zl_harvest_t *u = (zl_harvest_t *)(uintptr_t)unit;
-    uint32_t want = ZL_H_INFLIGHT;
-    if (atomic_load(&u->state) == ZL_H_DEAD) return;
+static void zl_snapshot_release_unguarded(uint64_t snapshot) {
+    zl_snapshot_t *u = (zl_snapshot_t *)(uintptr_t)snapshot;
+    uint32_t want = ZL_SNAP_INFLIGHT;
+    if (atomic_load(&u->state) == ZL_SNAP_DEAD) return;
     zeEventHostReset(u->marker);
-    if (atomic_compare_exchange_strong(&u->state, &want, ZL_H_FREE)) return;
-    if (want == ZL_H_ORPHAN) unit_destroy(u);
+    if (atomic_compare_exchange_strong(&u->state, &want, ZL_SNAP_FREE)) return;
+    if (want == ZL_SNAP_ORPHAN) snapshot_destroy(u);
 }
-ZESTALL_GUARDED_VOID(zl_harvest_release, (uint64_t unit), (unit))
+ZESTALL_GUARDED_VOID(zl_snapshot_release, (uint64_t snapshot), (snapshot))
 
 /* Before a regular list runs again, the timestamps its previous execution
  * left in zestall's events are read here, on the application's thread:
  * the new execution will overwrite them, and zestall's goroutine may not
  * have read them yet (a replay loop synchronised by the application). */
-static void listev_harvest(ze_command_list_handle_t l) {
+static void listev_read_previous(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
     if (x == NULL) return;
     if (!x->executed) {
@@ -331,30 +331,30 @@ static void listev_harvest(ze_command_list_handle_t l) {
 /* The execution's reference time is taken before the driver call: the
  * kernels may start inside it. */
 static ZL_TLS struct {
-    bool active;   /* exec_add_harvests ran for the current call */
+    bool active;   /* exec_add_snapshots ran for the current call */
     bool replaced; /* the arguments were replaced */
     ze_command_list_handle_t *orig; /* the application's arguments, restored in the epilogue */
     uint32_t norig;
     uint32_t cap;
-    ze_command_list_handle_t *lists; /* lead harvests, the application's lists, trailing harvests */
-    zl_harvest_t **trail, **lead;    /* per application list: its units, or NULL */
+    ze_command_list_handle_t *lists; /* leading snapshot lists, the application's lists, trailing snapshot lists */
+    zl_snapshot_t **trail, **lead;    /* per application list: its snapshots, or NULL */
     uint64_t *seq;                   /* per application list: its submission number (0: none) */
 } tl_x;
 
 /* Executions of a regular list holding zestall's events, in the prologue
  * of zeCommandQueueExecuteCommandLists (argument replacement,
  * docs/level-zero-loader.md §5.4 "Prologues can replace arguments"):
- *   - the first execution after (re)recording gets no harvest list: if
+ *   - the first execution after (re)recording gets no snapshot list: if
  *     it is the only one (record, execute, wait, reset), the goroutine
  *     reads the events, at no cost to the submission;
- *   - a later execution gets a trailing harvest list (its own times);
- *   - if the previous execution had none, a leading harvest list on the
+ *   - a later execution gets a trailing snapshot list (its own times);
+ *   - if the previous execution had none, a leading snapshot list on the
  *     same queue first copies the previous execution's times (it runs
  *     after everything submitted before, and before this execution's
  *     kernels); on another queue, they are read here if complete.
  * The list's submission counter is bumped before the driver call: the
  * goroutine reads events only when it has seen every submission. */
-static void exec_add_harvests(ze_command_queue_execute_command_lists_params_t *p) {
+static void exec_add_snapshots(ze_command_queue_execute_command_lists_params_t *p) {
     uint32_t n = *p->pnumCommandLists;
     ze_command_list_handle_t *ls = *p->pphCommandLists;
     ze_command_queue_handle_t q = *p->phCommandQueue;
@@ -367,9 +367,9 @@ static void exec_add_harvests(ze_command_queue_execute_command_lists_params_t *p
         uint32_t cap = n < 16 ? 16 : n;
         ze_command_list_handle_t *nl = realloc(tl_x.lists, 3 * (size_t)cap * sizeof *nl);
         if (nl != NULL) tl_x.lists = nl;
-        zl_harvest_t **nt = realloc(tl_x.trail, (size_t)cap * sizeof *nt);
+        zl_snapshot_t **nt = realloc(tl_x.trail, (size_t)cap * sizeof *nt);
         if (nt != NULL) tl_x.trail = nt;
-        zl_harvest_t **nd = realloc(tl_x.lead, (size_t)cap * sizeof *nd);
+        zl_snapshot_t **nd = realloc(tl_x.lead, (size_t)cap * sizeof *nd);
         if (nd != NULL) tl_x.lead = nd;
         uint64_t *ns = realloc(tl_x.seq, (size_t)cap * sizeof *ns);
         if (ns != NULL) tl_x.seq = ns;
@@ -389,20 +389,20 @@ static void exec_add_harvests(ze_command_queue_execute_command_lists_params_t *p
         tl_x.seq[k] = atomic_fetch_add(&x->submits, 1) + 1;
         if (x->nexec++ == 0) {
             x->executed = true;
-            x->last_unit = false;
+            x->last_snapshot = false;
             x->last_queue = q;
             continue;
         }
         uint64_t lv[ZMAP_WORDS];
         bool known = zmap_get(&lists, (uintptr_t)ls[k], lv);
-        if (!x->last_unit) {
-            if (known && x->last_queue == q) tl_x.lead[k] = unit_acquire(x, lv);
-            if (tl_x.lead[k] == NULL) listev_harvest(ls[k]);
+        if (!x->last_snapshot) {
+            if (known && x->last_queue == q) tl_x.lead[k] = snapshot_acquire(x, lv);
+            if (tl_x.lead[k] == NULL) listev_read_previous(ls[k]);
             else nlead++;
         }
-        tl_x.trail[k] = known && !stopped ? unit_acquire(x, lv) : NULL;
+        tl_x.trail[k] = known && !stopped ? snapshot_acquire(x, lv) : NULL;
         if (tl_x.trail[k] != NULL) ntrail++;
-        x->last_unit = tl_x.trail[k] != NULL;
+        x->last_snapshot = tl_x.trail[k] != NULL;
         x->last_queue = q;
     }
     if (nlead + ntrail == 0) return;
@@ -418,12 +418,12 @@ static void exec_add_harvests(ze_command_queue_execute_command_lists_params_t *p
     tl_x.replaced = true;
 }
 
-static void unit_unsubmitted(zl_harvest_t *u) {
-    uint32_t want = ZL_H_INFLIGHT;
-    if (u != NULL) atomic_compare_exchange_strong(&u->state, &want, ZL_H_FREE);
+static void snapshot_unsubmitted(zl_snapshot_t *u) {
+    uint32_t want = ZL_SNAP_INFLIGHT;
+    if (u != NULL) atomic_compare_exchange_strong(&u->state, &want, ZL_SNAP_FREE);
 }
 
-/* Epilogue: restores the arguments; if the call failed, the units are
+/* Epilogue: restores the arguments; if the call failed, the snapshots are
  * free again. */
 static void exec_restore(ze_command_queue_execute_command_lists_params_t *p, bool ok) {
     if (!tl_x.replaced) return;
@@ -432,8 +432,8 @@ static void exec_restore(ze_command_queue_execute_command_lists_params_t *p, boo
     *p->pnumCommandLists = tl_x.norig;
     if (ok) return;
     for (uint32_t k = 0; k < tl_x.norig; k++) {
-        unit_unsubmitted(tl_x.lead[k]);
-        unit_unsubmitted(tl_x.trail[k]);
+        snapshot_unsubmitted(tl_x.lead[k]);
+        snapshot_unsubmitted(tl_x.trail[k]);
         tl_x.lead[k] = tl_x.trail[k] = NULL;
     }
 }
@@ -452,7 +452,7 @@ void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params_t *p, 
             pthread_mutex_lock(tl_exec_ser);
         }
     }
-    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed)) exec_add_harvests(p);
+    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed)) exec_add_snapshots(p);
     tl_exec_t0 = zl_now_ns();
 }
 
@@ -505,14 +505,14 @@ void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params_t *p, 
         s.queue = (uint64_t)(uintptr_t)*p->phCommandQueue;
         if (active) {
             s.seq = tl_x.seq[k];
-            s.harvest = (uint64_t)(uintptr_t)tl_x.trail[k];
-            s.harvest_prev = (uint64_t)(uintptr_t)tl_x.lead[k];
+            s.snapshot = (uint64_t)(uintptr_t)tl_x.trail[k];
+            s.snapshot_prev = (uint64_t)(uintptr_t)tl_x.lead[k];
         }
         if (r != ZE_RESULT_SUCCESS) {
             /* Nothing ran; the goroutine still learns the submission number. */
             if (s.seq == 0) continue;
             s.flags |= ZL_FLAG_FAILED;
-            s.harvest = s.harvest_prev = 0;
+            s.snapshot = s.snapshot_prev = 0;
         }
         if (tl_exec_ser != NULL) s.flags |= ZL_FLAG_SERIALIZED;
         if (stopped) s.flags |= ZL_FLAG_STOPPED;

@@ -44,9 +44,9 @@ func (idleTimestamps) KernelTimestamps(_ []uint64, dst []timing.EventReading) []
 func (idleTimestamps) ReleaseEvents([]timing.EventRef)                 {}
 func (idleTimestamps) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
 func (idleTimestamps) DestroyContextPools(uint64)                      {}
-func (idleTimestamps) HarvestRelease(uint64)                           {}
+func (idleTimestamps) SnapshotRelease(uint64)                          {}
 func (idleTimestamps) ListSubmits(uint64) uint64                       { return 0 }
-func (idleTimestamps) HarvestResults(_ uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
+func (idleTimestamps) SnapshotResults(_ uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
 	return dst, false, nil
 }
 
