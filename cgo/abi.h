@@ -7,7 +7,8 @@
  * generate ./abi) holds the constants several packages use and checks the
  * values the output schema (proto/zestall.proto) also defines; package
  * collector/timing (abi_timing.go, go generate ./collector/timing) holds
- * the launch-slot contract between cgo/launch.c and the harvester. Change
+ * the launch-slot contract between the launch path (cgo/launch.c,
+ * cgo/regular_lists.c) and the harvester. Change
  * a value here, regenerate, commit all.
  */
 #ifndef ZESTALL_CGO_ABI_H
@@ -82,8 +83,9 @@ enum {
  * names the code it ran with 0 (the original) … this (Launch.code_copy). */
 #define ZESTALL_MAX_CODE_COPIES 64
 
-/* The launch-slot contract: cgo/launch.c (the application's threads)
- * writes slots, collector/timing's harvester reads them. */
+/* The launch-slot contract: the launch path (cgo/launch.c,
+ * cgo/regular_lists.c; the application's threads) writes slots,
+ * collector/timing's harvester reads them. */
 enum {
     ZL_SLOT_LAUNCH = 1,   /* a kernel appended to a command list */
     ZL_SLOT_EXEC = 2,     /* a regular command list executed on a queue */

@@ -14,6 +14,15 @@
 // abi.h alone; package abi is their generated Go mirror. The launch-slot
 // contract is in launch.h.
 //
+// The C of the launch path has one file per concern, listed in
+// launch_internal.h: the callbacks and collection state (launch.c), object
+// maps and ids (launch_maps.c), zestall's event pools (event_pools.c) and
+// per-thread event caches (event_cache.c), the slot rings
+// (launch_rings.c), zestall's batched per-event calls for Go
+// (event_reads.c) and regular command lists with their per-execution
+// snapshots (regular_lists.c). What the callbacks call per launch is
+// static inline in launch_internal.h: cgo links without LTO.
+//
 // The package needs cgo and links libze_loader (so that zestall's exit-time
 // flush runs while the loader is still alive,
 // docs/level-zero-loader.md §10 "Hazards", P10).

@@ -28,10 +28,10 @@ typedef struct zl_slot {
     uint8_t flags;         /* ZL_FLAG_* */
     uint8_t reason;        /* ZL_REASON_* when ZL_FLAG_NO_EVENT */
     uint16_t code_copy;    /* LAUNCH: the code it ran, 0 its own, n copy n (separate.c) */
-    uint32_t ev_index;     /* LAUNCH, regular list: 1 + index of its event in the list's harvest (0: none) */
+    uint32_t ev_index;     /* LAUNCH, regular list: 1 + index of its event among the list's events a snapshot copies (0: none) */
     uint32_t sycl_location; /* LAUNCH: the enclosing SYCL task's source location (xpti.c; 0: none) */
-    uint64_t harvest;      /* EXEC: the harvest unit that copies this execution's times (0: none) */
-    uint64_t harvest_prev; /* EXEC: the unit that copies the previous execution's times (0: none) */
+    uint64_t snapshot;      /* EXEC: the snapshot that copies this execution's times (0: none) */
+    uint64_t snapshot_prev; /* EXEC: the snapshot that copies the previous execution's times (0: none) */
     uint64_t seq;          /* EXEC: the list's submission number (0: none) */
     uint64_t sycl_task;    /* LAUNCH: the enclosing SYCL task on the appending thread (xpti.c; 0: none) */
 } zl_slot_t;
@@ -59,6 +59,8 @@ ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *tick
 /* Assigns the kernel id for a new kernel (called in the create epilogue). */
 uint32_t zl_kernel_created(ze_kernel_handle_t k);
 void zl_kernel_destroyed(ze_kernel_handle_t k);
+/* Command lists created without an id (past 2^32-1; cgo/ids.h). */
+uint64_t zl_lists_without_id(void);
 uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
 void zl_set_enabled(int on);               /* launch path on/off */
@@ -72,11 +74,12 @@ void zl_set_launch_window(uint64_t from, uint64_t to); /* ZESTALL_LAUNCHES */
 uint64_t zl_launches_while_stopped(void);  /* counted only with a launch window */
 void zl_set_sync_wake(int on);             /* wake the stall reader at sync points */
 uint64_t zl_serialize_timeouts(void);      /* serialized waits that timed out */
-/* Harvest units (one execution of a regular list): the marker's status;
+/* Snapshots (the copy of one execution's times of a regular list,
+ * cgo/regular_lists.c): the marker's status;
  * on success copies min(*n, cap) results (4 words each: global start, end,
  * context start, end) and sets *n to their number. */
-ze_result_t zl_harvest_results(uint64_t unit, uint64_t *dst, uint32_t cap, uint32_t *n);
-void zl_harvest_release(uint64_t unit);    /* the unit may be executed again */
+ze_result_t zl_snapshot_results(uint64_t snapshot, uint64_t *dst, uint32_t cap, uint32_t *n);
+void zl_snapshot_release(uint64_t snapshot); /* the snapshot may be used again */
 uint64_t zl_list_submits(uint64_t list);   /* submissions of a regular list so far */
 
 #endif

@@ -12,11 +12,13 @@ import (
 	"github.com/zestall/zestall/collector/timing"
 )
 
-// source implements timing.Source over launch.c.
+// source implements timing.Source over the launch path's C: the rings
+// (launch_rings.c), zestall's per-event calls (event_reads.c), regular
+// lists (regular_lists.c) and the collection state (launch.c).
 type source struct {
-	raw  []C.zl_slot_t
-	hbuf []C.uint64_t // harvest results, 4 words each
-	rd   []C.zl_event_reading_t
+	raw     []C.zl_slot_t
+	snapBuf []C.uint64_t // snapshot results, 4 words each
+	rd      []C.zl_event_reading_t
 }
 
 var _ timing.Source = (*source)(nil)
@@ -64,8 +66,8 @@ func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 			Flags:        uint8(r.flags),
 			Reason:       uint8(r.reason),
 			EvIndex:      uint32(r.ev_index),
-			Harvest:      uint64(r.harvest),
-			HarvestPrev:  uint64(r.harvest_prev),
+			Snapshot:     uint64(r.snapshot),
+			SnapshotPrev: uint64(r.snapshot_prev),
 			Seq:          uint64(r.seq),
 			SyclTask:     uint64(r.sycl_task),
 			SyclLocation: uint32(r.sycl_location),
@@ -111,6 +113,8 @@ func (s *source) Dropped() (launches, slots uint64) {
 
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 
+func (s *source) ListsWithoutID() uint64 { return uint64(C.zl_lists_without_id()) }
+
 func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []timing.EventReading {
 	if len(events) == 0 {
 		return dst
@@ -136,13 +140,13 @@ func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []
 	return dst
 }
 
-func (s *source) HarvestResults(unit uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
-	if cap(s.hbuf) == 0 {
-		s.hbuf = make([]C.uint64_t, 4*64)
+func (s *source) SnapshotResults(snapshot uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
+	if cap(s.snapBuf) == 0 {
+		s.snapBuf = make([]C.uint64_t, 4*64)
 	}
 	for {
 		var n C.uint32_t
-		r := C.zl_harvest_results(C.uint64_t(unit), &s.hbuf[0], C.uint32_t(len(s.hbuf)/4), &n)
+		r := C.zl_snapshot_results(C.uint64_t(snapshot), &s.snapBuf[0], C.uint32_t(len(s.snapBuf)/4), &n)
 		switch r {
 		case C.ZE_RESULT_SUCCESS:
 		case C.ZE_RESULT_NOT_READY:
@@ -150,12 +154,12 @@ func (s *source) HarvestResults(unit uint64, dst []timing.KernelTimestamp) ([]ti
 		default:
 			return dst, false, Result(r)
 		}
-		if int(n)*4 > len(s.hbuf) {
-			s.hbuf = make([]C.uint64_t, 4*int(n))
+		if int(n)*4 > len(s.snapBuf) {
+			s.snapBuf = make([]C.uint64_t, 4*int(n))
 			continue
 		}
 		for i := 0; i < int(n); i++ {
-			w := s.hbuf[4*i : 4*i+4]
+			w := s.snapBuf[4*i : 4*i+4]
 			dst = append(dst, timing.KernelTimestamp{Start: uint64(w[0]), End: uint64(w[1]),
 				ContextStart: uint64(w[2]), ContextEnd: uint64(w[3])})
 		}
@@ -163,7 +167,7 @@ func (s *source) HarvestResults(unit uint64, dst []timing.KernelTimestamp) ([]ti
 	}
 }
 
-func (s *source) HarvestRelease(unit uint64) { C.zl_harvest_release(C.uint64_t(unit)) }
+func (s *source) SnapshotRelease(snapshot uint64) { C.zl_snapshot_release(C.uint64_t(snapshot)) }
 
 func (s *source) ListSubmits(list uint64) uint64 { return uint64(C.zl_list_submits(C.uint64_t(list))) }
 

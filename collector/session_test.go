@@ -37,15 +37,16 @@ func (idleTimestamps) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 }
 func (idleTimestamps) Dropped() (uint64, uint64) { return 0, 0 }
 func (idleTimestamps) SerializeTimeouts() uint64 { return 0 }
+func (idleTimestamps) ListsWithoutID() uint64    { return 0 }
 func (idleTimestamps) KernelTimestamps(_ []uint64, dst []timing.EventReading) []timing.EventReading {
 	return dst
 }
 func (idleTimestamps) ReleaseEvents([]timing.EventRef)                 {}
 func (idleTimestamps) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
 func (idleTimestamps) DestroyContextPools(uint64)                      {}
-func (idleTimestamps) HarvestRelease(uint64)                           {}
+func (idleTimestamps) SnapshotRelease(uint64)                          {}
 func (idleTimestamps) ListSubmits(uint64) uint64                       { return 0 }
-func (idleTimestamps) HarvestResults(_ uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
+func (idleTimestamps) SnapshotResults(_ uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
 	return dst, false, nil
 }
 

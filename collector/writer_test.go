@@ -138,8 +138,8 @@ func TestWriterLaunches(t *testing.T) {
 }
 
 // TestRunningCounters: the counters written with each flush carry the
-// losses so far, of the launch path (rings full), the queue and kernels
-// without an id, in a stable order.
+// losses so far, of the launch path (rings full, command lists without an
+// id), the queue and kernels without an id, in a stable order.
 func TestRunningCounters(t *testing.T) {
 	s, _, _ := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0"})
 	s.Timestamps(droppingTimestamps{})
@@ -152,7 +152,7 @@ func TestRunningCounters(t *testing.T) {
 	for _, l := range c.Lost {
 		got = append(got, l.What)
 	}
-	want := []string{timing.LossLaunchesRingFull, timing.LossSlotsRingFull, LossKernelNoID}
+	want := []string{timing.LossLaunchesRingFull, timing.LossSlotsRingFull, timing.LossListNoID, LossKernelNoID}
 	if len(got) != len(want) {
 		t.Fatalf("losses %q, want %q", got, want)
 	}
@@ -166,7 +166,9 @@ func TestRunningCounters(t *testing.T) {
 	}
 }
 
-// droppingTimestamps is a launch path whose rings overflowed.
+// droppingTimestamps is a launch path whose rings overflowed and which
+// ran out of command-list ids.
 type droppingTimestamps struct{ idleTimestamps }
 
 func (droppingTimestamps) Dropped() (uint64, uint64) { return 3, 2 }
+func (droppingTimestamps) ListsWithoutID() uint64    { return 4 }

@@ -36,7 +36,7 @@ func BenchmarkHarvestImmediate(b *testing.B) {
 }
 
 // BenchmarkHarvestRegular is BenchmarkHarvestImmediate for a regular list
-// of 4096 launches executed once with a harvest unit, then reset.
+// of 4096 launches executed once with a snapshot, then reset.
 func BenchmarkHarvestRegular(b *testing.B) {
 	const batch = 4096
 	run := harvestLoop("regular", batch)

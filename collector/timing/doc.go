@@ -1,6 +1,7 @@
 // Package timing turns the launch path's slots into Launch records with
-// device times: the harvester drains the per-thread rings that cgo/launch.c
-// fills on application threads, reads the kernel timestamps of zestall's
+// device times: the harvester drains the per-thread rings that the launch
+// path (cgo/launch.c and the files cgo/launch_internal.h lists) fills on
+// application threads, reads the kernel timestamps of zestall's
 // events (and the per-execution copies of regular lists) once they have
 // signalled, converts device ticks to host ns (Clock), recycles the events
 // and hands each finished record to the writer and to stall attribution.

@@ -35,14 +35,14 @@ type Slot struct {
 	Reason     uint8           // pb.NoTimestampReason when SlotFlagNoEvent
 	TS         KernelTimestamp // SlotAppTS: the event's timestamps
 	// SlotLaunch on a regular list: 1 + the index of its event among the
-	// list's events that a harvest unit copies (0: none).
+	// list's events that a snapshot copies (0: none).
 	EvIndex uint32
-	// SlotExec: the harvest unit that copies this execution's times (0:
+	// SlotExec: the snapshot that copies this execution's times (0:
 	// none, the events are read instead).
-	Harvest uint64
-	// SlotExec: the harvest unit that copies the previous execution's
+	Snapshot uint64
+	// SlotExec: the snapshot that copies the previous execution's
 	// times, which had none (0: none).
-	HarvestPrev uint64
+	SnapshotPrev uint64
 	// SlotExec: the list's submission number (see Source.ListSubmits).
 	Seq uint64
 	// SlotLaunch: the SYCL task open on the appending thread and its
@@ -94,6 +94,11 @@ type Source interface {
 	// SerializeTimeouts counts serialized launches whose completion was not
 	// awaited (a wait that would have blocked the application).
 	SerializeTimeouts() uint64
+	// ListsWithoutID counts command lists created after the 2^32-1st,
+	// which get no id (an id is never given twice) and are not tracked:
+	// their launches have no times (UNSUPPORTED), their executions no
+	// records.
+	ListsWithoutID() uint64
 	// KernelTimestamps reads the timestamps of events, in one call for the
 	// batch, and appends one reading per event to dst.
 	KernelTimestamps(events []uint64, dst []EventReading) []EventReading
@@ -104,12 +109,12 @@ type Source interface {
 	// DestroyContextPools destroys zestall's events in a context that the
 	// application is about to destroy.
 	DestroyContextPools(context uint64)
-	// HarvestResults appends the times a harvest unit copied for one
+	// SnapshotResults appends the times a snapshot copied for one
 	// execution of a regular list (one per event of the list, in order);
 	// ready is false while the copy has not completed.
-	HarvestResults(unit uint64, dst []KernelTimestamp) (ts []KernelTimestamp, ready bool, err error)
-	// HarvestRelease makes a harvest unit reusable once read.
-	HarvestRelease(unit uint64)
+	SnapshotResults(snapshot uint64, dst []KernelTimestamp) (ts []KernelTimestamp, ready bool, err error)
+	// SnapshotRelease makes a snapshot reusable once read.
+	SnapshotRelease(snapshot uint64)
 	// ListSubmits is the number of submissions of a regular list so far,
 	// counted before each reaches the driver.
 	ListSubmits(list uint64) uint64
@@ -139,7 +144,7 @@ func (c *Clock) toHost(k, refNs uint64) (uint64, uint64) {
 // FIFO of an execution (pendingExec.launches, reused storage) or, for
 // events several launches may share, behind a pointer in Harvester.pending.
 type pendingLaunch struct {
-	index   uint32 // in a pendingExec: its result in the harvest unit
+	index   uint32 // in a pendingExec: its result in the snapshot
 	rec     stream.Launch
 	event   uint64
 	context uint64
@@ -160,15 +165,16 @@ type listState struct {
 	execs     uint32
 	handle    uint64 // the command list
 	seq       uint64 // the submission number of the last execution seen
-	inflight  int    // executions whose harvest unit is not read yet
+	inflight  int    // executions whose snapshot is not read yet
 	ended     bool   // reset or destroyed: its events go back once inflight is 0
 	dead      bool   // its context is gone: nothing to give back
 }
 
-// pendingExec is one execution of a regular list whose times a harvest
-// unit copies (cgo/launch.c: a zestall-owned list executed right after it).
+// pendingExec is one execution of a regular list whose times a snapshot
+// copies (cgo/regular_lists.c: a zestall-owned list executed right after
+// it).
 type pendingExec struct {
-	unit     uint64
+	snapshot uint64
 	context  uint64
 	ls       *listState
 	launches []pendingLaunch // values: reused with the pendingExec (Harvester.execFree)
@@ -191,7 +197,7 @@ type Harvester struct {
 	pending  map[uint64][]*pendingLaunch // by event
 	evOrder  []uint64                    // events with pending launches, oldest first
 	evSpare  []uint64                    // the previous pass's evOrder, reused
-	execs    []*pendingExec              // executions with harvest units, oldest first
+	execs    []*pendingExec              // executions with snapshots, oldest first
 	execFree []*pendingExec              // read executions, for reuse
 	tplFree  [][]Slot                    // templates of lists given back, for reuse
 	tsBuf    []KernelTimestamp
@@ -312,7 +318,12 @@ func (h *Harvester) drainLocked() int {
 func (h *Harvester) slot(s *Slot) {
 	switch s.Kind {
 	case SlotLaunch:
-		if s.Flags&SlotFlagImmediate != 0 {
+		// A launch on a list the launch path does not track (list id 0:
+		// created before zestall was active, or past the 2^32-1 list ids)
+		// is taken as it comes, like an immediate list's: no execution of
+		// such a list is ever published, so as a template it would wait,
+		// unrecorded, for the rest of the run.
+		if s.Flags&SlotFlagImmediate != 0 || s.ListID == 0 {
 			h.addPending(s, s.HostNs, 0, s.Queue, false)
 			return
 		}
@@ -328,8 +339,8 @@ func (h *Harvester) slot(s *Slot) {
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
-			h.awaitUnit(s.Harvest, s.Context, nil)
-			h.awaitUnit(s.HarvestPrev, s.Context, nil)
+			h.awaitSnapshot(s.Snapshot, s.Context, nil)
+			h.awaitSnapshot(s.SnapshotPrev, s.Context, nil)
 			return
 		}
 		ls.handle = s.List
@@ -341,7 +352,7 @@ func (h *Harvester) slot(s *Slot) {
 		}
 		h.previousExec(ls, s)
 		if s.Flags&SlotFlagStopped != 0 {
-			h.awaitUnit(s.Harvest, s.Context, ls) // not recorded
+			h.awaitSnapshot(s.Snapshot, s.Context, ls) // not recorded
 			for i := range ls.templates {
 				t := &ls.templates[i]
 				if t.HostNs <= s.HostNs && t.Event != 0 && t.Flags&SlotFlagOurs != 0 {
@@ -353,8 +364,8 @@ func (h *Harvester) slot(s *Slot) {
 		}
 		serial := s.Flags&SlotFlagSerial != 0
 		var pe *pendingExec
-		if s.Harvest != 0 {
-			pe = h.newExec(s.Harvest, s.Context, ls)
+		if s.Snapshot != 0 {
+			pe = h.newExec(s.Snapshot, s.Context, ls)
 		}
 		for i := range ls.templates {
 			t := &ls.templates[i]
@@ -394,15 +405,15 @@ func (h *Harvester) slot(s *Slot) {
 
 // previousExec: execution s of list ls begins. The launches of earlier
 // executions still waiting for their events are either handed to the
-// harvest unit that copies the previous execution (s.HarvestPrev), or
+// snapshot that copies the previous execution (s.SnapshotPrev), or
 // marked: a reading from after s began is not theirs.
 func (h *Harvester) previousExec(ls *listState, s *Slot) {
 	var pe *pendingExec
-	if s.HarvestPrev != 0 && ls.execs > 0 {
-		pe = h.newExec(s.HarvestPrev, s.Context, ls)
+	if s.SnapshotPrev != 0 && ls.execs > 0 {
+		pe = h.newExec(s.SnapshotPrev, s.Context, ls)
 	}
 	// With nothing waiting on a shared event (the usual case with
-	// harvest units) there is nothing to look up per launch of the list.
+	// snapshots) there is nothing to look up per launch of the list.
 	shared := ls.templates
 	if len(h.pending) == 0 {
 		shared = nil
@@ -434,32 +445,32 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 		}
 	}
 	if pe == nil {
-		h.awaitUnit(s.HarvestPrev, s.Context, ls)
+		h.awaitSnapshot(s.SnapshotPrev, s.Context, ls)
 		return
 	}
 	// With no launch left (the previous execution was read already) the
-	// unit is still given back only once its copy completed.
+	// snapshot is still given back only once its copy completed.
 	h.npending += len(pe.launches)
 	ls.inflight++
 	h.execs = append(h.execs, pe)
 }
 
-// awaitUnit: a harvest unit whose copy nobody needs is made reusable once
+// awaitSnapshot: a snapshot whose copy nobody needs is made reusable once
 // the copy completed (reusing it earlier would let the old copy's marker
 // and values pass for the new one's). While it may read the list's
 // events, they are not given back.
-func (h *Harvester) awaitUnit(unit, context uint64, ls *listState) {
-	if unit == 0 {
+func (h *Harvester) awaitSnapshot(snapshot, context uint64, ls *listState) {
+	if snapshot == 0 {
 		return
 	}
 	if ls != nil {
 		ls.inflight++
 	}
-	h.execs = append(h.execs, h.newExec(unit, context, ls))
+	h.execs = append(h.execs, h.newExec(snapshot, context, ls))
 }
 
 // newExec returns an execution record, reused when one is free.
-func (h *Harvester) newExec(unit, context uint64, ls *listState) *pendingExec {
+func (h *Harvester) newExec(snapshot, context uint64, ls *listState) *pendingExec {
 	var pe *pendingExec
 	if n := len(h.execFree); n > 0 {
 		pe = h.execFree[n-1]
@@ -468,7 +479,7 @@ func (h *Harvester) newExec(unit, context uint64, ls *listState) *pendingExec {
 	} else {
 		pe = &pendingExec{}
 	}
-	pe.unit, pe.context, pe.ls = unit, context, ls
+	pe.snapshot, pe.context, pe.ls = snapshot, context, ls
 	return pe
 }
 
@@ -727,7 +738,7 @@ func listOf(ps []*pendingLaunch) *listState {
 	return nil
 }
 
-// harvestExecs reads the harvest units of completed executions. With
+// harvestExecs reads the snapshots of completed executions. With
 // final, executions not completed are written without timestamps.
 func (h *Harvester) harvestExecs(final bool) {
 	if len(h.execs) == 0 {
@@ -735,7 +746,7 @@ func (h *Harvester) harvestExecs(final bool) {
 	}
 	keep := h.execs[:0]
 	for _, pe := range h.execs {
-		ts, ready, err := h.src.HarvestResults(pe.unit, h.tsBuf[:0])
+		ts, ready, err := h.src.SnapshotResults(pe.snapshot, h.tsBuf[:0])
 		h.tsBuf = ts
 		if ready {
 			h.readNow()
@@ -754,7 +765,7 @@ func (h *Harvester) harvestExecs(final bool) {
 }
 
 // finishExec writes the launches of one execution: from ts when ready,
-// else without timestamps. A unit that was read goes back to its list.
+// else without timestamps. A snapshot that was read goes back to its list.
 func (h *Harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool, err error) {
 	h.npending -= len(pe.launches)
 	limit := h.limit
@@ -777,7 +788,7 @@ func (h *Harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool
 		}
 	}
 	if ready {
-		h.src.HarvestRelease(pe.unit)
+		h.src.SnapshotRelease(pe.snapshot)
 	}
 	if pe.ls == nil {
 		return
@@ -923,7 +934,7 @@ func (h *Harvester) endList(id uint32) {
 		return
 	}
 	// The list's events may still hold unread executions. (Nothing waits
-	// on a shared event, the usual case with harvest units: no lookup
+	// on a shared event, the usual case with snapshots: no lookup
 	// per launch of the list.)
 	shared := ls.templates
 	if len(h.pending) == 0 {
@@ -962,7 +973,7 @@ func (h *Harvester) endList(id uint32) {
 	}
 	delete(h.lists, id)
 	ls.ended = true
-	// Executions still in flight have their harvest list read the events:
+	// Executions still in flight have their snapshot list read the events:
 	// they go back to the pool after the last one was read.
 	if ls.inflight == 0 {
 		h.releaseListEvents(ls)
@@ -996,7 +1007,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	defer h.mu.Unlock()
 	h.drainAllLocked()
 	h.harvestLocked(false)
-	// Executions of the context not read yet: their units die with it.
+	// Executions of the context not read yet: their snapshots die with it.
 	for _, pe := range h.execs {
 		if pe.context == ctx && pe.ls != nil {
 			pe.ls.dead = true
@@ -1133,6 +1144,8 @@ const (
 	LossSlotsRingFull = "launch-path events (per-thread ring full)"
 	// ZESTALL_SERIALIZE waits that timed out.
 	LossSerializeTimeouts = "serialized launches not awaited (2 s timeout)"
+	// Command lists created past the 2^32-1 list ids (Source.ListsWithoutID).
+	LossListNoID = "command lists created without an id (launches without times)"
 )
 
 // Counters fills the launch counters. Safe at any time from any goroutine
@@ -1154,6 +1167,9 @@ func (h *Harvester) Counters(c *pb.Counters) {
 	}
 	if slots > 0 {
 		c.Lost = append(c.Lost, &pb.Loss{What: LossSlotsRingFull, Count: slots})
+	}
+	if n := h.src.ListsWithoutID(); n > 0 {
+		c.Lost = append(c.Lost, &pb.Loss{What: LossListNoID, Count: n})
 	}
 }
 

@@ -16,15 +16,16 @@ type fakeSource struct {
 	released map[uint64]int
 	failing  map[uint64]bool
 	pools    []uint64
-	// harvest units: the results of a completed copy
-	units        map[uint64][]KernelTimestamp
-	unitReleased map[uint64]int
-	submits      map[uint64]uint64 // list handle -> submissions made
+	// snapshots: the results of a completed copy
+	snapshots        map[uint64][]KernelTimestamp
+	snapshotReleased map[uint64]int
+	submits          map[uint64]uint64 // list handle -> submissions made
+	listsNoID        uint64            // command lists created without an id
 }
 
 func newFake() *fakeSource {
 	return &fakeSource{signaled: map[uint64]KernelTimestamp{}, released: map[uint64]int{}, failing: map[uint64]bool{},
-		units: map[uint64][]KernelTimestamp{}, unitReleased: map[uint64]int{}, submits: map[uint64]uint64{}}
+		snapshots: map[uint64][]KernelTimestamp{}, snapshotReleased: map[uint64]int{}, submits: map[uint64]uint64{}}
 }
 
 func (f *fakeSource) Enable(bool)     {}
@@ -42,6 +43,7 @@ func (f *fakeSource) Drain(dst []Slot) ([]Slot, uint64) {
 }
 func (f *fakeSource) Dropped() (uint64, uint64) { return 0, 0 }
 func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
+func (f *fakeSource) ListsWithoutID() uint64    { return f.listsNoID }
 func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
 	for _, ev := range evs {
 		if f.failing[ev] {
@@ -61,13 +63,13 @@ func (f *fakeSource) ReleaseEvents(refs []EventRef) {
 }
 func (f *fakeSource) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
 func (f *fakeSource) DestroyContextPools(ctx uint64)                  { f.pools = append(f.pools, ctx) }
-func (f *fakeSource) HarvestResults(unit uint64, dst []KernelTimestamp) ([]KernelTimestamp, bool, error) {
-	ts, ok := f.units[unit]
+func (f *fakeSource) SnapshotResults(snapshot uint64, dst []KernelTimestamp) ([]KernelTimestamp, bool, error) {
+	ts, ok := f.snapshots[snapshot]
 	return append(dst, ts...), ok, nil
 }
-func (f *fakeSource) HarvestRelease(unit uint64) {
-	f.unitReleased[unit]++
-	delete(f.units, unit)
+func (f *fakeSource) SnapshotRelease(snapshot uint64) {
+	f.snapshotReleased[snapshot]++
+	delete(f.snapshots, snapshot)
 }
 func (f *fakeSource) ListSubmits(list uint64) uint64 { return f.submits[list] }
 
@@ -116,16 +118,54 @@ func launch(ns, ev uint64, flags uint8, list uint32) Slot {
 }
 
 // regLaunch: a launch on regular list `list` whose event is zestall's and
-// the index-th (1-based) its harvest unit copies.
+// the index-th (1-based) its snapshot copies.
 func regLaunch(ns, ev uint64, index uint32, list uint32) Slot {
 	s := launch(ns, ev, SlotFlagOurs, list)
 	s.EvIndex = index
 	return s
 }
 
-// exec: an execution of a regular list with a harvest unit.
-func exec(ns uint64, list uint32, unit uint64) Slot {
-	return Slot{Kind: SlotExec, HostNs: ns, ListID: list, List: 500, Queue: 1, Device: 7, Context: 9, Harvest: unit}
+// exec: an execution of a regular list with a snapshot.
+func exec(ns uint64, list uint32, snapshot uint64) Slot {
+	return Slot{Kind: SlotExec, HostNs: ns, ListID: list, List: 500, Queue: 1, Device: 7, Context: 9, Snapshot: snapshot}
+}
+
+// TestUntrackedList: a launch on a regular list the launch path does not
+// track (list id 0: created before zestall was active, or past the
+// 2^32-1 list ids, cgo/ids.h) arrives without an event and is recorded
+// at once without times (UNSUPPORTED): no execution of such a list is
+// ever published to wait for.
+func TestUntrackedList(t *testing.T) {
+	x := newHarness()
+	s := launch(1e9, 0, SlotFlagNoEvent, 0)
+	s.Reason = uint8(pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED)
+	x.step(s)
+	if len(x.recs) != 1 || x.recs[0].NoTimestampReason != pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED {
+		t.Fatalf("records %+v", x.recs)
+	}
+	if len(x.h.lists) != 0 {
+		t.Errorf("%d lists tracked", len(x.h.lists))
+	}
+}
+
+// TestListsWithoutID: command lists created past the 2^32-1 list ids
+// (cgo/ids.h) are counted as a loss, and only when there are any.
+func TestListsWithoutID(t *testing.T) {
+	for _, n := range []uint64{0, 5} {
+		x := newHarness()
+		x.f.listsNoID = n
+		var c pb.Counters
+		x.h.Counters(&c)
+		var lost []*pb.Loss
+		for _, l := range c.Lost {
+			if l.What == LossListNoID {
+				lost = append(lost, l)
+			}
+		}
+		if n == 0 && len(lost) != 0 || n > 0 && (len(lost) != 1 || lost[0].Count != n) {
+			t.Errorf("%d lists without an id: losses %v", n, c.Lost)
+		}
+	}
 }
 
 func TestHarvester(t *testing.T) {
@@ -194,60 +234,60 @@ func TestHarvester(t *testing.T) {
 			x.step(launch(sec, 100, SlotFlagOurs, 5), Slot{Kind: SlotExec, HostNs: 2 * sec, ListID: 5, Device: 7},
 				Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
-		{"harvest units: three executions queued, read after all", func(x *harness) {
+		{"snapshots: three executions queued, read after all", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), regLaunch(sec+1, 101, 2, 5),
 				exec(2*sec, 5, 1001), exec(3*sec, 5, 1002), exec(4*sec, 5, 1003))
 			for i, u := range []uint64{1001, 1002, 1003} {
 				at := uint64(i+2) * sec
-				x.f.units[u] = []KernelTimestamp{tsAt(at+100, at+200), tsAt(at+300, at+400)}
+				x.f.snapshots[u] = []KernelTimestamp{tsAt(at+100, at+200), tsAt(at+300, at+400)}
 			}
 			x.f.signaled[100] = tsAt(4*sec+100, 4*sec+200) // the events: never read
 			x.step()
-			if x.f.unitReleased[1001] != 1 || x.f.unitReleased[1003] != 1 || len(x.h.execs) != 0 {
-				panic("units not released once each")
+			if x.f.snapshotReleased[1001] != 1 || x.f.snapshotReleased[1003] != 1 || len(x.h.execs) != 0 {
+				panic("snapshots not released once each")
 			}
 		}, []string{"timed", "timed", "timed", "timed", "timed", "timed"},
 			[]uint64{2*sec + 100, 2*sec + 300, 3*sec + 100, 3*sec + 300, 4*sec + 100, 4*sec + 300}},
-		{"harvest unit: list reset before the copy completed", func(x *harness) {
+		{"snapshot: list reset before the copy completed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001), Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
 			if x.f.released[100] != 0 {
-				panic("event released while its harvest list may still read it")
+				panic("event released while its snapshot list may still read it")
 			}
-			x.f.units[1001] = []KernelTimestamp{tsAt(2*sec+100, 2*sec+200)}
+			x.f.snapshots[1001] = []KernelTimestamp{tsAt(2*sec+100, 2*sec+200)}
 			x.step()
 			if x.f.released[100] != 1 {
 				panic("event not released after the harvest")
 			}
 		}, []string{"timed"}, []uint64{2*sec + 100}},
-		{"harvest unit: stale copy", func(x *harness) {
+		{"snapshot: stale copy", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001))
-			x.f.units[1001] = []KernelTimestamp{tsAt(sec/2, sec/2+100)}
+			x.f.snapshots[1001] = []KernelTimestamp{tsAt(sec/2, sec/2+100)}
 			x.step()
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
-		{"harvest unit: never completed", func(x *harness) {
+		{"snapshot: never completed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001))
 			x.h.Final()
-			if x.f.unitReleased[1001] != 0 {
-				panic("a unit the device may still write was released")
+			if x.f.snapshotReleased[1001] != 0 {
+				panic("a snapshot the device may still write was released")
 			}
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
-		{"harvest unit: context destroyed", func(x *harness) {
+		{"snapshot: context destroyed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001), Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
 			x.h.ContextDestroying(9)
-			if x.f.released[100] != 0 || x.f.unitReleased[1001] != 0 || len(x.h.execs) != 0 {
-				panic("an event or unit of a dead context touched, or the execution kept")
+			if x.f.released[100] != 0 || x.f.snapshotReleased[1001] != 0 || len(x.h.execs) != 0 {
+				panic("an event or snapshot of a dead context touched, or the execution kept")
 			}
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
-		{"first execution unitless, copied by the next one's leading unit", func(x *harness) {
+		{"first execution unitless, copied by the next one's leading snapshot", func(x *harness) {
 			e1 := exec(2*sec, 5, 0)
 			e1.Seq = 1
 			e2 := exec(3*sec, 5, 1002)
-			e2.Seq, e2.HarvestPrev = 2, 1001
+			e2.Seq, e2.SnapshotPrev = 2, 1001
 			x.f.submits[500] = 2
 			x.step(regLaunch(sec, 100, 1, 5), e1, e2)
 			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+200) // exec 2's times, in the event
-			x.f.units[1001] = []KernelTimestamp{tsAt(2*sec+100, 2*sec+200)}
-			x.f.units[1002] = []KernelTimestamp{tsAt(3*sec+100, 3*sec+200)}
+			x.f.snapshots[1001] = []KernelTimestamp{tsAt(2*sec+100, 2*sec+200)}
+			x.f.snapshots[1002] = []KernelTimestamp{tsAt(3*sec+100, 3*sec+200)}
 			x.step()
 		}, []string{"timed", "timed"}, []uint64{2*sec + 100, 3*sec + 100}},
 		{"a submission not drained yet: its event is not read", func(x *harness) {
@@ -261,9 +301,9 @@ func TestHarvester(t *testing.T) {
 				panic("the second execution's times were given to the first")
 			}
 			e2 := exec(3*sec, 5, 1002)
-			e2.Seq, e2.HarvestPrev = 2, 1001
-			x.f.units[1001] = []KernelTimestamp{tsAt(2*sec+100, 2*sec+200)}
-			x.f.units[1002] = []KernelTimestamp{tsAt(3*sec+100, 3*sec+200)}
+			e2.Seq, e2.SnapshotPrev = 2, 1001
+			x.f.snapshots[1001] = []KernelTimestamp{tsAt(2*sec+100, 2*sec+200)}
+			x.f.snapshots[1002] = []KernelTimestamp{tsAt(3*sec+100, 3*sec+200)}
 			x.step(e2)
 		}, []string{"timed", "timed"}, []uint64{2*sec + 100, 3*sec + 100}},
 		{"next execution on another queue, no copy of the first: overwritten", func(x *harness) {
@@ -274,7 +314,7 @@ func TestHarvester(t *testing.T) {
 			x.f.submits[500] = 2
 			x.step(regLaunch(sec, 100, 1, 5), e1, e2)
 			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+200)
-			x.f.units[1002] = []KernelTimestamp{tsAt(3*sec+100, 3*sec+200)}
+			x.f.snapshots[1002] = []KernelTimestamp{tsAt(3*sec+100, 3*sec+200)}
 			x.step()
 		}, []string{"timed", "NO_TIMESTAMP_REASON_OVERWRITTEN"}, []uint64{3*sec + 100}},
 		{"context destroyed", func(x *harness) {

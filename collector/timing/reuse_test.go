@@ -74,17 +74,17 @@ func TestReuseNoAliasing(t *testing.T) {
 	step(launch(2*sec, 101, imm, 1))
 	f.signaled[101] = tsAt(2*sec+100, 2*sec+200)
 	step()
-	// Regular lists with harvest units: a rich execution, then a plain
+	// Regular lists with snapshots: a rich execution, then a plain
 	// one whose pendingExec is the first one's, reused.
 	step(rich(3*sec, 200, SlotFlagOurs, 5), func() Slot { s := regLaunch(3*sec, 200, 1, 5); s.Kind = SlotReset; return s }())
 	s := rich(3*sec+1, 201, SlotFlagOurs, 6)
 	s.EvIndex = 1
 	e := exec(4*sec, 6, 1001)
 	e.Flags |= SlotFlagSerial
-	f.units[1001] = []KernelTimestamp{tsAt(4*sec+100, 4*sec+200)}
+	f.snapshots[1001] = []KernelTimestamp{tsAt(4*sec+100, 4*sec+200)}
 	step(s, e)
 	step(regLaunch(5*sec, 300, 1, 7), exec(6*sec, 7, 1002))
-	f.units[1002] = []KernelTimestamp{tsAt(6*sec+100, 6*sec+200)}
+	f.snapshots[1002] = []KernelTimestamp{tsAt(6*sec+100, 6*sec+200)}
 	step()
 	h.Final()
 
@@ -122,7 +122,7 @@ func TestReuseNoAliasing(t *testing.T) {
 }
 
 // TestHarvestAllocs: the harvest path makes no heap object per launch, on
-// immediate lists and on regular lists with harvest units.
+// immediate lists and on regular lists with snapshots.
 func TestHarvestAllocs(t *testing.T) {
 	for _, mode := range []string{"immediate", "regular"} {
 		t.Run(mode, func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestHarvestAllocs(t *testing.T) {
 
 // harvestLoop returns a function that makes n launches whose times are
 // ready and harvests them: immediate lists, or one regular list appended,
-// executed once with a harvest unit, and reset.
+// executed once with a snapshot, and reset.
 func harvestLoop(mode string, n int) func() {
 	f := newFake()
 	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] },
@@ -147,8 +147,8 @@ func harvestLoop(mode string, n int) func() {
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
-	unitTS := make([]KernelTimestamp, n)
-	unit := uint64(1)
+	snapshotTS := make([]KernelTimestamp, n)
+	snapshot := uint64(1)
 	return func() {
 		switch mode {
 		case "immediate":
@@ -160,11 +160,11 @@ func harvestLoop(mode string, n int) func() {
 		default:
 			for i := uint64(0); i < uint64(n); i++ {
 				f.slots = append(f.slots, regLaunch(now+i, 1000+i, uint32(i+1), 5))
-				unitTS[i] = tsAt(now+uint64(n)+i*10+100, now+uint64(n)+i*10+105)
+				snapshotTS[i] = tsAt(now+uint64(n)+i*10+100, now+uint64(n)+i*10+105)
 			}
-			unit++
-			f.units[unit] = unitTS
-			e := exec(now+uint64(n), 5, unit)
+			snapshot++
+			f.snapshots[snapshot] = snapshotTS
+			e := exec(now+uint64(n), 5, snapshot)
 			f.slots = append(f.slots, e)
 		}
 		now += 1e6

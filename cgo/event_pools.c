@@ -1,0 +1,229 @@
+/*
+ * event_pools.c — zestall's timestamp events, per context: the pools they
+ * are created in (a pool at a time, at most ZL_MAX_POOLS), the context's
+ * shared free list, and the teardown of a context's pools.
+ *
+ * Callers: the launch path's slow paths (event_cache.c refills a thread's
+ * cache from the free list; launch.c creates a context's first pool with
+ * its first command list; regular_lists.c takes marker events), Go
+ * through event_reads.c (zl_release_events hands read events back here
+ * and the pools grow ahead of need) and zl_context_destroy. Why
+ * swapped-in events at all: docs/level-zero-loader.md §12 "Prior art:
+ * kernel device times and signal-event swapping".
+ */
+#include "launch_internal.h"
+
+#include <stdlib.h>
+
+static pthread_mutex_t ctxs_create_lock = PTHREAD_MUTEX_INITIALIZER;
+atomic_uint ctxs_gen;
+
+zl_ctxpool_t *ctxpool_of(ze_context_handle_t ctx, bool create) {
+    uint64_t v[ZMAP_WORDS];
+    if (zmap_get(&ctxs, (uintptr_t)ctx, v)) return (zl_ctxpool_t *)(uintptr_t)v[0];
+    if (!create) return NULL;
+    pthread_mutex_lock(&ctxs_create_lock);
+    zl_ctxpool_t *p = NULL;
+    if (zmap_get(&ctxs, (uintptr_t)ctx, v)) {
+        p = (zl_ctxpool_t *)(uintptr_t)v[0];
+    } else if ((p = calloc(1, sizeof *p)) != NULL) {
+        p->ctx = ctx;
+        pthread_mutex_init(&p->lock, NULL);
+        uint64_t nv[ZMAP_WORDS] = {(uint64_t)(uintptr_t)p, 0, 0};
+        if (!zmap_put(&ctxs, (uintptr_t)ctx, nv)) {
+            free(p);
+            p = NULL;
+        }
+        atomic_fetch_add_explicit(&ctxs_gen, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&ctxs_create_lock);
+    return p;
+}
+
+/* ctxpool_cached's one-entry cache (launch_internal.h). */
+ZL_TLS ze_context_handle_t tl_ctx;
+ZL_TLS zl_ctxpool_t *tl_ctxpool;
+ZL_TLS unsigned tl_ctx_gen;
+
+/* Set while grow_events makes its driver calls. From a launch callback
+ * they are not traced; from zestall's goroutine (zl_release_events) they
+ * are (docs/level-zero-loader.md §5.5 "Re-entrancy guard": the guard is
+ * per thread), and zestall's own pool and events must not be taken for the
+ * application's (epi_pool_create, epi_event_create): their resets and
+ * queries would then be read as application timestamp events, and the
+ * goroutine's thread would own a ring (and be parked at exit). */
+ZL_TLS bool tl_own_calls;
+
+/* Creates up to want more of zestall's timestamp events for p (at least
+ * one on success); called WITHOUT p->lock. Events are created in the
+ * context's last pool that is not full (a new pool only when all are),
+ * their indices reserved under the lock and the driver calls made outside
+ * it, so application threads taking events meanwhile do not wait for
+ * them. Returns how many it created. A launching thread that finds no
+ * event creates only a batch (ZL_EV_BATCH); zestall's goroutine creates
+ * the rest ahead of need (zl_release_events). */
+static uint32_t grow_events_unmarked(zl_ctxpool_t *p, uint32_t want);
+uint32_t grow_events(zl_ctxpool_t *p, uint32_t want) {
+    bool was = tl_own_calls;
+    tl_own_calls = true;
+    uint32_t n = grow_events_unmarked(p, want);
+    tl_own_calls = was;
+    return n;
+}
+
+static uint32_t grow_events_unmarked(zl_ctxpool_t *p, uint32_t want) {
+    if (want == 0) return 0;
+    if (want > ZL_POOL_EVENTS) want = ZL_POOL_EVENTS;
+    pthread_mutex_lock(&p->lock);
+    uint32_t i = p->fill_at;
+    while (i < p->npools && p->reserved[i] == ZL_POOL_EVENTS) i++;
+    p->fill_at = i;
+    bool ok = !p->failed;
+    if (ok && i == p->npools) {
+        /* Every pool is full: a new one (one driver call, under the lock). */
+        ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                                   ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                                   ZL_POOL_EVENTS};
+        /* The free list holds every event of the context's pools at once
+         * when all are back: sized by the events the pools can hold, not
+         * by those free now (a list sized by nfree dropped returned events
+         * once the pools had grown while events were out: they leaked, and
+         * the pools ran dry with POOL_EXHAUSTED under a sustained launch
+         * rate). */
+        uint32_t total = (p->npools + 1) * ZL_POOL_EVENTS;
+        if (p->npools == ZL_MAX_POOLS) {
+            ok = false;
+        } else if (p->cap < total) {
+            uint32_t cap = p->cap ? p->cap * 2 : ZL_POOL_EVENTS;
+            while (cap < total) cap *= 2;
+            ze_event_handle_t *f = realloc(p->free, cap * sizeof *f);
+            if (f == NULL) ok = false;
+            else {
+                p->free = f;
+                p->cap = cap;
+            }
+        }
+        ze_event_pool_handle_t pool;
+        if (ok && zeEventPoolCreate(p->ctx, &pd, 0, NULL, &pool) != ZE_RESULT_SUCCESS) {
+            p->failed = true;
+            ok = false;
+        }
+        if (ok) {
+            p->reserved[i] = 0;
+            p->pools[p->npools++] = pool;
+        }
+    }
+    uint32_t start = 0, k = 0;
+    ze_event_pool_handle_t pool = NULL;
+    if (ok) {
+        start = p->reserved[i];
+        k = ZL_POOL_EVENTS - start < want ? ZL_POOL_EVENTS - start : want;
+        p->reserved[i] = (uint16_t)(start + k);
+        pool = p->pools[i];
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!ok) return 0;
+    /* On the heap: an application thread's stack may be small. */
+    ze_event_handle_t *evs = malloc(k * sizeof *evs);
+    uint32_t n = 0;
+    for (uint32_t j = 0; evs != NULL && j < k; j++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, start + j, ZE_EVENT_SCOPE_FLAG_HOST,
+                              ZE_EVENT_SCOPE_FLAG_HOST};
+        if (zeEventCreate(pool, &ed, &evs[n]) == ZE_RESULT_SUCCESS) n++;
+    }
+    pthread_mutex_lock(&p->lock);
+    bool keep = !p->failed || p->npools > 0; /* not destroyed meanwhile */
+    if (keep)
+        for (uint32_t j = 0; j < n && p->nfree < p->cap; j++) p->free[p->nfree++] = evs[j];
+    pthread_mutex_unlock(&p->lock);
+    if (!keep)
+        for (uint32_t j = 0; j < n; j++) zeEventDestroy(evs[j]);
+    free(evs);
+    return keep ? n : 0;
+}
+
+/* Takes one event from the context's shared free list (growing the
+ * pools if it is empty), or NULL with *reason set. */
+ze_event_handle_t event_get_shared(zl_ctxpool_t *p, uint8_t *reason) {
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        if (p->nfree > 0) {
+            ze_event_handle_t ev = p->free[--p->nfree];
+            pthread_mutex_unlock(&p->lock);
+            return ev;
+        }
+        bool more = can_grow_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        if (!more || !grow_events(p, ZL_EV_BATCH)) {
+            pthread_mutex_lock(&p->lock);
+            bool failed = p->failed;
+            pthread_mutex_unlock(&p->lock);
+            *reason = failed ? ZL_REASON_EVENT_ERROR : ZL_REASON_POOL_EXHAUSTED;
+            return NULL;
+        }
+    }
+}
+
+void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev) {
+    if (p == NULL || ev == NULL) return;
+    pthread_mutex_lock(&p->lock);
+    if (p->nfree < p->cap) p->free[p->nfree++] = ev;
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Keep the shared free list at least this full, plus a quarter of the
+ * events created: the harvester grows the pools (zl_release_events)
+ * before the application's threads find them empty, so a launch does not
+ * pay for a new pool while the harvester keeps up (the margin grows with
+ * the events in flight, up to ZL_MAX_POOLS). */
+#define ZL_POOL_LOW_WATER (ZL_POOL_EVENTS / 2)
+
+/* Events read and reset by Go go back to their contexts' free lists
+ * (one lock per run of one context's events), and a context's pools are
+ * grown to ZL_POOL_LOW_WATER and a quarter of its events ahead of need. */
+void pools_take_back(const zl_event_ref_t *refs, uint32_t n) {
+    for (uint32_t i = 0; i < n;) {
+        zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)refs[i].context, false);
+        uint32_t j = i;
+        if (p == NULL) {
+            while (j < n && refs[j].context == refs[i].context) j++;
+            i = j;
+            continue;
+        }
+        pthread_mutex_lock(&p->lock);
+        for (; j < n && refs[j].context == refs[i].context; j++)
+            if (refs[j].event != 0 && p->nfree < p->cap) p->free[p->nfree++] = (ze_event_handle_t)(uintptr_t)refs[j].event;
+        uint32_t created = 0;
+        for (uint32_t k = 0; k < p->npools; k++) created += p->reserved[k];
+        uint32_t target = ZL_POOL_LOW_WATER + created / 4;
+        uint32_t want = p->nfree < target && can_grow_locked(p) ? target - p->nfree : 0;
+        pthread_mutex_unlock(&p->lock);
+        /* Here, on zestall's goroutine (which also destroys the context's
+         * pools, so never concurrently), not on a launching thread. */
+        while (want > 0) {
+            uint32_t got = grow_events(p, want);
+            if (got == 0) break;
+            want = got >= want ? 0 : want - got;
+        }
+        i = j;
+    }
+}
+
+/* Context teardown: everything pending for it is harvested first (Go),
+ * then zestall's pools in it are destroyed, before the application's
+ * zeContextDestroy runs. */
+void zl_context_destroy(uint64_t context) {
+    zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)context, false);
+    if (p == NULL) return;
+    zmap_del(&ctxs, (uintptr_t)context);
+    atomic_fetch_add_explicit(&ctxs_gen, 1, memory_order_release);
+    pthread_mutex_lock(&p->lock);
+    snapshots_context_destroyed_locked(p);
+    event_caches_reclaim_locked(p);
+    for (uint32_t i = 0; i < p->nfree; i++) zeEventDestroy(p->free[i]);
+    for (uint32_t i = 0; i < p->npools; i++) zeEventPoolDestroy(p->pools[i]);
+    p->nfree = p->npools = p->fill_at = 0;
+    p->failed = true; /* late users get no event rather than a dead one */
+    pthread_mutex_unlock(&p->lock);
+    /* p itself is kept: an application thread may still hold it. */
+}

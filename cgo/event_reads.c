@@ -1,0 +1,86 @@
+/*
+ * event_reads.c — zestall's own per-event driver calls, made for Go's
+ * harvester (collector/timing through cgo/timestamps.go): kernel
+ * timestamp reads of zestall's events (zl_kernel_timestamps), their host
+ * resets before reuse (zl_release_events), and global timestamp pairs
+ * (zl_global_timestamps).
+ *
+ * Each batch is made from inside one traced call: the goroutine makes the
+ * call on the batch's first event, and zestall's own prologue for that
+ * API (pro_event_reset, pro_event_timestamp in launch.c, through
+ * batch_take) makes the batch's calls, which the tracing layer then
+ * forwards straight to the driver without its per-call allocations
+ * (docs/level-zero-loader.md §5.5 "Re-entrancy guard", §8.2 "Allocations
+ * per call").
+ */
+#include "launch_internal.h"
+
+#include "layer.h"
+
+ZL_TLS zl_batch_t *tl_batch;
+
+void reset_events(const zl_event_ref_t *refs, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (refs[i].event != 0) zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[i].event);
+}
+
+zl_batch_t *batch_take(bool resets) {
+    zl_batch_t *b = tl_batch;
+    if (b == NULL || b->done || (b->refs != NULL) != resets) return NULL;
+    tl_batch = NULL;
+    return b;
+}
+
+/* Resets n of zestall's events (context, event pairs) and returns them to
+ * their pools: one driver-guard section for the batch and one pool lock per
+ * run of events of the same context, so the application threads taking
+ * events (event_get) meet the harvester on that lock once per batch rather
+ * than once per launch. */
+static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) {
+    uint32_t first = 0;
+    while (first < n && refs[first].event == 0) first++;
+    if (first < n) {
+        zl_batch_t b = {.refs = refs, .n = n};
+        tl_batch = &b;
+        /* The trigger; pro_event_reset makes the batch (the event is
+         * reset once more by this call itself, which changes nothing). */
+        zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[first].event);
+        tl_batch = NULL;
+        if (!b.done) reset_events(refs, n);
+    }
+    pools_take_back(refs, n);
+}
+ZESTALL_GUARDED_VOID(zl_release_events, (const zl_event_ref_t *refs, uint32_t n), (refs, n))
+
+/* Reads the kernel timestamps of n events into out (one driver-guard
+ * section and one call from Go for the batch). On Intel's driver a read
+ * of a host-visible timestamp event is a read of host memory. */
+void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+    for (uint32_t i = 0; i < n; i++) {
+        ze_kernel_timestamp_result_t ts;
+        /* NOT_READY until the event signalled (spec), so one call suffices. */
+        ze_result_t r = zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)events[i], &ts);
+        out[i].result = (uint32_t)r;
+        if (r != ZE_RESULT_SUCCESS) continue;
+        out[i].start = ts.global.kernelStart;
+        out[i].end = ts.global.kernelEnd;
+        out[i].ctx_start = ts.context.kernelStart;
+        out[i].ctx_end = ts.context.kernelEnd;
+    }
+}
+/* In one traced call (see zl_batch_t): pro_event_timestamp reads them. */
+static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+    if (n == 0) return;
+    zl_batch_t b = {.events = events, .out = out, .n = n};
+    tl_batch = &b;
+    ze_kernel_timestamp_result_t ts;
+    zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)events[0], &ts);
+    tl_batch = NULL;
+    if (!b.done) read_timestamps(events, n, out);
+}
+ZESTALL_GUARDED_VOID(zl_kernel_timestamps, (const uint64_t *events, uint32_t n, zl_event_reading_t *out), (events, n, out))
+
+static ze_result_t zl_global_timestamps_unguarded(uint64_t device, uint64_t *host, uint64_t *ticks) {
+    return zeDeviceGetGlobalTimestamps((ze_device_handle_t)(uintptr_t)device, host, ticks);
+}
+ZESTALL_GUARDED(ze_result_t, zl_global_timestamps, (uint64_t device, uint64_t *host, uint64_t *ticks), (device, host, ticks))
