@@ -54,6 +54,12 @@ type Config struct {
 	// (ZESTALL_SERIALIZE=1): exact per-launch stall attribution, no
 	// concurrency.
 	Serialize bool
+	// RingFullDrop: a launch whose thread's ring is full passes untouched
+	// and is counted lost (ZESTALL_RING_FULL=drop) instead of waiting for
+	// the harvester to make room (wait, the default: nothing is lost, and
+	// the application runs at the rate zestall records; the time it
+	// waited is in Counters.launch_wait_ns and the exit line).
+	RingFullDrop bool
 	// SeparateLaunches turns on launch separation by module copies
 	// (ZESTALL_SEPARATE_LAUNCHES=copies; off by default): consecutive
 	// launches of a kernel of an eligible module run on different copies
@@ -135,6 +141,15 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
+	switch v := getenv("ZESTALL_RING_FULL"); v {
+	case "", "wait":
+		c.FromEnv["ZESTALL_RING_FULL"] = v != ""
+	case "drop":
+		c.RingFullDrop = true
+		c.FromEnv["ZESTALL_RING_FULL"] = true
+	default:
+		fmt.Fprintf(w, "zestall: ZESTALL_RING_FULL=%q is not wait or drop; using the default wait\n", v)
+	}
 	if v := getenv("ZESTALL_SAMPLING_PERIOD_NS"); v != "" {
 		var p uint64
 		if _, err := fmt.Sscanf(v, "%d", &p); err != nil || fmt.Sprint(p) != v || p < 1000 || p > 1e9 {
@@ -436,6 +451,7 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_OUTPUT", Value: c.Output, FromEnvironment: c.FromEnv["ZESTALL_OUTPUT"]},
 		{Key: "ZESTALL_FLUSH_INTERVAL", Value: c.FlushInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
 		{Key: "ZESTALL_SERIALIZE", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Serialize]), FromEnvironment: c.FromEnv["ZESTALL_SERIALIZE"]},
+		{Key: "ZESTALL_RING_FULL", Value: map[bool]string{false: "wait", true: "drop"}[c.RingFullDrop], FromEnvironment: c.FromEnv["ZESTALL_RING_FULL"]},
 		{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Sampling]), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING"]},
 		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},

@@ -264,13 +264,13 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 18 {
-		t.Errorf("%d entries, want 18: %v", len(got), got)
+	if len(got) != 19 {
+		t.Errorf("%d entries, want 19: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
 		"ZESTALL_OUTPUT": DefaultOutput, "ZESTALL_TOGGLE_SIGNAL": "SIGUSR2 (if the application has no handler)",
-		"ZESTALL_RANKS": "all", "ZESTALL_SAMPLE_RANKS": "all",
+		"ZESTALL_RANKS": "all", "ZESTALL_SAMPLE_RANKS": "all", "ZESTALL_RING_FULL": "wait",
 	} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
@@ -375,6 +375,38 @@ func TestCopyMemoryLimit(t *testing.T) {
 		}, &w)
 		if c.CopyMemoryLimit != tt.want || (w.Len() > 0) != tt.warning {
 			t.Errorf("%q: limit %d, warnings %q; want %d, warning %v", tt.v, c.CopyMemoryLimit, w.String(), tt.want, tt.warning)
+		}
+	}
+}
+
+// TestRingFull: ZESTALL_RING_FULL is wait (the default) or drop; anything
+// else warns, names the default, and keeps it.
+func TestRingFull(t *testing.T) {
+	for _, tt := range []struct {
+		value   string
+		drop    bool
+		fromEnv bool
+		warning string
+	}{
+		{"", false, false, ""},
+		{"wait", false, true, ""},
+		{"drop", true, true, ""},
+		{"Drop", false, false, `ZESTALL_RING_FULL="Drop"`},
+		{"1", false, false, `ZESTALL_RING_FULL="1"`},
+	} {
+		var w strings.Builder
+		c := FromEnv(func(k string) string {
+			if k == "ZESTALL_RING_FULL" {
+				return tt.value
+			}
+			return ""
+		}, &w)
+		if c.RingFullDrop != tt.drop || c.FromEnv["ZESTALL_RING_FULL"] != tt.fromEnv {
+			t.Errorf("ZESTALL_RING_FULL=%q: drop %v from environment %v, want %v %v", tt.value, c.RingFullDrop, c.FromEnv["ZESTALL_RING_FULL"], tt.drop, tt.fromEnv)
+		}
+		out := w.String()
+		if tt.warning == "" && out != "" || tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default wait")) {
+			t.Errorf("ZESTALL_RING_FULL=%q: warning %q, want one with %q and the default", tt.value, out, tt.warning)
 		}
 	}
 }
