@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,15 +143,7 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
-	switch v := getenv("ZESTALL_RING_FULL"); v {
-	case "", "wait":
-		c.FromEnv["ZESTALL_RING_FULL"] = v != ""
-	case "drop":
-		c.RingFullDrop = true
-		c.FromEnv["ZESTALL_RING_FULL"] = true
-	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_RING_FULL=%q is not wait or drop; using the default wait\n", v)
-	}
+	e.choice("ZESTALL_RING_FULL", "wait", "drop", &c.RingFullDrop)
 	if v := getenv("ZESTALL_SAMPLING_PERIOD_NS"); v != "" {
 		var p uint64
 		if _, err := fmt.Sscanf(v, "%d", &p); err != nil || fmt.Sprint(p) != v || p < 1000 || p > 1e9 {
@@ -161,15 +155,7 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	}
 	e.duration("ZESTALL_STALL_READ_INTERVAL", &c.StallReadInterval, 100*time.Microsecond, time.Second, "100us and 1s")
 	e.duration("ZESTALL_STALL_LATENCY", &c.StallLatency, 0, time.Second, "0 and 1s")
-	switch v := getenv("ZESTALL_SEPARATE_LAUNCHES"); v {
-	case "", "off", "windows":
-		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = v != ""
-	case "copies":
-		c.SeparateLaunches = true
-		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = true
-	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\", \"windows\" or \"off\"; using the default windows\n", v)
-	}
+	e.choice("ZESTALL_SEPARATE_LAUNCHES", "windows", "copies", &c.SeparateLaunches, "off")
 	if v := getenv("ZESTALL_SEPARATE_COPIES"); v == "auto" {
 		c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
 	} else if v != "" {
@@ -323,6 +309,26 @@ func (e envReader) flag(name string, dst *bool) {
 			def = 1
 		}
 		fmt.Fprintf(e.w, "zestall: %s=%q is not 0 or 1; using the default %d\n", name, v, def)
+	}
+}
+
+// choice reads a setting of two values: def (the default; also its
+// aliases) and alt, which sets *dst. Anything else warns and keeps def.
+func (e envReader) choice(name, def, alt string, dst *bool, aliases ...string) {
+	switch v := e.getenv(name); {
+	case v == "":
+	case v == alt:
+		*dst = true
+		e.from[name] = true
+	case v == def || slices.Contains(aliases, v):
+		e.from[name] = true
+	default:
+		q := []string{strconv.Quote(alt), strconv.Quote(def)}
+		for _, a := range aliases {
+			q = append(q, strconv.Quote(a))
+		}
+		list := strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+		fmt.Fprintf(e.w, "zestall: %s=%q is not %s; using the default %s\n", name, v, list, def)
 	}
 }
 

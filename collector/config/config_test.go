@@ -113,15 +113,9 @@ func TestStallLatency(t *testing.T) {
 		{"soon", DefaultStallLatency, true},
 	}
 	for _, tt := range tests {
-		var w strings.Builder
-		got := FromEnv(func(k string) string {
-			if k == "ZESTALL_STALL_LATENCY" {
-				return tt.v
-			}
-			return ""
-		}, &w)
-		if got.StallLatency != tt.want || (w.Len() > 0) != tt.warn || got.FromEnv["ZESTALL_STALL_LATENCY"] != (tt.v != "" && !tt.warn) {
-			t.Errorf("ZESTALL_STALL_LATENCY=%q: %v, warnings %q; want %v, warning %v", tt.v, got.StallLatency, w.String(), tt.want, tt.warn)
+		got, w := fromOne("ZESTALL_STALL_LATENCY", tt.v)
+		if got.StallLatency != tt.want || (w != "") != tt.warn || got.FromEnv["ZESTALL_STALL_LATENCY"] != (tt.v != "" && !tt.warn) {
+			t.Errorf("ZESTALL_STALL_LATENCY=%q: %v, warnings %q; want %v, warning %v", tt.v, got.StallLatency, w, tt.want, tt.warn)
 		}
 	}
 }
@@ -366,15 +360,9 @@ func TestCopyMemoryLimit(t *testing.T) {
 		{"-5", DefaultCopyMemoryLimit, true},
 	}
 	for _, tt := range tests {
-		var w strings.Builder
-		c := FromEnv(func(k string) string {
-			if k == "ZESTALL_SEPARATE_MEMORY" {
-				return tt.v
-			}
-			return ""
-		}, &w)
-		if c.CopyMemoryLimit != tt.want || (w.Len() > 0) != tt.warning {
-			t.Errorf("%q: limit %d, warnings %q; want %d, warning %v", tt.v, c.CopyMemoryLimit, w.String(), tt.want, tt.warning)
+		c, w := fromOne("ZESTALL_SEPARATE_MEMORY", tt.v)
+		if c.CopyMemoryLimit != tt.want || (w != "") != tt.warning {
+			t.Errorf("%q: limit %d, warnings %q; want %d, warning %v", tt.v, c.CopyMemoryLimit, w, tt.want, tt.warning)
 		}
 	}
 }
@@ -394,19 +382,25 @@ func TestRingFull(t *testing.T) {
 		{"Drop", false, false, `ZESTALL_RING_FULL="Drop"`},
 		{"1", false, false, `ZESTALL_RING_FULL="1"`},
 	} {
-		var w strings.Builder
-		c := FromEnv(func(k string) string {
-			if k == "ZESTALL_RING_FULL" {
-				return tt.value
-			}
-			return ""
-		}, &w)
+		c, w := fromOne("ZESTALL_RING_FULL", tt.value)
 		if c.RingFullDrop != tt.drop || c.FromEnv["ZESTALL_RING_FULL"] != tt.fromEnv {
 			t.Errorf("ZESTALL_RING_FULL=%q: drop %v from environment %v, want %v %v", tt.value, c.RingFullDrop, c.FromEnv["ZESTALL_RING_FULL"], tt.drop, tt.fromEnv)
 		}
-		out := w.String()
+		out := w
 		if tt.warning == "" && out != "" || tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default wait")) {
 			t.Errorf("ZESTALL_RING_FULL=%q: warning %q, want one with %q and the default", tt.value, out, tt.warning)
 		}
 	}
+}
+
+// fromOne is FromEnv with one variable set, and its warnings.
+func fromOne(key, value string) (Config, string) {
+	var w strings.Builder
+	c := FromEnv(func(k string) string {
+		if k == key {
+			return value
+		}
+		return ""
+	}, &w)
+	return c, w.String()
 }
