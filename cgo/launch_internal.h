@@ -207,10 +207,17 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
 /* True when this thread's ring has room: checked before an event is
  * swapped in, so a launch whose slot could not be published never holds
  * one of zestall's events. */
+/* Slow path of ring_has_room (launch_rings.c, ZESTALL_RING_FULL): waits
+ * for fewer than limit slots of r in use; false when the wait gave up or
+ * waiting is off. */
+bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit);
+
 static inline bool ring_has_room(void) {
     zl_ring_t *r = my_ring();
     if (r == NULL) return false;
-    return ring_below(r, atomic_load_explicit(&r->head, memory_order_relaxed), ZL_RING - ZL_RING_RESERVE);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (__builtin_expect(ring_below(r, h, ZL_RING - ZL_RING_RESERVE), 1)) return true;
+    return ring_wait(r, h, ZL_RING - ZL_RING_RESERVE);
 }
 
 /* Publishes s; false (counted in ring_dropped) when the ring is full. */

@@ -4,16 +4,109 @@
  * a thread's first launch (adopted from an exited thread, or mapped), and
  * drained by the harvester (collector/timing through cgo/timestamps.go:
  * zl_drain, zl_dropped, zl_launches_dropped). The push itself is
- * push() in launch_internal.h, inlined into the callbacks.
+ * push() in launch_internal.h, inlined into the callbacks; a launch that
+ * finds its ring full waits here (ring_wait, ZESTALL_RING_FULL).
  */
 #include "launch_internal.h"
 
+#include <sched.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 ZL_TLS zl_ring_t *tl_ring;
 _Atomic(zl_ring_t *) rings;
 atomic_uint_fast64_t ring_dropped, launches_dropped;
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static zl_ring_t *drain_next; /* under drain_lock: where the next pass starts (NULL: the list's head) */
+
+/* ---- a full ring: the launching thread waits (ZESTALL_RING_FULL) ---------
+ *
+ * When a thread launches faster than the harvester drains its ring, the
+ * launch either waits for room (the default: nothing is lost, the
+ * application runs at the rate zestall can record) or passes untouched and
+ * is counted lost (ZESTALL_RING_FULL=drop). A wait ends when the ring has
+ * room; it does not start when no harvester runs in this process (before
+ * it starts, after the final drain at exit, in a forked child), and gives
+ * up when the harvester drained nothing for ZL_RING_STALL_NS (stuck): the
+ * launch is then lost as with drop, and no launch waits again until a
+ * drain happens, so a stuck harvester costs the application that interval
+ * once. A harvester that is merely slow (its writer waits for the disk, or
+ * the machine is loaded) is waited for: that is the point.
+ * Nothing is held while waiting: the check runs in the launch's prologue,
+ * before any lock of zestall's is taken (docs/level-zero-loader.md §5.4
+ * "Prologues can replace arguments"). */
+#define ZL_RING_STALL_NS 2000000000ull /* 2 s: far beyond any poll interval (8 ms) or pass */
+static atomic_bool ring_wait_on;
+static _Atomic pid_t ring_wait_pid; /* the process whose harvester turned waiting on */
+_Atomic uint64_t drain_passes;                 /* zl_drain calls that saw the rings */
+static _Atomic uint64_t ring_stuck_pass = UINT64_MAX; /* drain_passes when a wait gave up */
+static atomic_uint_fast64_t ring_waits, ring_wait_ns;
+
+void zl_set_ring_wait(int on) {
+    atomic_store(&ring_wait_pid, getpid());
+    atomic_store(&ring_wait_on, on != 0);
+}
+void zl_ring_waits(uint64_t *launches, uint64_t *ns) {
+    *launches = atomic_load(&ring_waits);
+    *ns = atomic_load(&ring_wait_ns);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Slow path of ring_has_room: waits for fewer than limit slots of r in
+ * use; false when the wait gave up (or waiting is off). */
+bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
+    if (!atomic_load_explicit(&ring_wait_on, memory_order_relaxed)) return false;
+    /* A forked child inherits the flag, not the harvester thread. */
+    if (atomic_load_explicit(&ring_wait_pid, memory_order_relaxed) != getpid()) return false;
+    uint64_t pass = atomic_load_explicit(&drain_passes, memory_order_acquire);
+    if (pass == atomic_load_explicit(&ring_stuck_pass, memory_order_relaxed)) return false;
+    uint64_t t0 = zl_now_ns(), progress = t0, now = t0;
+    bool room = false;
+    for (unsigned i = 0;; i++) {
+        /* Spin briefly (a drain pass takes microseconds), then yield the
+         * CPU to the harvester, which on a small machine may need it. */
+        if (i < 64) {
+            cpu_relax();
+        } else if (i < 256) {
+            sched_yield();
+        } else {
+            /* 20 us doubling to 1 ms (the harvester's shortest poll):
+             * waiting threads must not take the CPU it needs. */
+            unsigned sh = i - 256 < 6 ? i - 256 : 6;
+            struct timespec ts = {0, 20000l << sh};
+            if (ts.tv_nsec > 1000000) ts.tv_nsec = 1000000;
+            nanosleep(&ts, NULL);
+        }
+        if (!atomic_load_explicit(&ring_wait_on, memory_order_relaxed)) break; /* the harvester stopped */
+        if (ring_below(r, h, limit)) {
+            room = true;
+            break;
+        }
+        if ((i & 15) != 15 && i < 256) continue;
+        now = zl_now_ns();
+        uint64_t p = atomic_load_explicit(&drain_passes, memory_order_acquire);
+        if (p != pass) {
+            pass = p;
+            progress = now;
+        } else if (now - progress > ZL_RING_STALL_NS) {
+            atomic_store_explicit(&ring_stuck_pass, pass, memory_order_relaxed);
+            break;
+        }
+    }
+    if (room) now = zl_now_ns();
+    atomic_fetch_add_explicit(&ring_waits, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ring_wait_ns, now - t0, memory_order_relaxed);
+    return room;
+}
+
 
 /* Rings outlive their threads (a thread's slots may still be pending when
  * it exits), so they are never unmapped; instead, a thread that exits
@@ -85,15 +178,31 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
     uint64_t oldest = UINT64_MAX;
     pthread_mutex_lock(&drain_lock);
-    for (zl_ring_t *r = atomic_load(&rings); r != NULL; r = r->next) {
+    /* A pass starts at the ring after the last one the previous pass
+     * took slots from, around the list: when the batch fills before every
+     * ring is empty, each thread's ring gets its turn (the first rings of
+     * the list would otherwise be drained first every time, and the
+     * others' launches wait or are lost: ZESTALL_RING_FULL). */
+    zl_ring_t *first = atomic_load(&rings), *start = drain_next != NULL ? drain_next : first, *last = NULL;
+    zl_ring_t *r = start;
+    for (bool wrapped = false; r != NULL && !(wrapped && r == start);) {
         uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (t < h && n < cap) last = r;
         while (t < h && n < cap) dst[n++] = r->slots[t++ % ZL_RING];
         atomic_store_explicit(&r->tail, t, memory_order_release);
         /* A ring's slots are in its thread's order: the first one left
          * is its oldest (host_ns taken before the append). */
         if (t < h && r->slots[t % ZL_RING].host_ns < oldest) oldest = r->slots[t % ZL_RING].host_ns;
+        r = r->next;
+        if (r == NULL && !wrapped && start != first) {
+            r = first;
+            wrapped = true;
+        }
     }
+    drain_next = last != NULL && n == cap ? (last->next != NULL ? last->next : first) : NULL;
+    /* The progress a waiting launch watches (ring_wait). */
+    atomic_fetch_add_explicit(&drain_passes, 1, memory_order_release);
     pthread_mutex_unlock(&drain_lock);
     *oldest_left = oldest;
     return n;

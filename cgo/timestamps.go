@@ -7,6 +7,7 @@ package cgo
 import "C"
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/zestall/zestall/collector/timing"
@@ -114,6 +115,19 @@ func (s *source) Dropped() (launches, slots uint64) {
 func (s *source) SerializeTimeouts() uint64 { return uint64(C.zl_serialize_timeouts()) }
 
 func (s *source) ListsWithoutID() uint64 { return uint64(C.zl_lists_without_id()) }
+func (s *source) WaitOnFullRing(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.zl_set_ring_wait(v)
+}
+
+func (s *source) RingWaits() (launches uint64, wait time.Duration) {
+	var n, ns C.uint64_t
+	C.zl_ring_waits(&n, &ns)
+	return uint64(n), time.Duration(ns)
+}
 
 func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []timing.EventReading {
 	if len(events) == 0 {

@@ -536,6 +536,7 @@ func (s *Session) startLocked() {
 		s.pollReq = make(chan chan struct{}, 16)
 		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
 		s.src.Serialize(s.cfg.Serialize)
+		s.src.WaitOnFullRing(!s.cfg.RingFullDrop)
 		s.src.WakeOnSync(s.stall != nil)
 		s.startControl()
 		s.src.Enable(true)
@@ -909,6 +910,9 @@ func (s *Session) Shutdown() {
 		if h != nil {
 			s.src.WakeOnSync(false)
 			s.src.Enable(false)
+			// A launch waiting for ring room would wait for a harvester
+			// that is about to stop: it passes and is counted lost.
+			s.src.WaitOnFullRing(false)
 			close(s.stopPoll)
 			if !waitDone(s.pollDone, 5*time.Second) {
 				fmt.Fprintln(s.stderr, "zestall: the launch harvester did not stop within 5 s at exit; launches still pending are not written.")
@@ -964,6 +968,12 @@ func (s *Session) Shutdown() {
 				s.path, c.LaunchesSeen, c.LaunchesTimed, loss)
 		case !s.cfg.Quiet:
 			fmt.Fprintf(s.stderr, "zestall: wrote %s (%d kernel launches, %d with device times)\n", s.path, c.LaunchesSeen, c.LaunchesTimed)
+		}
+		if c.LaunchesWaited > 0 && !s.cfg.Quiet {
+			// Nothing lost, but the application was slowed: its launch
+			// rate exceeded what zestall records (ZESTALL_RING_FULL).
+			fmt.Fprintf(s.stderr, "zestall: %d kernel launches waited %v in all for zestall to record earlier ones (ZESTALL_RING_FULL=wait; =drop passes them untouched instead)\n",
+				c.LaunchesWaited, time.Duration(c.LaunchWaitNs).Round(time.Microsecond))
 		}
 	})
 }

@@ -35,9 +35,11 @@ func (idleTimestamps) Serialize(bool)  {}
 func (idleTimestamps) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 	return dst, math.MaxUint64
 }
-func (idleTimestamps) Dropped() (uint64, uint64) { return 0, 0 }
-func (idleTimestamps) SerializeTimeouts() uint64 { return 0 }
-func (idleTimestamps) ListsWithoutID() uint64    { return 0 }
+func (idleTimestamps) Dropped() (uint64, uint64)          { return 0, 0 }
+func (idleTimestamps) SerializeTimeouts() uint64          { return 0 }
+func (idleTimestamps) ListsWithoutID() uint64             { return 0 }
+func (idleTimestamps) WaitOnFullRing(bool)                {}
+func (idleTimestamps) RingWaits() (uint64, time.Duration) { return 0, 0 }
 func (idleTimestamps) KernelTimestamps(_ []uint64, dst []timing.EventReading) []timing.EventReading {
 	return dst
 }

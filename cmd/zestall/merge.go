@@ -418,6 +418,8 @@ func summedCounters(ins []*mergeInput) *pb.Counters {
 		sum.StallDropFlagRecords += c.StallDropFlagRecords
 		sum.SyclTasks += c.SyclTasks
 		sum.SyclRecordsLost += c.SyclRecordsLost
+		sum.LaunchesWaited += c.LaunchesWaited
+		sum.LaunchWaitNs += c.LaunchWaitNs
 		for _, r := range c.LaunchesWithoutTimestamp {
 			reasons[r.Reason] += r.Count
 		}

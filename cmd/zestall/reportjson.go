@@ -104,6 +104,8 @@ type jsonCounters struct {
 	StallRowsUnattributed uint64            `json:"stall_rows_unattributed"`
 	StallDropWarnings     uint64            `json:"stall_drop_warnings"`
 	StallDropFlagRecords  uint64            `json:"stall_drop_flag_records"`
+	LaunchesWaited        uint64            `json:"launches_waited,omitempty"` // ZESTALL_RING_FULL=wait
+	LaunchWaitNs          uint64            `json:"launch_wait_ns,omitempty"`
 	WithoutTimestamp      map[string]uint64 `json:"launches_without_timestamp"` // by reason
 	Lost                  map[string]uint64 `json:"lost"`                       // by what
 }
@@ -210,6 +212,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 		jc := &jsonCounters{Final: c.Final, LaunchesSeen: c.LaunchesSeen, LaunchesTimed: c.LaunchesTimed,
 			StallRecordsRead: c.StallRecordsRead, StallRowsAttributed: c.StallRowsAttributed, StallRowsUnattributed: c.StallRowsUnattributed,
 			StallDropWarnings: c.StallDropWarnings, StallDropFlagRecords: c.StallDropFlagRecords,
+			LaunchesWaited: c.LaunchesWaited, LaunchWaitNs: c.LaunchWaitNs,
 			WithoutTimestamp: map[string]uint64{}, Lost: map[string]uint64{}}
 		for _, x := range c.LaunchesWithoutTimestamp {
 			jc.WithoutTimestamp[snakeEnum(x.Reason.String(), "NO_TIMESTAMP_REASON_")] += x.Count

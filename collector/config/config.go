@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +56,12 @@ type Config struct {
 	// (ZESTALL_SERIALIZE=1): exact per-launch stall attribution, no
 	// concurrency.
 	Serialize bool
+	// RingFullDrop: a launch whose thread's ring is full passes untouched
+	// and is counted lost (ZESTALL_RING_FULL=drop) instead of waiting for
+	// the harvester to make room (wait, the default: nothing is lost, and
+	// the application runs at the rate zestall records; the time it
+	// waited is in Counters.launch_wait_ns and the exit line).
+	RingFullDrop bool
 	// SeparateLaunches turns on launch separation by module copies
 	// (ZESTALL_SEPARATE_LAUNCHES=copies; off by default): consecutive
 	// launches of a kernel of an eligible module run on different copies
@@ -135,6 +143,7 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
+	e.choice("ZESTALL_RING_FULL", "wait", "drop", &c.RingFullDrop)
 	if v := getenv("ZESTALL_SAMPLING_PERIOD_NS"); v != "" {
 		var p uint64
 		if _, err := fmt.Sscanf(v, "%d", &p); err != nil || fmt.Sprint(p) != v || p < 1000 || p > 1e9 {
@@ -146,15 +155,7 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	}
 	e.duration("ZESTALL_STALL_READ_INTERVAL", &c.StallReadInterval, 100*time.Microsecond, time.Second, "100us and 1s")
 	e.duration("ZESTALL_STALL_LATENCY", &c.StallLatency, 0, time.Second, "0 and 1s")
-	switch v := getenv("ZESTALL_SEPARATE_LAUNCHES"); v {
-	case "", "off", "windows":
-		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = v != ""
-	case "copies":
-		c.SeparateLaunches = true
-		c.FromEnv["ZESTALL_SEPARATE_LAUNCHES"] = true
-	default:
-		fmt.Fprintf(w, "zestall: ZESTALL_SEPARATE_LAUNCHES=%q is not \"copies\", \"windows\" or \"off\"; using the default windows\n", v)
-	}
+	e.choice("ZESTALL_SEPARATE_LAUNCHES", "windows", "copies", &c.SeparateLaunches, "off")
 	if v := getenv("ZESTALL_SEPARATE_COPIES"); v == "auto" {
 		c.FromEnv["ZESTALL_SEPARATE_COPIES"] = true
 	} else if v != "" {
@@ -311,6 +312,26 @@ func (e envReader) flag(name string, dst *bool) {
 	}
 }
 
+// choice reads a setting of two values: def (the default; also its
+// aliases) and alt, which sets *dst. Anything else warns and keeps def.
+func (e envReader) choice(name, def, alt string, dst *bool, aliases ...string) {
+	switch v := e.getenv(name); {
+	case v == "":
+	case v == alt:
+		*dst = true
+		e.from[name] = true
+	case v == def || slices.Contains(aliases, v):
+		e.from[name] = true
+	default:
+		q := []string{strconv.Quote(alt), strconv.Quote(def)}
+		for _, a := range aliases {
+			q = append(q, strconv.Quote(a))
+		}
+		list := strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+		fmt.Fprintf(e.w, "zestall: %s=%q is not %s; using the default %s\n", name, v, list, def)
+	}
+}
+
 // ranks reads a rank set into *dst (which holds the default, all).
 func (e envReader) ranks(name string, dst *RankSet) {
 	v := e.getenv(name)
@@ -436,6 +457,7 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_OUTPUT", Value: c.Output, FromEnvironment: c.FromEnv["ZESTALL_OUTPUT"]},
 		{Key: "ZESTALL_FLUSH_INTERVAL", Value: c.FlushInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
 		{Key: "ZESTALL_SERIALIZE", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Serialize]), FromEnvironment: c.FromEnv["ZESTALL_SERIALIZE"]},
+		{Key: "ZESTALL_RING_FULL", Value: map[bool]string{false: "wait", true: "drop"}[c.RingFullDrop], FromEnvironment: c.FromEnv["ZESTALL_RING_FULL"]},
 		{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Sampling]), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING"]},
 		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},

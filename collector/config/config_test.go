@@ -113,15 +113,9 @@ func TestStallLatency(t *testing.T) {
 		{"soon", DefaultStallLatency, true},
 	}
 	for _, tt := range tests {
-		var w strings.Builder
-		got := FromEnv(func(k string) string {
-			if k == "ZESTALL_STALL_LATENCY" {
-				return tt.v
-			}
-			return ""
-		}, &w)
-		if got.StallLatency != tt.want || (w.Len() > 0) != tt.warn || got.FromEnv["ZESTALL_STALL_LATENCY"] != (tt.v != "" && !tt.warn) {
-			t.Errorf("ZESTALL_STALL_LATENCY=%q: %v, warnings %q; want %v, warning %v", tt.v, got.StallLatency, w.String(), tt.want, tt.warn)
+		got, w := fromOne("ZESTALL_STALL_LATENCY", tt.v)
+		if got.StallLatency != tt.want || (w != "") != tt.warn || got.FromEnv["ZESTALL_STALL_LATENCY"] != (tt.v != "" && !tt.warn) {
+			t.Errorf("ZESTALL_STALL_LATENCY=%q: %v, warnings %q; want %v, warning %v", tt.v, got.StallLatency, w, tt.want, tt.warn)
 		}
 	}
 }
@@ -264,13 +258,13 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 18 {
-		t.Errorf("%d entries, want 18: %v", len(got), got)
+	if len(got) != 19 {
+		t.Errorf("%d entries, want 19: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
 		"ZESTALL_OUTPUT": DefaultOutput, "ZESTALL_TOGGLE_SIGNAL": "SIGUSR2 (if the application has no handler)",
-		"ZESTALL_RANKS": "all", "ZESTALL_SAMPLE_RANKS": "all",
+		"ZESTALL_RANKS": "all", "ZESTALL_SAMPLE_RANKS": "all", "ZESTALL_RING_FULL": "wait",
 	} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
@@ -366,15 +360,47 @@ func TestCopyMemoryLimit(t *testing.T) {
 		{"-5", DefaultCopyMemoryLimit, true},
 	}
 	for _, tt := range tests {
-		var w strings.Builder
-		c := FromEnv(func(k string) string {
-			if k == "ZESTALL_SEPARATE_MEMORY" {
-				return tt.v
-			}
-			return ""
-		}, &w)
-		if c.CopyMemoryLimit != tt.want || (w.Len() > 0) != tt.warning {
-			t.Errorf("%q: limit %d, warnings %q; want %d, warning %v", tt.v, c.CopyMemoryLimit, w.String(), tt.want, tt.warning)
+		c, w := fromOne("ZESTALL_SEPARATE_MEMORY", tt.v)
+		if c.CopyMemoryLimit != tt.want || (w != "") != tt.warning {
+			t.Errorf("%q: limit %d, warnings %q; want %d, warning %v", tt.v, c.CopyMemoryLimit, w, tt.want, tt.warning)
 		}
 	}
+}
+
+// TestRingFull: ZESTALL_RING_FULL is wait (the default) or drop; anything
+// else warns, names the default, and keeps it.
+func TestRingFull(t *testing.T) {
+	for _, tt := range []struct {
+		value   string
+		drop    bool
+		fromEnv bool
+		warning string
+	}{
+		{"", false, false, ""},
+		{"wait", false, true, ""},
+		{"drop", true, true, ""},
+		{"Drop", false, false, `ZESTALL_RING_FULL="Drop"`},
+		{"1", false, false, `ZESTALL_RING_FULL="1"`},
+	} {
+		c, w := fromOne("ZESTALL_RING_FULL", tt.value)
+		if c.RingFullDrop != tt.drop || c.FromEnv["ZESTALL_RING_FULL"] != tt.fromEnv {
+			t.Errorf("ZESTALL_RING_FULL=%q: drop %v from environment %v, want %v %v", tt.value, c.RingFullDrop, c.FromEnv["ZESTALL_RING_FULL"], tt.drop, tt.fromEnv)
+		}
+		out := w
+		if tt.warning == "" && out != "" || tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default wait")) {
+			t.Errorf("ZESTALL_RING_FULL=%q: warning %q, want one with %q and the default", tt.value, out, tt.warning)
+		}
+	}
+}
+
+// fromOne is FromEnv with one variable set, and its warnings.
+func fromOne(key, value string) (Config, string) {
+	var w strings.Builder
+	c := FromEnv(func(k string) string {
+		if k == key {
+			return value
+		}
+		return ""
+	}, &w)
+	return c, w.String()
 }

@@ -99,6 +99,13 @@ type Source interface {
 	// their launches have no times (UNSUPPORTED), their executions no
 	// records.
 	ListsWithoutID() uint64
+	// WaitOnFullRing makes a launch whose thread's ring is full wait for
+	// the harvester (on, ZESTALL_RING_FULL=wait) instead of passing
+	// untouched and being counted lost (off).
+	WaitOnFullRing(on bool)
+	// RingWaits says how many launches waited for room in their ring,
+	// and for how long in all: the time zestall held the application.
+	RingWaits() (launches uint64, wait time.Duration)
 	// KernelTimestamps reads the timestamps of events, in one call for the
 	// batch, and appends one reading per event to dst.
 	KernelTimestamps(events []uint64, dst []EventReading) []EventReading
@@ -1160,6 +1167,9 @@ func (h *Harvester) Counters(c *pb.Counters) {
 	}
 	if n := h.src.SerializeTimeouts(); n > 0 {
 		c.Lost = append(c.Lost, &pb.Loss{What: LossSerializeTimeouts, Count: n})
+	}
+	if n, d := h.src.RingWaits(); n > 0 {
+		c.LaunchesWaited, c.LaunchWaitNs = n, uint64(d)
 	}
 	launches, slots := h.src.Dropped()
 	if launches > 0 {

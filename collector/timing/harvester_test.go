@@ -3,6 +3,7 @@ package timing
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -41,9 +42,11 @@ func (f *fakeSource) Drain(dst []Slot) ([]Slot, uint64) {
 	}
 	return dst, oldest
 }
-func (f *fakeSource) Dropped() (uint64, uint64) { return 0, 0 }
-func (f *fakeSource) SerializeTimeouts() uint64 { return 0 }
-func (f *fakeSource) ListsWithoutID() uint64    { return f.listsNoID }
+func (f *fakeSource) Dropped() (uint64, uint64)          { return 0, 0 }
+func (f *fakeSource) SerializeTimeouts() uint64          { return 0 }
+func (f *fakeSource) ListsWithoutID() uint64             { return f.listsNoID }
+func (f *fakeSource) WaitOnFullRing(bool)                {}
+func (f *fakeSource) RingWaits() (uint64, time.Duration) { return 0, 0 }
 func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
 	for _, ev := range evs {
 		if f.failing[ev] {

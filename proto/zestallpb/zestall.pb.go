@@ -1169,7 +1169,7 @@ func (*Record_SyclGraph) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 6.
+	// "Compatibility and versioning" above). This revision is 7.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -3119,8 +3119,19 @@ type Counters struct {
 	// Device memory those copies took, bytes (the sum of their ISA
 	// sizes, as Module.copy_isa_bytes).
 	CodeCopyIsaBytes uint64 `protobuf:"varint,29,opt,name=code_copy_isa_bytes,json=codeCopyIsaBytes,proto3" json:"code_copy_isa_bytes,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Revision 7. Launches that found their thread's launch ring full and
+	// waited for zestall's harvester to make room (ZESTALL_RING_FULL=wait,
+	// the default): none of them is lost, but the application ran no
+	// faster than zestall could record. A launch whose wait gave up (the
+	// harvester drained nothing for 100 ms) is counted here and in
+	// lost ("kernel launches (per-thread ring full)") too.
+	LaunchesWaited uint64 `protobuf:"varint,32,opt,name=launches_waited,json=launchesWaited,proto3" json:"launches_waited,omitempty"`
+	// The time those launches waited, ns, summed over the application's
+	// threads: what zestall added to the application's launch time beyond
+	// its per-launch cost.
+	LaunchWaitNs  uint64 `protobuf:"varint,33,opt,name=launch_wait_ns,json=launchWaitNs,proto3" json:"launch_wait_ns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -3310,6 +3321,20 @@ func (x *Counters) GetCodeCopiesMade() uint64 {
 func (x *Counters) GetCodeCopyIsaBytes() uint64 {
 	if x != nil {
 		return x.CodeCopyIsaBytes
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesWaited() uint64 {
+	if x != nil {
+		return x.LaunchesWaited
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchWaitNs() uint64 {
+	if x != nil {
+		return x.LaunchWaitNs
 	}
 	return 0
 }
@@ -4136,7 +4161,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xe6\b\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xb5\t\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -4162,7 +4187,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\x12launches_on_copies\x18\x10 \x01(\x04R\x10launchesOnCopies\x123\n" +
 	"\x16code_copy_early_reuses\x18\x11 \x01(\x04R\x13codeCopyEarlyReuses\x12(\n" +
 	"\x10code_copies_made\x18\x1c \x01(\x04R\x0ecodeCopiesMade\x12-\n" +
-	"\x13code_copy_isa_bytes\x18\x1d \x01(\x04R\x10codeCopyIsaBytes\"\xcc\x01\n" +
+	"\x13code_copy_isa_bytes\x18\x1d \x01(\x04R\x10codeCopyIsaBytes\x12'\n" +
+	"\x0flaunches_waited\x18  \x01(\x04R\x0elaunchesWaited\x12$\n" +
+	"\x0elaunch_wait_ns\x18! \x01(\x04R\flaunchWaitNs\"\xcc\x01\n" +
 	"\fSyclLocation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1f\n" +
 	"\vkernel_name\x18\x02 \x01(\tR\n" +
