@@ -21,10 +21,10 @@ command -v ocloc >/dev/null || { echo "regen.sh: ocloc not found (apt-get instal
 rm -rf "$work"
 mkdir -p "$work"
 
-# zesim-mergedbg: built here from its two sources so that no CMake build
+# zesim-mergedbg: built here from its sources so that no CMake build
 # tree is needed.
 ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$src" \
-    -o "$work/zesim-mergedbg" "$src/mergedbg_main.c" "$src/debugzebin.c"
+    -o "$work/zesim-mergedbg" "$src/mergedbg_main.c" "$src"/debugzebin_*.c
 
 for x in $kernels; do
     cp "$here/$x.cl" "$work/$x.cl"

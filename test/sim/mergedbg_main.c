@@ -3,7 +3,7 @@
  *
  * Merges IGC's legacy debug container (.dbg, one debug ELF per kernel) into
  * a zebin, producing the zebin-with-DWARF layout newer IGC writes
- * (sim_zebin_merge_debug, debugzebin.c). Used by test/kernels/regen.sh.
+ * (sim_zebin_merge_debug, debugzebin_merge.c). Used by test/kernels/regen.sh.
  * Exit status: 0 on success, 1 on bad input, 2 on usage errors.
  */
 #include "sim.h"

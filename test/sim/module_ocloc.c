@@ -241,7 +241,7 @@ ze_result_t compile_spirv(const uint8_t *spv, size_t size, const char *flags, ui
         r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     if (r == ZE_RESULT_SUCCESS && has_debug_flag(flags)) {
         /* This IGC puts no DWARF into zebins; its legacy output carries it
-         * in a .dbg container, which debugzebin.c merges in. */
+         * in a .dbg container, which debugzebin_merge.c merges in. */
         uint8_t *dbg = NULL, *merged = NULL;
         size_t dbg_size = 0, merged_size = 0;
         growbuf_t dlog = {0};

@@ -17,9 +17,10 @@
  *   machine.c   state shared by the processes of one ZESIM_MACHINE: runs
  *               of every process per tile (a stream samples them all),
  *               kernel code, processes per tile (zesDeviceProcessesGetState).
- *   debugzebin.c  merging IGC's legacy .dbg output into a zebin (offline and
- *               for SPIR-V builds) and building the "debug zebin" that
- *               zetModuleGetDebugInfo returns.
+ *   debugzebin_*.c  merging IGC's legacy .dbg output into a zebin (offline
+ *               and for SPIR-V builds: _merge.c) and building the "debug
+ *               zebin" that zetModuleGetDebugInfo returns (_build.c), over
+ *               a bounds-checked ELF reader (_elf.c, debugzebin_elf.h).
  *   exec_*.c      command queues, command lists (regular, immediate,
  *               in-order), fences, event pools, events, the virtual-time
  *               engines, kernel timestamps, launch ground truth.
@@ -486,7 +487,7 @@ SIM_HIDDEN void sim_metrics_init(void);
 SIM_HIDDEN void sim_metrics_context_destroy(sim_context_t *ctx);
 
 /* ------------------------------------------------------------------ */
-/* Debug info (debugzebin.c)                                           */
+/* Debug info (debugzebin_merge.c, debugzebin_build.c)                */
 /* ------------------------------------------------------------------ */
 /* Merge IGC's legacy debug container (.dbg, "CTNI") into a zebin: the
  * result is a zebin with one set of .debug_* sections holding one compile

@@ -1,12 +1,12 @@
 /*
- * Unit tests of test/sim/debugzebin.c on the checked-in kernels
+ * Unit tests of test/sim/debugzebin_*.c on the checked-in kernels
  * (test/kernels): merging IGC's .dbg into a zebin, building the debug zebin
  * zetModuleGetDebugInfo returns, and robustness against malformed input.
  *
  *   unit_debugzebin <test/kernels directory>
  *
  * The DWARF line programs are decoded here, independently of
- * debugzebin.c, so the address checks do not trust the code under test.
+ * debugzebin_*.c, so the address checks do not trust the code under test.
  * The last line of output is "N passed, N failed".
  */
 #include "sim.h"
@@ -112,7 +112,7 @@ static bool func_sym(const uint8_t *e, const char *name, uint64_t *value, uint64
     return false;
 }
 
-/* ---- DWARF line program decoding (independent of debugzebin.c) ---- */
+/* ---- DWARF line program decoding (independent of debugzebin_*.c) ---- */
 typedef struct row {
     uint64_t addr;
     int64_t line;
