@@ -35,8 +35,11 @@
  *   exec_queue.c    command queues and fences
  *
  * Locking: engine locks are never nested; the order is
- *   engine lock -> event lock -> ground-truth lock.
- * An event's lock only serialises its writers and the engines' reads.
+ *   engine lock -> g_post_lock -> event write section -> ground-truth lock.
+ * An event's write section (a seqlock, not a mutex) only serialises its
+ * writers; readers never wait for it. g_post_lock serialises the threads
+ * that apply posted signals (exec_event.c); an appending thread takes it
+ * only when its engine's ring of posted signals is full.
  * run_lock is taken by sample generation and pruning, never waited for
  * by a launch. Queue and fence state use their own leaf locks or atomics.
  * An event's streamer_lock is held only while calling
