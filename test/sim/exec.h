@@ -91,11 +91,15 @@ typedef struct ev_parts {
     sim_device_t *dev[SIM_MAX_PARTS];
 } ev_parts_t;
 
-/* Two parts, on separate cache lines, as on Intel's driver: the event
- * object, which an append reads (and Intel's driver writes: the kernel
- * count of the event), and the event's memory, which the device writes
- * (post-sync) and host observers read and reset. An appending thread
- * never writes the memory part (see "posted signals" in exec_event.c). */
+/* Two parts, as on Intel's driver: the event object, which an append
+ * reads (Intel's driver also writes its kernel and packet counts), and the
+ * event's memory, which the device writes (post-sync) and host observers
+ * read and reset. An appending thread never writes the memory part (see
+ * "posted signals" in exec_event.c). The memory part is not aligned to a
+ * cache line of its own: an aligned allocation per zeEventCreate made
+ * zestall's launching thread slower (it creates events at the launch rate
+ * when its harvester falls behind), and the object part is read-only
+ * after creation. */
 struct sim_event {
     sim_obj_t obj;
     sim_event_pool_t *pool;
@@ -115,7 +119,7 @@ struct sim_event {
      * a wait passes -- never write it: they read the state lock-free, as
      * an application reads an event's host-visible memory on Intel's
      * driver. */
-    _Alignas(SIM_CACHE_LINE) atomic_uint seq;
+    atomic_uint seq;
     /* Signalled in [sig_t, reset_t) of host time. T_NEVER = not known. */
     _Atomic uint64_t sig_t, reset_t;
     _Atomic uint32_t nparts;

@@ -364,10 +364,8 @@ static ze_result_t ZE_APICALL sim_zeEventCreate(ze_event_pool_handle_t hEventPoo
     if (desc == NULL || phEvent == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->signal > 0x7u || desc->wait > 0x7u) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (desc->index >= p->count) return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* as Intel's driver */
-    /* Aligned: the event's memory starts a cache line of its own. */
-    sim_event_t *ev = aligned_alloc(_Alignof(sim_event_t), sizeof(*ev));
+    sim_event_t *ev = calloc(1, sizeof(*ev));
     if (ev == NULL) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    memset(ev, 0, sizeof(*ev));
     pthread_mutex_lock(&p->lock);
     bool taken = p->used[desc->index] != 0;
     if (!taken) p->used[desc->index] = 1;
