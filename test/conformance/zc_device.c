@@ -230,6 +230,16 @@ static void test_signal_order(void) {
     CHECK_RES(zeEventHostSignal(ps->ev[1]), ZE_RESULT_SUCCESS, "zeEventHostSignal right after the append");
     CHECK_RES(zeEventQueryStatus(ps->ev[1]), ZE_RESULT_SUCCESS, "signalled by the host after the append");
     zeEventHostReset(ps->ev[1]);
+    /* more signals than an engine posts before someone must apply them
+     * (4096), nobody reading: the last one is what a query reads */
+    bool all = true;
+    for (int i = 0; i < 5000 && all; i++)
+        all = zeCommandListAppendLaunchKernel(w.imm, w.k[0], &g, ps->ev[2], 0, NULL) == ZE_RESULT_SUCCESS;
+    CHECK(all, "5000 launches signalling one event, nobody reading", "an append failed");
+    CHECK_RES(zeEventHostSynchronize(ps->ev[2], UINT64_MAX), ZE_RESULT_SUCCESS, "the event of 5000 launches signalled");
+    ze_kernel_timestamp_result_t last;
+    CHECK_RES(zeEventQueryKernelTimestamp(ps->ev[2], &last), ZE_RESULT_SUCCESS, "its timestamps readable");
+    zeEventHostReset(ps->ev[2]);
     /* destroyed right after the append, never read (the signal must not
      * outlive the event: the address sanitizer checks) */
     ze_event_handle_t gone = NULL;

@@ -297,6 +297,7 @@ struct sim_engine {
      * them (under g_post_lock). */
     struct ev_post *posts;      /* POST_RING entries, allocated at the first post */
     sim_engine_t *post_next;    /* registry of engines that posted (immutable once pushed) */
+    uint32_t post_head_seen;    /* the producer's copy of post_head: read only when it says full */
     char pad_tail_[SIM_CACHE_LINE];
     _Atomic uint32_t post_tail;
     char pad_head_[SIM_CACHE_LINE];

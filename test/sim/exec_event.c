@@ -221,9 +221,18 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
         } while (!atomic_compare_exchange_weak_explicit(&g_posting, &h, eng, memory_order_release, RLX));
     }
     uint32_t tail = atomic_load_explicit(&eng->post_tail, RLX);
-    /* Full: nobody has looked at events for POST_RING commands; apply
-     * them here (order is kept: they are all applied before this one). */
-    if (tail - atomic_load_explicit(&eng->post_head, memory_order_acquire) >= POST_RING) posts_apply();
+    /* The appliers' post_head is read only when the copy says the ring is
+     * full (it only grows), so that the appending thread does not read
+     * their line at every append. Full: nobody has looked at events for
+     * POST_RING commands; apply them here (order is kept: they are all
+     * applied before this one). */
+    if (tail - eng->post_head_seen >= POST_RING) {
+        eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
+        if (tail - eng->post_head_seen >= POST_RING) {
+            posts_apply();
+            eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
+        }
+    }
     ev_post_t *p = &eng->posts[tail % POST_RING];
     p->ev = ev;
     p->t = t;
