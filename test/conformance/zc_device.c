@@ -1,8 +1,13 @@
 /*
  * zc_device.c — driver and device checks: repeated zeInit, device
  * hierarchy, properties consumers assert on, global timestamps, kernel
- * timestamps of events.
+ * timestamps of events, and the order of a command's signal against host
+ * resets, destroys and a concurrent observer (the simulator applies a
+ * command's signal lazily, test/sim/README.md "Cost").
  */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +160,122 @@ static void test_kernel_timestamps(void) {
     zc_work_close(&w);
 }
 
+/* A profiler's pattern: one thread launches kernels, each signalling an
+ * event of a small set; another thread reads each event's timestamps as
+ * soon as it is signalled and host-resets it for reuse. */
+#define PS_EVENTS 16
+#define PS_LAUNCHES 3000
+typedef struct ps_shared {
+    zc_work_t *w;
+    ze_event_handle_t ev[PS_EVENTS];
+    atomic_int busy[PS_EVENTS];  /* 1: launched, not yet read and reset */
+    atomic_int done;             /* the launcher has finished */
+    atomic_long read, bad;
+} ps_shared_t;
+
+static void *ps_observer(void *arg) {
+    ps_shared_t *ps = arg;
+    uint64_t kmask = 0xffffffffull, deadline = zc_host_ns() + 60ull * 1000000000ull;
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < PS_EVENTS; i++) {
+            if (!atomic_load(&ps->busy[i])) continue;
+            busy = 1;
+            ze_kernel_timestamp_result_t ts;
+            ze_result_t r = zeEventQueryKernelTimestamp(ps->ev[i], &ts);
+            if (r == ZE_RESULT_NOT_READY) continue;
+            /* no kernel here lasts a second (38.4 M ticks on PVC) */
+            if (r != ZE_RESULT_SUCCESS || ((ts.global.kernelEnd - ts.global.kernelStart) & kmask) > 38400000ull)
+                atomic_fetch_add(&ps->bad, 1);
+            zeEventHostReset(ps->ev[i]);
+            atomic_fetch_add(&ps->read, 1);
+            atomic_store(&ps->busy[i], 0);
+        }
+        /* done is set after the last launch's busy flag: nothing is left */
+        if (!busy && atomic_load(&ps->done)) {
+            int any = 0;
+            for (int i = 0; i < PS_EVENTS; i++) any |= atomic_load(&ps->busy[i]);
+            if (!any) return NULL;
+        }
+        if (zc_host_ns() > deadline) return NULL; /* the check below fails */
+    }
+}
+
+static void test_signal_order(void) {
+    ze_device_handle_t d = zc.devices[0];
+    zc_work_t w;
+    if (!zc_work_open(&w, d, zc.stream_bin, zc.stream_size)) { zc_work_close(&w); return; }
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, PS_EVENTS + 1};
+    ze_event_pool_handle_t pool = NULL;
+    if (!REQUIRE_OK(zeEventPoolCreate(zc.context, &pd, 1, &d, &pool), "zeEventPoolCreate")) { zc_work_close(&w); return; }
+    ps_shared_t *ps = calloc(1, sizeof(*ps));
+    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    for (uint32_t i = 0; i < PS_EVENTS; i++) {
+        ed.index = i;
+        REQUIRE_OK(zeEventCreate(pool, &ed, &ps->ev[i]), "zeEventCreate");
+    }
+    ze_group_count_t g = {1, 1, 1};
+    /* a host reset right after the append, with nothing read in between:
+     * the command's signal comes first, the reset wins */
+    CHECK_RES(zeCommandListAppendLaunchKernel(w.imm, w.k[0], &g, ps->ev[0], 0, NULL), ZE_RESULT_SUCCESS,
+              "launch signalling an event");
+    CHECK_RES(zeEventHostReset(ps->ev[0]), ZE_RESULT_SUCCESS, "zeEventHostReset right after the append");
+    zc_sleep_ms(5);
+    CHECK_RES(zeEventQueryStatus(ps->ev[0]), ZE_RESULT_NOT_READY,
+              "an event reset after the append that signals it stays reset");
+    /* a host signal after the append: signalled; its timestamps are the host's */
+    CHECK_RES(zeCommandListAppendLaunchKernel(w.imm, w.k[0], &g, ps->ev[1], 0, NULL), ZE_RESULT_SUCCESS,
+              "launch signalling an event");
+    CHECK_RES(zeEventHostSignal(ps->ev[1]), ZE_RESULT_SUCCESS, "zeEventHostSignal right after the append");
+    CHECK_RES(zeEventQueryStatus(ps->ev[1]), ZE_RESULT_SUCCESS, "signalled by the host after the append");
+    zeEventHostReset(ps->ev[1]);
+    /* more signals than an engine posts before someone must apply them
+     * (4096), nobody reading: the last one is what a query reads */
+    bool all = true;
+    for (int i = 0; i < 5000 && all; i++)
+        all = zeCommandListAppendLaunchKernel(w.imm, w.k[0], &g, ps->ev[2], 0, NULL) == ZE_RESULT_SUCCESS;
+    CHECK(all, "5000 launches signalling one event, nobody reading", "an append failed");
+    CHECK_RES(zeEventHostSynchronize(ps->ev[2], UINT64_MAX), ZE_RESULT_SUCCESS, "the event of 5000 launches signalled");
+    ze_kernel_timestamp_result_t last;
+    CHECK_RES(zeEventQueryKernelTimestamp(ps->ev[2], &last), ZE_RESULT_SUCCESS, "its timestamps readable");
+    zeEventHostReset(ps->ev[2]);
+    /* destroyed right after the append, never read (the signal must not
+     * outlive the event: the address sanitizer checks) */
+    ze_event_handle_t gone = NULL;
+    ed.index = PS_EVENTS;
+    if (REQUIRE_OK(zeEventCreate(pool, &ed, &gone), "zeEventCreate")) {
+        CHECK_RES(zeCommandListAppendLaunchKernel(w.imm, w.k[0], &g, gone, 0, NULL), ZE_RESULT_SUCCESS,
+                  "launch signalling an event destroyed right after");
+        CHECK_RES(zeEventDestroy(gone), ZE_RESULT_SUCCESS, "zeEventDestroy right after the append");
+    }
+    /* the launcher and the observer */
+    ps->w = &w;
+    pthread_t obs;
+    bool started = pthread_create(&obs, NULL, ps_observer, ps) == 0;
+    CHECK(started, "observer thread", "pthread_create failed");
+    long launched = 0;
+    uint64_t deadline = zc_host_ns() + 60ull * 1000000000ull;
+    for (int i = 0; started && i < PS_LAUNCHES; i++) {
+        int k = i % PS_EVENTS;
+        while (atomic_load(&ps->busy[k]) && zc_host_ns() < deadline) sched_yield();
+        if (atomic_load(&ps->busy[k])) break;
+        if (zeCommandListAppendLaunchKernel(w.imm, w.k[0], &g, ps->ev[k], 0, NULL) != ZE_RESULT_SUCCESS) break;
+        atomic_store(&ps->busy[k], 1);
+        launched++;
+    }
+    atomic_store(&ps->done, 1);
+    if (started) pthread_join(obs, NULL);
+    CHECK(launched == PS_LAUNCHES && atomic_load(&ps->read) == PS_LAUNCHES, "a concurrent observer reads every signal",
+          "%ld launched, %ld read", launched, (long)atomic_load(&ps->read));
+    CHECK(atomic_load(&ps->bad) == 0, "a concurrent observer reads valid kernel timestamps", "%ld bad",
+          (long)atomic_load(&ps->bad));
+    for (uint32_t i = 0; i < PS_EVENTS; i++) zeEventDestroy(ps->ev[i]);
+    free(ps);
+    zeEventPoolDestroy(pool);
+    zc_work_close(&w);
+}
+
 /* zeCommandListAppendQueryKernelTimestamps: the layout of the results
  * (ze_kernel_timestamp_result_t at byte offsets pOffsets[i] from dstptr,
  * or consecutive), equal to what zeEventQueryKernelTimestamp returns; its
@@ -281,5 +402,6 @@ void zc_test_device(void) {
     test_global_timestamps();
     test_kernel_timestamps();
     test_query_kernel_timestamps();
+    test_signal_order();
     test_bad_handles();
 }

@@ -35,8 +35,11 @@
  *   exec_queue.c    command queues and fences
  *
  * Locking: engine locks are never nested; the order is
- *   engine lock -> event lock -> ground-truth lock.
- * An event's lock only serialises its writers and the engines' reads.
+ *   engine lock -> g_post_lock -> event write section -> ground-truth lock.
+ * An event's write section (a seqlock, not a mutex) only serialises its
+ * writers; readers never wait for it. g_post_lock serialises the threads
+ * that apply posted signals (exec_event.c); an appending thread takes it
+ * only when its engine's ring of posted signals is full.
  * run_lock is taken by sample generation and pruning, never waited for
  * by a launch. Queue and fence state use their own leaf locks or atomics.
  * An event's streamer_lock is held only while calling
@@ -62,6 +65,8 @@
 #define POLL_MAX_NS 1000000ull
 #define SLEEP_CAP_NS 50000000ull  /* re-check at least every 50 ms */
 #define SPIN_NS 100000ull         /* host waits spin (yield) for the last 100 us */
+#define SIM_CACHE_LINE 64
+#define POST_RING 4096            /* posted signals per engine: the ring-buffer depth */
 
 /* ================================================================== */
 /* Objects                                                             */
@@ -86,30 +91,40 @@ typedef struct ev_parts {
     sim_device_t *dev[SIM_MAX_PARTS];
 } ev_parts_t;
 
+/* Two parts, as on Intel's driver: the event object, which an append
+ * reads (Intel's driver also writes its kernel and packet counts), and the
+ * event's memory, which the device writes (post-sync) and host observers
+ * read and reset. An appending thread never writes the memory part (see
+ * "posted signals" in exec_event.c). The memory part is not aligned to a
+ * cache line of its own: an aligned allocation per zeEventCreate made
+ * zestall's launching thread slower (it creates events at the launch rate
+ * when its harvester falls behind), and the object part is read-only
+ * after creation. */
 struct sim_event {
     sim_obj_t obj;
     sim_event_pool_t *pool;
     uint32_t index;
     bool timestamps;            /* pool has ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP or ..._KERNEL_MAPPED_TIMESTAMP */
     bool mapped;                /* pool has ..._KERNEL_MAPPED_TIMESTAMP (spec 1.6) */
+    atomic_bool has_streamer;   /* a metrics notification event */
     uint64_t id;                /* global, for ground truth */
-    atomic_uint refs;           /* the application + pending commands + streamer */
-    /* A seqlock over the state below: odd while a writer (a signal, a
-     * reset) updates it, which also excludes other writers (exec_event.c
-     * ev_write_begin; no mutex). Readers -- host observers (status,
-     * timestamps, waits) and engines deciding whether a wait passes --
-     * never write it: they read the state lock-free, as an application
-     * reads an event's host-visible memory on Intel's driver. */
+    atomic_uint refs;           /* the application + pending commands + posted signals + streamer */
+    /* Metrics notification event (streamer attached). */
+    pthread_mutex_t streamer_lock;
+    struct sim_streamer *streamer;
+    /* The event's memory. A seqlock over the state below: odd while a
+     * writer (a signal, a reset) updates it, which also excludes other
+     * writers (exec_event.c ev_write_begin; no mutex). Readers -- host
+     * observers (status, timestamps, waits) and engines deciding whether
+     * a wait passes -- never write it: they read the state lock-free, as
+     * an application reads an event's host-visible memory on Intel's
+     * driver. */
     atomic_uint seq;
     /* Signalled in [sig_t, reset_t) of host time. T_NEVER = not known. */
     _Atomic uint64_t sig_t, reset_t;
     _Atomic uint32_t nparts;
     _Atomic uint64_t pstart[SIM_MAX_PARTS], pend[SIM_MAX_PARTS];
     _Atomic(sim_device_t *) pdev[SIM_MAX_PARTS];
-    /* Metrics notification event (streamer attached). */
-    pthread_mutex_t streamer_lock;
-    struct sim_streamer *streamer;
-    atomic_bool has_streamer;
 };
 
 /* ------------------------------------------------------------------ */
@@ -275,6 +290,19 @@ struct sim_engine {
      * scheduled, FIFO (monotonic): the "ring buffer" for backpressure. */
     uint32_t ring_head, ring_count;
     uint64_t ring[ENGINE_MAX_UNSTARTED];
+    /* Posted signals (exec_event.c): the post-sync writes of this
+     * engine's commands that no observer has applied yet. The ring is
+     * written under the engine lock, post_tail on a line of its own (the
+     * observers' check reads it), post_head by the observers that apply
+     * them (under g_post_lock). */
+    struct ev_post *posts;      /* POST_RING entries, allocated at the first post */
+    sim_engine_t *post_next;    /* registry of engines that posted (immutable once pushed) */
+    uint32_t post_head_seen;    /* the producer's copy of post_head: read only when it says full */
+    char pad_tail_[SIM_CACHE_LINE];
+    _Atomic uint32_t post_tail;
+    char pad_head_[SIM_CACHE_LINE];
+    _Atomic uint32_t post_head;
+    char pad_end_[SIM_CACHE_LINE];
 };
 
 struct sim_devstate {
@@ -375,6 +403,8 @@ SIM_HIDDEN void ev_read(sim_event_t *ev, ev_state_t *st, bool parts);
 SIM_HIDDEN void event_ref(sim_event_t *ev);
 SIM_HIDDEN void event_reset_at(sim_event_t *ev, uint64_t t);
 SIM_HIDDEN void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host);
+SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref);
+SIM_HIDDEN void posts_apply(void);
 SIM_HIDDEN void event_unref(sim_event_t *ev);
 SIM_HIDDEN void write_kernel_timestamp(const ev_parts_t *p, ze_kernel_timestamp_result_t *out);
 

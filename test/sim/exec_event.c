@@ -1,8 +1,9 @@
 /*
  * exec_event.c — event pools and events: event state (signal and reset
- * times, kernel timestamps) written under the event's lock and read
- * lock-free by host observers, status, host waits, kernel-timestamp
- * queries, and the metrics notification events.
+ * times, kernel timestamps) written in a seqlock section and read
+ * lock-free by host observers, commands' signals posted by the engines and
+ * applied by the next access to event state, status, host waits,
+ * kernel-timestamp queries, and the metrics notification events.
  */
 #include "exec.h"
 
@@ -59,8 +60,9 @@ static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p) {
 
 /* Lock-free snapshot of the event's state (parts only when asked). A
  * writer's section is a few stores, so the retry loop is short; it yields
- * if a writer was preempted inside one. */
+ * if a writer was preempted inside one. Posted signals are applied first. */
 void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
+    posts_apply();
     for (unsigned spins = 0;; spins++) {
         unsigned s1 = atomic_load_explicit(&ev->seq, memory_order_acquire);
         if ((s1 & 1) == 0) {
@@ -103,9 +105,9 @@ static bool ev_apply_signal_locked(sim_event_t *ev, uint64_t t) {
     return true;
 }
 
-/* Signal at host time t with the given timestamps (engine or host). A
- * host signal always takes effect now, even after a device reset. */
-void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
+/* Signal at host time t with the given timestamps, without applying
+ * posted signals first (posts_apply itself, and event_signal). */
+static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
     ev_write_begin(ev);
     if (host && atomic_load_explicit(&ev->reset_t, RLX) != T_NEVER) atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     /* Like the hardware, the last writer's timestamps are what a query reads. */
@@ -120,8 +122,131 @@ void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool hos
     if (atomic_load_explicit(&g_blocked, RLX) != 0) atomic_fetch_add(&g_signal_epoch, 1);
 }
 
+/* Signal at host time t with the given timestamps (engine or host), now.
+ * A host signal always takes effect now, even after a device reset. */
+void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
+    posts_apply();
+    ev_signal_apply(ev, t, parts, host);
+}
+
+/* ---- posted signals ----------------------------------------------- */
+
+/* A command's signal as Intel's driver and device do it: the append
+ * encodes a post-sync write into the command buffer, and the GPU writes
+ * the event's memory when the command has run. The appending thread
+ * never writes the event's memory, takes no lock and reads no clock for
+ * it; it only updates the event object (compute-runtime,
+ * level_zero/core/source/cmdlist/cmdlist_hw.inl,
+ * CommandListCoreFamily::appendLaunchKernel: the event's kernel and
+ * packet counts). Here the engine computes the command's times when it is
+ * scheduled, and its signal -- the write of the event's memory -- is
+ * posted to the engine's ring (the engine's own memory, like a command
+ * buffer). The next thread that reads or writes any event's state applies
+ * every posted signal first (posts_apply): that thread plays the device's
+ * post-sync write, usually the observer (a status or timestamp query, a
+ * host wait or reset), which on Intel's driver reads memory the device has
+ * written. Since every access to event state applies the posted signals
+ * first, every observer sees the writes in the order they would have had,
+ * with the same times: behaviour and ground truth do not change. */
+typedef struct ev_post {
+    sim_event_t *ev;
+    uint64_t t;          /* signal time: the command's end */
+    uint64_t start, end; /* its one timestamp part */
+    sim_device_t *dev;
+    bool ref;            /* holds a reference to ev (persisted commands) */
+} ev_post_t;
+
+static _Atomic(sim_engine_t *) g_posting; /* engines that ever posted; never shrinks */
+static pthread_mutex_t g_post_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises appliers */
+
+/* g_post_lock held: applies eng's posted signals in order. */
+static void posts_apply_engine_locked(sim_engine_t *eng) {
+    uint32_t h = atomic_load_explicit(&eng->post_head, RLX);
+    uint32_t t = atomic_load_explicit(&eng->post_tail, memory_order_acquire);
+    for (; h != t; h++) {
+        const ev_post_t *p = &eng->posts[h % POST_RING];
+        ev_parts_t parts;
+        parts.n = 1;
+        parts.start[0] = p->start;
+        parts.end[0] = p->end;
+        parts.dev[0] = p->dev;
+        sim_event_t *ev = p->ev;
+        bool ref = p->ref;
+        ev_signal_apply(ev, p->t, &parts, false);
+        if (ref) event_unref(ev);
+    }
+    /* Release: the slots were read before the producer may reuse them. */
+    atomic_store_explicit(&eng->post_head, h, memory_order_release);
+}
+
+static bool posts_pending(void) {
+    for (sim_engine_t *e = atomic_load_explicit(&g_posting, memory_order_acquire); e; e = e->post_next)
+        if (atomic_load_explicit(&e->post_tail, memory_order_acquire) !=
+            atomic_load_explicit(&e->post_head, memory_order_acquire))
+            return true;
+    return false;
+}
+
+/* Applies every posted signal. Without any, a read of one line per engine
+ * that ever posted. Takes no engine lock (engine lock -> g_post_lock). */
+void posts_apply(void) {
+    if (!posts_pending()) return;
+    pthread_mutex_lock(&g_post_lock);
+    for (sim_engine_t *e = atomic_load_explicit(&g_posting, memory_order_acquire); e; e = e->post_next)
+        posts_apply_engine_locked(e);
+    pthread_mutex_unlock(&g_post_lock);
+}
+
+/* eng->lock held: the signal of a command eng has scheduled (ending at t).
+ * Posted (above), or written at once when posting does not fit: several
+ * timestamp parts (a COMPOSITE root's launch), a metrics notification
+ * event, or an engine blocked on events (then the write, followed by the
+ * caller's progress_after_signal, releases it at once, as before). ref:
+ * the command is persisted and may drop the last reference of ev before
+ * the signal is applied, so the post holds one. */
+void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref) {
+    if (parts->n != 1 || atomic_load_explicit(&ev->has_streamer, RLX) || atomic_load_explicit(&g_blocked, RLX) != 0) {
+        event_signal(ev, t, parts, false);
+        return;
+    }
+    if (eng->posts == NULL) {
+        eng->posts = malloc(POST_RING * sizeof(*eng->posts));
+        if (eng->posts == NULL) {
+            event_signal(ev, t, parts, false);
+            return;
+        }
+        sim_engine_t *h = atomic_load_explicit(&g_posting, RLX);
+        do {
+            eng->post_next = h;
+        } while (!atomic_compare_exchange_weak_explicit(&g_posting, &h, eng, memory_order_release, RLX));
+    }
+    uint32_t tail = atomic_load_explicit(&eng->post_tail, RLX);
+    /* The appliers' post_head is read only when the copy says the ring is
+     * full (it only grows), so that the appending thread does not read
+     * their line at every append. Full: nobody has looked at events for
+     * POST_RING commands; apply them here (order is kept: they are all
+     * applied before this one). */
+    if (tail - eng->post_head_seen >= POST_RING) {
+        eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
+        if (tail - eng->post_head_seen >= POST_RING) {
+            posts_apply();
+            eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
+        }
+    }
+    ev_post_t *p = &eng->posts[tail % POST_RING];
+    p->ev = ev;
+    p->t = t;
+    p->start = parts->start[0];
+    p->end = parts->end[0];
+    p->dev = parts->dev[0];
+    p->ref = ref;
+    if (ref) event_ref(ev);
+    atomic_store_explicit(&eng->post_tail, tail + 1, memory_order_release);
+}
+
 /* Device-side reset at time t. */
 void event_reset_at(sim_event_t *ev, uint64_t t) {
+    posts_apply();
     ev_write_begin(ev);
     uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX);
     if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER)
@@ -131,6 +256,7 @@ void event_reset_at(sim_event_t *ev, uint64_t t) {
 
 /* Host reset: unsignalled, no timestamps. */
 static void event_host_reset(sim_event_t *ev) {
+    posts_apply();
     ev_write_begin(ev);
     atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
@@ -284,6 +410,9 @@ static ze_result_t ZE_APICALL sim_zeEventDestroy(ze_event_handle_t hEvent) {
     pthread_mutex_lock(&ev->pool->lock);
     ev->pool->used[ev->index] = 0;
     pthread_mutex_unlock(&ev->pool->lock);
+    /* A posted signal of a command that is not persisted holds no
+     * reference: apply it while the event exists. */
+    posts_apply();
     /* Commands still referencing it keep the memory alive. */
     event_unref(ev);
     return ZE_RESULT_SUCCESS;

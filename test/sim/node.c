@@ -2,7 +2,7 @@
  * node.c — which physical tiles of the simulated node this process sees:
  * ZESIM_CARDS cards of the model's tiles, filtered by ZE_AFFINITY_MASK the
  * way Intel's driver filters them, and grouped into root devices by the
- * hierarchy mode (docs/mpi.md §5 "ZE_AFFINITY_MASK"). Pure: core.c turns
+ * hierarchy mode (docs/mpi.md §5 "ZE_AFFINITY_MASK"). Pure: core_driver.c turns
  * the result into device objects.
  */
 #include <stdio.h>

@@ -5,10 +5,10 @@
  * The simulated driver is split by area; each area owns the DDI getters of
  * its tables:
  *
- *   core.c      configuration, device models, ground-truth writer, clocks,
- *               handle checks, the global/driver/device/context/mem getters,
+ *   core_*.c      configuration, device models, ground-truth writer, clocks,
+ *               the driver, devices, contexts, memory and their getters,
  *               every empty getter (image, sampler, zes, ...) and
- *               zeDriverGetExtensionFunctionAddress.
+ *               zeDriverGetExtensionFunctionAddress (core.h lists the files).
  *   module_*.c    modules (zebin parsing, ISA placement, SPIR-V through
  *               libocloc), kernels, build logs, zetModuleGetDebugInfo,
  *               zetKernelGetProfileInfo.
@@ -181,7 +181,7 @@ typedef struct sim_config {
     const char *kernel_cost;     /* ZESIM_KERNEL_COST="name=ps_per_item[/overhead_ns],..." */
     bool log;                    /* ZESIM_LOG=1: trace calls to stderr  */
     /* Command queue groups (zeDeviceGetCommandQueueGroupProperties order;
-     * ordinal = index here). core.c fills them per model; exec_*.c creates
+     * ordinal = index here). core_config.c fills them per model; exec_*.c creates
      * one engine per (ordinal, index). */
     uint32_t num_queue_groups;
     struct {
@@ -299,7 +299,7 @@ typedef struct sim_context {
 
 /* Memory allocations (host/device/shared) are real host memory. */
 /* Finds the allocation containing ptr (interior pointers too); *size is
- * the number of bytes from ptr to the end of that allocation. (core.c) */
+ * the number of bytes from ptr to the end of that allocation. (core_mem.c) */
 SIM_HIDDEN bool sim_mem_lookup(const void *ptr, size_t *size, ze_memory_type_t *type, sim_device_t **dev);
 
 /* ------------------------------------------------------------------ */
@@ -479,9 +479,9 @@ SIM_HIDDEN bool sim_metrics_notify_state(struct sim_streamer *s);
 /* Extension functions owned by metrics_*.c (zetIntelDeviceEnableMetricsExp,
  * zetMetricTracer*Exp, zetMetricDecoder*Exp); NULL if unknown. */
 SIM_HIDDEN void *sim_metrics_extension(const char *name);
-/* Called by core.c at the first zeInit after devices exist. */
+/* Called by core_driver.c at the first zeInit after devices exist. */
 SIM_HIDDEN void sim_metrics_init(void);
-/* Called by core.c from zeContextDestroy (before freeing ctx): drops the
+/* Called by core_context.c from zeContextDestroy (before freeing ctx): drops the
  * context's metric group activations, so that a new context allocated at
  * the same address does not inherit them. */
 SIM_HIDDEN void sim_metrics_context_destroy(sim_context_t *ctx);
@@ -509,7 +509,7 @@ SIM_HIDDEN int sim_debug_zebin_build(const uint8_t *zebin, size_t zebin_size,
                                      char *err, size_t err_cap);
 
 /* ------------------------------------------------------------------ */
-/* Small helpers shared by all areas (core.c)                          */
+/* Small helpers shared by all areas (core_util.c)                     */
 /* ------------------------------------------------------------------ */
 /* splitmix64: deterministic RNG step. */
 static inline uint64_t sim_mix64(uint64_t x) {
@@ -520,7 +520,7 @@ static inline uint64_t sim_mix64(uint64_t x) {
 }
 SIM_HIDDEN uint64_t sim_hash_str(const char *s);
 /* JSON-escapes s (without the surrounding quotes) into buf (cap bytes,
- * always NUL-terminated, truncated if needed); returns buf. (core.c) */
+ * always NUL-terminated, truncated if needed); returns buf. (core_util.c) */
 SIM_HIDDEN const char *sim_json_str(const char *s, char *buf, size_t cap);
 /* Walk a pNext chain of structures that start with {stype, pNext}. */
 typedef struct sim_base_desc { uint32_t stype; const void *pNext; } sim_base_desc_t;
