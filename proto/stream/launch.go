@@ -109,69 +109,36 @@ func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool
 	s.lastKey, s.lastEnd, s.hasLast = k, endNs, true
 }
 
-// compactHeader is what appendCompactLaunch reserves before the Launch's
-// fields: the record's length, Record.launch's tag and the Launch's
-// length, one byte each while the Launch takes at most compactShort bytes
-// (nearly always: a profiler's launch takes 15 to 40).
-const (
-	compactHeader = 3
-	compactShort  = 125 // 1 + 1 + 125 = 127, the largest one-byte varint
-)
-
 // appendCompactLaunch appends a Record holding l in compact form,
 // length-delimited, to b: the wire bytes proto.Marshal makes of that Record
 // (fields in number order, zero values omitted, host_append_delta_ns always
 // present), without the reflection that costs more per launch than the
-// rest of the profiler's launch path, and in place (the lengths are
-// reserved, then filled in). l is in absolute form; id, appendNs, start and
-// end are its absolute values, zeroed in the compact form.
-// TestCompactLaunchEncoding holds it to proto.Unmarshal.
+// rest of the profiler's launch path, and in place (see fieldWriter). l is
+// in absolute form; id, appendNs, start and end are its absolute values,
+// zeroed in the compact form. TestCompactLaunchEncoding holds it to
+// proto.Unmarshal.
 func appendCompactLaunch(b []byte, l *Launch, appendDelta, idDelta, startDelay int64, duration uint64) []byte {
-	n := len(b)
-	b = append(b, 0, byte(protowire.EncodeTag(6, protowire.BytesType)), 0) // Record{launch = 6}
-	u := func(num protowire.Number, v uint64) {
-		if v != 0 {
-			b = protowire.AppendTag(b, num, protowire.VarintType)
-			b = protowire.AppendVarint(b, v)
-		}
-	}
-	u(2, l.KernelId)
-	u(3, uint64(l.DeviceId))
-	u(4, l.QueueId)
-	u(5, l.CommandListId)
-	u(6, uint64(int64(l.Kind)))
-	u(7, uint64(l.Flags))
-	u(8, uint64(int64(l.NoTimestampReason)))
-	u(9, uint64(l.GroupCountX))
-	u(10, uint64(l.GroupCountY))
-	u(11, uint64(l.GroupCountZ))
-	u(12, uint64(l.GroupSizeX))
-	u(13, uint64(l.GroupSizeY))
-	u(14, uint64(l.GroupSizeZ))
-	u(18, uint64(l.ExecutionIndex))
-	b = protowire.AppendTag(b, 20, protowire.VarintType) // optional: present even when 0
-	b = protowire.AppendVarint(b, protowire.EncodeZigZag(appendDelta))
-	u(21, protowire.EncodeZigZag(startDelay))
-	u(22, duration)
-	u(23, protowire.EncodeZigZag(idDelta))
-	u(24, uint64(l.CodeCopy))
-	u(26, uint64(l.SyclLocationId))
-	u(27, l.SyclTaskId)
-	size := len(b) - n - compactHeader
-	if size <= compactShort {
-		b[n], b[n+2] = byte(size+2), byte(size)
-		return b
-	}
-	// Longer lengths: move the fields after them (rare: huge values).
-	var hdr [2*10 + 1]byte // two varints of at most 10 bytes, one tag byte
-	h := protowire.AppendVarint(hdr[:0], uint64(protowire.SizeTag(6)+protowire.SizeBytes(size)))
-	h = protowire.AppendTag(h, 6, protowire.BytesType)
-	h = protowire.AppendVarint(h, uint64(size))
-	extra := len(h) - compactHeader
-	for range extra {
-		b = append(b, 0)
-	}
-	copy(b[n+len(h):], b[n+compactHeader:n+compactHeader+size])
-	copy(b[n:], h)
-	return b
+	b, f := startRecord(b, 6) // Record{launch = 6}
+	f.varint(varintTag(2), l.KernelId)
+	f.varint(varintTag(3), uint64(l.DeviceId))
+	f.varint(varintTag(4), l.QueueId)
+	f.varint(varintTag(5), l.CommandListId)
+	f.varint(varintTag(6), uint64(int64(l.Kind)))
+	f.varint(varintTag(7), uint64(l.Flags))
+	f.varint(varintTag(8), uint64(int64(l.NoTimestampReason)))
+	f.varint(varintTag(9), uint64(l.GroupCountX))
+	f.varint(varintTag(10), uint64(l.GroupCountY))
+	f.varint(varintTag(11), uint64(l.GroupCountZ))
+	f.varint(varintTag(12), uint64(l.GroupSizeX))
+	f.varint(varintTag(13), uint64(l.GroupSizeY))
+	f.varint(varintTag(14), uint64(l.GroupSizeZ))
+	f.varint(varintTag(18), uint64(l.ExecutionIndex))
+	f.put(varintTag(20), protowire.EncodeZigZag(appendDelta)) // optional: present even when 0
+	f.varint(varintTag(21), protowire.EncodeZigZag(startDelay))
+	f.varint(varintTag(22), duration)
+	f.varint(varintTag(23), protowire.EncodeZigZag(idDelta))
+	f.varint(varintTag(24), uint64(l.CodeCopy))
+	f.varint(varintTag(26), uint64(l.SyclLocationId))
+	f.varint(varintTag(27), l.SyclTaskId)
+	return endRecord(b, &f)
 }
