@@ -66,19 +66,25 @@ func (l *Launch) Proto() *pb.Launch {
 type launchState struct {
 	prevID, prevAppend uint64 // of the previous Launch of the frame
 	// Device end of the previous timed Launch of each command list in
-	// the frame: the last list's in lastKey/lastEnd (a loop launches on
-	// one list: no map operation per launch), the others in listEnd.
+	// the frame: of up to len(recent) lists in recent[:nrecent] (threads
+	// launching on lists of their own: no map operation per launch), of
+	// lists evicted from there in listEnd. recent is looked at first.
+	recent  [8]listEnd
+	nrecent int
+	evict   int // the next entry of recent to evict, round robin
 	listEnd map[listKey]uint64
-	lastKey listKey
-	lastEnd uint64
-	hasLast bool
 }
 
 type listKey struct{ queue, list uint64 }
 
+type listEnd struct {
+	key listKey
+	end uint64
+}
+
 func (s *launchState) reset() {
 	s.prevID, s.prevAppend = 0, 0
-	s.hasLast = false
+	s.nrecent, s.evict = 0, 0
 	clear(s.listEnd)
 }
 
@@ -87,8 +93,10 @@ func (s *launchState) reset() {
 // of its command list in the frame.
 func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
 	k := listKey{queue, list}
-	if s.hasLast && k == s.lastKey {
-		return max(appendNs, s.lastEnd)
+	for i := range s.recent[:s.nrecent] {
+		if s.recent[i].key == k {
+			return max(appendNs, s.recent[i].end)
+		}
 	}
 	return max(appendNs, s.listEnd[k])
 }
@@ -100,13 +108,24 @@ func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool
 		return
 	}
 	k := listKey{queue, list}
-	if s.hasLast && k != s.lastKey {
-		if s.listEnd == nil {
-			s.listEnd = make(map[listKey]uint64)
+	for i := range s.recent[:s.nrecent] {
+		if s.recent[i].key == k {
+			s.recent[i].end = endNs
+			return
 		}
-		s.listEnd[s.lastKey] = s.lastEnd
 	}
-	s.lastKey, s.lastEnd, s.hasLast = k, endNs, true
+	if s.nrecent < len(s.recent) {
+		s.recent[s.nrecent] = listEnd{k, endNs}
+		s.nrecent++
+		return
+	}
+	if s.listEnd == nil {
+		s.listEnd = make(map[listKey]uint64)
+	}
+	e := &s.recent[s.evict]
+	s.listEnd[e.key] = e.end
+	*e = listEnd{k, endNs}
+	s.evict = (s.evict + 1) % len(s.recent)
 }
 
 // appendCompactLaunch appends a Record holding l in compact form,

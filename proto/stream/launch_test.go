@@ -81,3 +81,29 @@ func TestWriteLaunch(t *testing.T) {
 		t.Errorf("WriteLaunch wrote %d bytes, Write %d, not the same", b.Len(), a.Len())
 	}
 }
+
+// TestLaunchStateManyLists: launchState's device-end reference (kept for
+// the most recent lists without a map, the others in one) is the plain
+// rule of zestall.proto: the later of the append time and the device end
+// of the previous timed launch of the same command list in the frame.
+func TestLaunchStateManyLists(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var s launchState
+	want := map[listKey]uint64{}
+	for i := range 20000 {
+		if r.IntN(3000) == 0 {
+			s.reset()
+			clear(want)
+		}
+		q, l := uint64(r.IntN(3)), uint64(r.IntN(1+r.IntN(20)))
+		app := r.Uint64() >> 1
+		if got, w := s.startRef(q, l, app), max(app, want[listKey{q, l}]); got != w {
+			t.Fatalf("step %d: start reference of list (%d, %d) = %d, want %d", i, q, l, got, w)
+		}
+		end, timed := r.Uint64()>>1, r.IntN(5) > 0
+		s.update(uint64(i), app, q, l, end, timed)
+		if timed {
+			want[listKey{q, l}] = end
+		}
+	}
+}
