@@ -73,6 +73,74 @@ type launchState struct {
 	nrecent int
 	evict   int // the next entry of recent to evict, round robin
 	listEnd map[listKey]uint64
+	// The attributes of the frame's last Launch records (at most
+	// len(attrs)), the latest at attrs[(head-1)%len(attrs)]: what
+	// Launch.repeat_of refers to.
+	attrs  [maxRepeat]launchAttrs
+	head   int
+	nattrs int
+}
+
+// maxRepeat is the largest Launch.repeat_of (zestall.proto, "Two forms").
+const maxRepeat = 8
+
+// launchAttrs are the fields of a Launch that Launch.repeat_of repeats.
+type launchAttrs struct {
+	kernel, queue, list                         uint64
+	device, flags, codeCopy, syclLocation       uint32
+	kind                                        pb.LaunchKind
+	reason                                      pb.NoTimestampReason
+	countX, countY, countZ, sizeX, sizeY, sizeZ uint32
+}
+
+func attrsOf(l *Launch) launchAttrs {
+	return launchAttrs{
+		kernel: l.KernelId, queue: l.QueueId, list: l.CommandListId,
+		device: l.DeviceId, flags: l.Flags, codeCopy: l.CodeCopy, syclLocation: l.SyclLocationId,
+		kind: l.Kind, reason: l.NoTimestampReason,
+		countX: l.GroupCountX, countY: l.GroupCountY, countZ: l.GroupCountZ,
+		sizeX: l.GroupSizeX, sizeY: l.GroupSizeY, sizeZ: l.GroupSizeZ,
+	}
+}
+
+func attrsOfProto(l *pb.Launch) launchAttrs {
+	return launchAttrs{
+		kernel: l.KernelId, queue: l.QueueId, list: l.CommandListId,
+		device: l.DeviceId, flags: l.Flags, codeCopy: l.CodeCopy, syclLocation: l.SyclLocationId,
+		kind: l.Kind, reason: l.NoTimestampReason,
+		countX: l.GroupCountX, countY: l.GroupCountY, countZ: l.GroupCountZ,
+		sizeX: l.GroupSizeX, sizeY: l.GroupSizeY, sizeZ: l.GroupSizeZ,
+	}
+}
+
+// setOn sets a's fields of l.
+func (a *launchAttrs) setOn(l *pb.Launch) {
+	l.KernelId, l.QueueId, l.CommandListId = a.kernel, a.queue, a.list
+	l.DeviceId, l.Flags, l.CodeCopy, l.SyclLocationId = a.device, a.flags, a.codeCopy, a.syclLocation
+	l.Kind, l.NoTimestampReason = a.kind, a.reason
+	l.GroupCountX, l.GroupCountY, l.GroupCountZ = a.countX, a.countY, a.countZ
+	l.GroupSizeX, l.GroupSizeY, l.GroupSizeZ = a.sizeX, a.sizeY, a.sizeZ
+}
+
+// repeatOf is the Launch.repeat_of for a launch with attributes a: how far
+// back in the frame the latest Launch with the same attributes is, 0 when
+// none of the last maxRepeat has them.
+func (s *launchState) repeatOf(a *launchAttrs) uint32 {
+	for n := 1; n <= s.nattrs; n++ {
+		if s.attrs[(s.head-n)&(maxRepeat-1)] == *a {
+			return uint32(n)
+		}
+	}
+	return 0
+}
+
+// repeated returns the attributes Launch.repeat_of n refers to; false
+// when the frame has no such Launch (or n is above maxRepeat).
+func (s *launchState) repeated(n uint32) (launchAttrs, bool) {
+	if n == 0 || n > uint32(s.nattrs) {
+		return launchAttrs{}, false
+	}
+	return s.attrs[(s.head-int(n))&(maxRepeat-1)], true
 }
 
 type listKey struct{ queue, list uint64 }
@@ -86,6 +154,7 @@ func (s *launchState) reset() {
 	s.prevID, s.prevAppend = 0, 0
 	s.nrecent, s.evict = 0, 0
 	clear(s.listEnd)
+	s.head, s.nattrs = 0, 0
 }
 
 // startRef returns what device_start_delay_ns is relative to: the later of
@@ -101,9 +170,13 @@ func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
 	return max(appendNs, s.listEnd[k])
 }
 
-// update records a launch, in absolute form, as the previous Launch.
-func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool) {
+// update records a launch, in absolute form, with attributes a, as the
+// previous Launch.
+func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool, a *launchAttrs) {
 	s.prevID, s.prevAppend = id, appendNs
+	s.attrs[s.head] = *a
+	s.head = (s.head + 1) & (maxRepeat - 1)
+	s.nattrs = min(s.nattrs+1, maxRepeat)
 	if !timed {
 		return
 	}
@@ -134,30 +207,36 @@ func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool
 // present), without the reflection that costs more per launch than the
 // rest of the profiler's launch path, and in place (see fieldWriter). l is
 // in absolute form; id, appendNs, start and end are its absolute values,
-// zeroed in the compact form. TestCompactLaunchEncoding holds it to
-// proto.Unmarshal.
-func appendCompactLaunch(b []byte, l *Launch, appendDelta, idDelta, startDelay int64, duration uint64) []byte {
+// zeroed in the compact form; with repeat > 0 (Launch.repeat_of) its
+// attributes (launchAttrs) are left out. TestCompactLaunchEncoding holds
+// it to proto.Unmarshal.
+func appendCompactLaunch(b []byte, l *Launch, appendDelta, idDelta, startDelay int64, duration uint64, repeat uint32) []byte {
 	b, f := startRecord(b, 6) // Record{launch = 6}
-	f.varint(varintTag(2), l.KernelId)
-	f.varint(varintTag(3), uint64(l.DeviceId))
-	f.varint(varintTag(4), l.QueueId)
-	f.varint(varintTag(5), l.CommandListId)
-	f.varint(varintTag(6), uint64(int64(l.Kind)))
-	f.varint(varintTag(7), uint64(l.Flags))
-	f.varint(varintTag(8), uint64(int64(l.NoTimestampReason)))
-	f.varint(varintTag(9), uint64(l.GroupCountX))
-	f.varint(varintTag(10), uint64(l.GroupCountY))
-	f.varint(varintTag(11), uint64(l.GroupCountZ))
-	f.varint(varintTag(12), uint64(l.GroupSizeX))
-	f.varint(varintTag(13), uint64(l.GroupSizeY))
-	f.varint(varintTag(14), uint64(l.GroupSizeZ))
+	if repeat == 0 {
+		f.varint(varintTag(2), l.KernelId)
+		f.varint(varintTag(3), uint64(l.DeviceId))
+		f.varint(varintTag(4), l.QueueId)
+		f.varint(varintTag(5), l.CommandListId)
+		f.varint(varintTag(6), uint64(int64(l.Kind)))
+		f.varint(varintTag(7), uint64(l.Flags))
+		f.varint(varintTag(8), uint64(int64(l.NoTimestampReason)))
+		f.varint(varintTag(9), uint64(l.GroupCountX))
+		f.varint(varintTag(10), uint64(l.GroupCountY))
+		f.varint(varintTag(11), uint64(l.GroupCountZ))
+		f.varint(varintTag(12), uint64(l.GroupSizeX))
+		f.varint(varintTag(13), uint64(l.GroupSizeY))
+		f.varint(varintTag(14), uint64(l.GroupSizeZ))
+	}
 	f.varint(varintTag(18), uint64(l.ExecutionIndex))
 	f.put(varintTag(20), protowire.EncodeZigZag(appendDelta)) // optional: present even when 0
 	f.varint(varintTag(21), protowire.EncodeZigZag(startDelay))
 	f.varint(varintTag(22), duration)
 	f.varint(varintTag(23), protowire.EncodeZigZag(idDelta))
-	f.varint(varintTag(24), uint64(l.CodeCopy))
-	f.varint(varintTag(26), uint64(l.SyclLocationId))
+	if repeat == 0 {
+		f.varint(varintTag(24), uint64(l.CodeCopy))
+		f.varint(varintTag(26), uint64(l.SyclLocationId))
+	}
 	f.varint(varintTag(27), l.SyclTaskId)
+	f.varint(varintTag(33), uint64(repeat))
 	return endRecord(b, &f)
 }

@@ -29,7 +29,7 @@ func TestRecordWindow(t *testing.T) {
 		encode func([]byte) []byte
 		want   *pb.Record
 	}{
-		{"launch", func(b []byte) []byte { return appendCompactLaunch(b, &v, -1, -1, -1, u64) }, func() *pb.Record {
+		{"launch", func(b []byte) []byte { return appendCompactLaunch(b, &v, -1, -1, -1, u64, 0) }, func() *pb.Record {
 			w := proto.Clone(l).(*pb.Launch)
 			d := int64(-1)
 			w.HostAppendDeltaNs, w.IdDelta, w.DeviceStartDelayNs, w.DeviceDurationNs = &d, -1, -1, u64
@@ -74,7 +74,7 @@ func BenchmarkAppendCompactLaunch(b *testing.B) {
 		if len(buf) > 1<<20-recordWindow {
 			buf = buf[:0]
 		}
-		buf = appendCompactLaunch(buf, &l, 1733, 0, 812, 2391)
+		buf = appendCompactLaunch(buf, &l, 1733, 0, 812, 2391, 1)
 	}
 }
 
