@@ -46,6 +46,12 @@ def load_schema():
 
 
 M64 = (1 << 64) - 1
+# Launch.repeat_of (zestall.proto, "Two forms"): the fields it repeats,
+# from the n-th previous Launch record of the frame, n <= REPEAT_MAX.
+REPEATED = ("kernel_id", "device_id", "queue_id", "command_list_id", "kind", "flags", "no_timestamp_reason",
+            "group_count_x", "group_count_y", "group_count_z", "group_size_x", "group_size_y", "group_size_z",
+            "code_copy", "sycl_location_id")
+REPEAT_MAX = 8
 
 
 def uvarint(b, i):
@@ -147,6 +153,7 @@ def records(pb, data):
     for frame in frames(data):
         prev_id = prev_append = 0
         last_end = {}  # (queue, command list) -> device end of the previous timed launch
+        recent = []  # attributes of the frame's last Launch records (repeat_of), at most REPEAT_MAX
         i = 0
         while i < len(frame):
             try:
@@ -163,6 +170,15 @@ def records(pb, data):
             i += n
             if r.WhichOneof("kind") == "launch":
                 l = r.launch
+                if l.repeat_of:
+                    if l.repeat_of > len(recent):
+                        raise Damaged("Launch repeats the attributes of the Launch %d back in its frame, which has %d before it"
+                                      % (l.repeat_of, len(recent)))
+                    for name, value in zip(REPEATED, recent[-l.repeat_of]):
+                        setattr(l, name, value)
+                    l.repeat_of = 0
+                recent.append(tuple(getattr(l, name) for name in REPEATED))
+                del recent[:-REPEAT_MAX]
                 timed = not (l.flags & no_ts)
                 key = (l.queue_id, l.command_list_id)
                 if l.HasField("host_append_delta_ns"):

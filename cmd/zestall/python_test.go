@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zestall/zestall/proto/stream"
+	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
 // pythonReader returns the command that runs scripts/zestall_read.py, or
@@ -66,5 +70,79 @@ func TestPythonReaderDamage(t *testing.T) {
 				t.Errorf("printed nothing read before the damage:\n%s", so.String())
 			}
 		})
+	}
+}
+
+// TestPythonReaderLaunches: the Python example reader resolves compact
+// Launch records (deltas, device-end references per command list,
+// repeat_of) to what the Go reader returns, on launches of several kernels
+// on several command lists, some untimed, over several frames.
+func TestPythonReaderLaunches(t *testing.T) {
+	py := pythonReader(t)
+	var buf bytes.Buffer
+	w, err := stream.NewWriter(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	app := uint64(1e12)
+	for i := range 5000 {
+		app += uint64(rng.IntN(3000))
+		list := uint64(1 + rng.IntN(11))
+		l := stream.Launch{Id: uint64(i + 1), KernelId: list%3 + 1, DeviceId: 1, CommandListId: list,
+			GroupCountX: uint32(64 << (list % 2)), GroupSizeX: 128, HostAppendNs: app}
+		if rng.IntN(20) == 0 {
+			l.Flags = uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
+			l.NoTimestampReason = pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED
+		} else {
+			l.DeviceStartNs = app + uint64(rng.IntN(50_000))
+			l.DeviceEndNs = l.DeviceStartNs + uint64(rng.IntN(20_000))
+		}
+		if err := w.WriteLaunch(&l); err != nil {
+			t.Fatal(err)
+		}
+		if i%1500 == 0 {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := stream.ReadAll(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, r := range recs {
+		l := r.GetLaunch()
+		fmt.Fprintf(&want, "%d %d %d %d\n", l.Id, l.KernelId, l.DeviceStartNs, l.DeviceEndNs)
+	}
+	out, err := exec.Command(py[0], py[1], writeTemp(t, t.TempDir(), "launches.zst", buf.Bytes())).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", py[1], err)
+	}
+	var got strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		var l struct {
+			Launch, KernelID, DeviceStartNs, DeviceEndNs uint64
+		}
+		if !strings.HasPrefix(line, `{"launch"`) {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &struct {
+			Launch        *uint64 `json:"launch"`
+			KernelID      *uint64 `json:"kernel_id"`
+			DeviceStartNs *uint64 `json:"device_start_ns"`
+			DeviceEndNs   *uint64 `json:"device_end_ns"`
+		}{&l.Launch, &l.KernelID, &l.DeviceStartNs, &l.DeviceEndNs}); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		fmt.Fprintf(&got, "%d %d %d %d\n", l.Launch, l.KernelID, l.DeviceStartNs, l.DeviceEndNs)
+	}
+	if got.String() != want.String() {
+		t.Errorf("Python reader's launches differ from the Go reader's (%d against %d bytes of id, kernel, start, end)",
+			got.Len(), want.Len())
 	}
 }

@@ -134,6 +134,7 @@ type Clock struct {
 	kernelMask  uint64
 	host0, tick uint64 // a zeDeviceGetGlobalTimestamps pair
 	synced      time.Time
+	checked     uint64 // the Harvester's pass that last looked at synced
 }
 
 // toHost converts a masked kernel tick value to host ns: the occurrence
@@ -217,9 +218,26 @@ type Harvester struct {
 	seen, timed atomic.Uint64
 	noTS        [32]atomic.Uint64 // by pb.NoTimestampReason (values < 32)
 	newClock    func(dev uint64) *Clock
-	now         func() uint64       // host ns; a reading cannot lie in the future
-	onLaunch    func(stream.Launch) // every finished launch record (stall attribution)
-	drainNs     uint64              // host ns at the start of the last drain that emptied the rings
+	now         func() uint64 // host ns; a reading cannot lie in the future
+	// pass counts drain passes: clocks are checked for resynchronisation
+	// once per pass (see clock), for the device of the last launch
+	// (lastDev, lastClock) without a map lookup.
+	pass      uint64
+	lastDev   uint64
+	lastClock *Clock
+	// lastQueue, lastQueueID: queueID's last answer (a loop launches on
+	// one queue: no map lookup per launch).
+	lastQueue, lastQueueID uint64
+	// seenPass, timedPass, noTSPass: launches seen, timed and written
+	// without timestamp (noTSAny: some) in this pass, added to seen, timed
+	// and noTS once per pass (releaseNow), not an atomic operation per
+	// launch; seen first, so that Counters never shows more launches
+	// finished than seen.
+	seenPass, timedPass uint64
+	noTSPass            [32]uint64
+	noTSAny             bool
+	onLaunch            func(stream.Launch) // every finished launch record (stall attribution)
+	drainNs             uint64              // host ns at the start of the last drain that emptied the rings
 	// limit: a reading starting after it is not of anything that ran yet:
 	// host ns taken just after the readings it judges (a goroutine may be
 	// descheduled for tens of ms between a clock read and a driver read on
@@ -261,17 +279,31 @@ func New(src Source, emit func([]stream.Launch) []stream.Launch, newClock func(u
 // harvester's storage is reused.
 func (h *Harvester) OnLaunch(f func(l stream.Launch)) { h.onLaunch = f }
 
+// clock returns the clock of a device, resynchronised when its last
+// pair is older than a second: looked at once per drain pass (h.pass),
+// not per launch (a clock read and a map lookup per launch were a tenth
+// of the harvester's time).
 func (h *Harvester) clock(dev uint64) *Clock {
+	if h.lastClock != nil && h.lastDev == dev && h.lastClock.checked == h.pass {
+		return h.lastClock
+	}
 	c := h.clocks[dev]
 	if c == nil {
 		c = h.newClock(dev)
 		h.clocks[dev] = c
 	}
-	if c != nil && time.Since(c.synced) > time.Second {
-		if host, ticks, err := h.src.GlobalTimestamps(dev); err == nil {
-			c.host0, c.tick, c.synced = host, ticks, time.Now()
+	if c == nil {
+		return nil
+	}
+	if c.checked != h.pass {
+		c.checked = h.pass
+		if time.Since(c.synced) > time.Second {
+			if host, ticks, err := h.src.GlobalTimestamps(dev); err == nil {
+				c.host0, c.tick, c.synced = host, ticks, time.Now()
+			}
 		}
 	}
+	h.lastDev, h.lastClock = dev, c
 	return c
 }
 
@@ -297,6 +329,7 @@ func (h *Harvester) drainAllLocked() {
 
 // drainLocked drains one batch of slots and processes them.
 func (h *Harvester) drainLocked() int {
+	h.pass++
 	start := h.now()
 	if h.buf == nil {
 		// Grown by Drain's appends up to DrainBatch, once: a short run
@@ -501,11 +534,15 @@ func (h *Harvester) queueID(q uint64) uint64 {
 	if q == 0 {
 		return 0
 	}
+	if q == h.lastQueue {
+		return h.lastQueueID
+	}
 	id, ok := h.queues[q]
 	if !ok {
 		id = uint64(len(h.queues) + 1)
 		h.queues[q] = id
 	}
+	h.lastQueue, h.lastQueueID = q, id
 	return id
 }
 
@@ -524,11 +561,38 @@ func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, e
 // entirely); it returns false when p need not wait: the record is written
 // already (no timestamp to wait for), or waits in the immediate FIFO.
 func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) bool {
-	h.nextID++
-	h.seen.Add(1)
 	c := h.clock(s.Device)
+	if c != nil && s.Event != 0 && s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate {
+		// zestall's event on an immediate list: it carries this launch's
+		// times only, so the launch waits in the FIFO (no map, no object),
+		// its record made in place there.
+		h.imm = append(h.imm, immLaunch{event: s.Event, context: s.Context, ref: ref, dev: c})
+		h.newRecord(&h.imm[len(h.imm)-1].rec, s, exec, queue, execSerial, c)
+		h.npending++
+		return false
+	}
 	*p = pendingLaunch{}
 	rec := &p.rec
+	h.newRecord(rec, s, exec, queue, execSerial, c)
+	if s.Flags&SlotFlagNoEvent != 0 || s.Event == 0 || c == nil {
+		reason := pb.NoTimestampReason(s.Reason)
+		if reason == 0 {
+			reason = pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED
+		}
+		h.finishNoTS(rec, reason)
+		return false
+	}
+	p.event, p.context, p.dev, p.ref = s.Event, s.Context, c, ref
+	p.ours = s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0
+	p.app = s.Flags&SlotFlagAppEvent != 0
+	return true
+}
+
+// newRecord makes the Launch record of a slot in rec (which it overwrites
+// entirely), of device clock c (nil: unknown).
+func (h *Harvester) newRecord(rec *stream.Launch, s *Slot, exec uint32, queue uint64, execSerial bool, c *Clock) {
+	h.nextID++
+	h.seenPass++
 	*rec = stream.Launch{
 		Id: h.nextID, KernelId: uint64(s.KernelID), CommandListId: uint64(s.ListID),
 		QueueId: h.queueID(queue), Kind: pb.LaunchKind(s.LaunchKind),
@@ -552,25 +616,6 @@ func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32
 	if s.Flags&SlotFlagSerial != 0 || execSerial {
 		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED)
 	}
-	if s.Flags&SlotFlagNoEvent != 0 || s.Event == 0 || c == nil {
-		reason := pb.NoTimestampReason(s.Reason)
-		if reason == 0 {
-			reason = pb.NoTimestampReason_NO_TIMESTAMP_REASON_UNSUPPORTED
-		}
-		h.finishNoTS(rec, reason)
-		return false
-	}
-	if s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent) == SlotFlagOurs|SlotFlagImmediate {
-		// zestall's event on an immediate list: it carries this launch's
-		// times only, so the launch waits in the FIFO (no map, no object).
-		h.imm = append(h.imm, immLaunch{rec: *rec, event: s.Event, context: s.Context, ref: ref, dev: c})
-		h.npending++
-		return false
-	}
-	p.event, p.context, p.dev, p.ref = s.Event, s.Context, c, ref
-	p.ours = s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0
-	p.app = s.Flags&SlotFlagAppEvent != 0
-	return true
 }
 
 // immLaunch is a launch on an immediate list whose event is zestall's,
@@ -619,7 +664,11 @@ func (h *Harvester) harvestImmediate(final bool) {
 			h.finishNoTS(&l.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			continue
 		}
-		keep = append(keep, *l) // i >= len(keep): l is not overwritten before it is read
+		if len(keep) == i {
+			keep = keep[:i+1] // in place already
+		} else {
+			keep = append(keep, *l) // i > len(keep): l is not overwritten before it is read
+		}
 	}
 	clear(h.imm[len(keep):]) // drop the clocks' pointers
 	h.imm = keep
@@ -655,7 +704,8 @@ func (h *Harvester) finishNoTS(rec *stream.Launch, reason pb.NoTimestampReason) 
 	}
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
-	h.noTS[int(reason)%len(h.noTS)].Add(1)
+	h.noTSPass[int(reason)%len(h.noTS)]++
+	h.noTSAny = true
 	h.write(rec)
 }
 
@@ -907,7 +957,7 @@ func (h *Harvester) finishTimedRec(rec *stream.Launch, c *Clock, ref uint64, ts 
 	endTicks := startTicks + dur
 	rec.DeviceStartNs = startNs
 	rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
-	h.timed.Add(1)
+	h.timedPass++
 	h.write(rec)
 }
 
@@ -923,6 +973,17 @@ func (h *Harvester) release(p *pendingLaunch) {
 // and hands the pass's records to the writer, in one batch too (one
 // channel operation per pass, not per launch).
 func (h *Harvester) releaseNow() {
+	h.seen.Add(h.seenPass)
+	h.timed.Add(h.timedPass)
+	h.seenPass, h.timedPass = 0, 0
+	if h.noTSAny {
+		for r, n := range h.noTSPass {
+			if n > 0 {
+				h.noTS[r].Add(n)
+			}
+		}
+		h.noTSPass, h.noTSAny = [32]uint64{}, false
+	}
 	if len(h.rel) > 0 {
 		h.src.ReleaseEvents(h.rel)
 		h.rel = h.rel[:0]

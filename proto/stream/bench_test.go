@@ -76,3 +76,51 @@ func BenchmarkWriteLaunchValues(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkWriteLaunchSynth is the profiler's path on the synthetic run's
+// launches (values, compact form, one frame per 10^4 launches as the
+// profiler's flushes make), to io.Discard. Besides the encoding
+// goroutine's ns/op it reports the whole process's CPU per launch
+// (encoding and the compressor's goroutine; cpu-ns/launch) and the
+// compressed bytes per launch: what a Writer costs the profiled process.
+func BenchmarkWriteLaunchSynth(b *testing.B) {
+	recs := synthLaunchRecords()
+	ls := make([]Launch, len(recs))
+	for i, r := range recs {
+		ls[i] = launchOf(r.GetLaunch())
+	}
+	var cw countingWriter
+	w, err := NewWriter(&cw, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := processCPUNs()
+	i := 0
+	for b.Loop() {
+		if err := w.WriteLaunch(&ls[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(ls) {
+			i = 0
+		}
+		if i%(synthLaunches/synthFlushes) == 0 {
+			if err := w.StartFlush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
+	b.ReportMetric(float64(cw.n)/float64(b.N), "B/launch")
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}

@@ -66,20 +66,95 @@ func (l *Launch) Proto() *pb.Launch {
 type launchState struct {
 	prevID, prevAppend uint64 // of the previous Launch of the frame
 	// Device end of the previous timed Launch of each command list in
-	// the frame: the last list's in lastKey/lastEnd (a loop launches on
-	// one list: no map operation per launch), the others in listEnd.
+	// the frame: of up to len(recent) lists in recent[:nrecent] (threads
+	// launching on lists of their own: no map operation per launch), of
+	// lists evicted from there in listEnd. recent is looked at first.
+	recent  [8]listEnd
+	nrecent int
+	evict   int // the next entry of recent to evict, round robin
 	listEnd map[listKey]uint64
-	lastKey listKey
-	lastEnd uint64
-	hasLast bool
+	// The attributes of the frame's last Launch records (at most
+	// len(attrs)), the latest at attrs[(head-1)%len(attrs)]: what
+	// Launch.repeat_of refers to.
+	attrs  [maxRepeat]launchAttrs
+	head   int
+	nattrs int
+}
+
+// maxRepeat is the largest Launch.repeat_of (zestall.proto, "Two forms").
+const maxRepeat = 8
+
+// launchAttrs are the fields of a Launch that Launch.repeat_of repeats.
+type launchAttrs struct {
+	kernel, queue, list                         uint64
+	device, flags, codeCopy, syclLocation       uint32
+	kind                                        pb.LaunchKind
+	reason                                      pb.NoTimestampReason
+	countX, countY, countZ, sizeX, sizeY, sizeZ uint32
+}
+
+func attrsOf(l *Launch) launchAttrs {
+	return launchAttrs{
+		kernel: l.KernelId, queue: l.QueueId, list: l.CommandListId,
+		device: l.DeviceId, flags: l.Flags, codeCopy: l.CodeCopy, syclLocation: l.SyclLocationId,
+		kind: l.Kind, reason: l.NoTimestampReason,
+		countX: l.GroupCountX, countY: l.GroupCountY, countZ: l.GroupCountZ,
+		sizeX: l.GroupSizeX, sizeY: l.GroupSizeY, sizeZ: l.GroupSizeZ,
+	}
+}
+
+func attrsOfProto(l *pb.Launch) launchAttrs {
+	return launchAttrs{
+		kernel: l.KernelId, queue: l.QueueId, list: l.CommandListId,
+		device: l.DeviceId, flags: l.Flags, codeCopy: l.CodeCopy, syclLocation: l.SyclLocationId,
+		kind: l.Kind, reason: l.NoTimestampReason,
+		countX: l.GroupCountX, countY: l.GroupCountY, countZ: l.GroupCountZ,
+		sizeX: l.GroupSizeX, sizeY: l.GroupSizeY, sizeZ: l.GroupSizeZ,
+	}
+}
+
+// setOn sets a's fields of l.
+func (a *launchAttrs) setOn(l *pb.Launch) {
+	l.KernelId, l.QueueId, l.CommandListId = a.kernel, a.queue, a.list
+	l.DeviceId, l.Flags, l.CodeCopy, l.SyclLocationId = a.device, a.flags, a.codeCopy, a.syclLocation
+	l.Kind, l.NoTimestampReason = a.kind, a.reason
+	l.GroupCountX, l.GroupCountY, l.GroupCountZ = a.countX, a.countY, a.countZ
+	l.GroupSizeX, l.GroupSizeY, l.GroupSizeZ = a.sizeX, a.sizeY, a.sizeZ
+}
+
+// repeatOf is the Launch.repeat_of for a launch with attributes a: how far
+// back in the frame the latest Launch with the same attributes is, 0 when
+// none of the last maxRepeat has them.
+func (s *launchState) repeatOf(a *launchAttrs) uint32 {
+	for n := 1; n <= s.nattrs; n++ {
+		if s.attrs[(s.head-n)&(maxRepeat-1)] == *a {
+			return uint32(n)
+		}
+	}
+	return 0
+}
+
+// repeated returns the attributes Launch.repeat_of n refers to; false
+// when the frame has no such Launch (or n is above maxRepeat).
+func (s *launchState) repeated(n uint32) (launchAttrs, bool) {
+	if n == 0 || n > uint32(s.nattrs) {
+		return launchAttrs{}, false
+	}
+	return s.attrs[(s.head-int(n))&(maxRepeat-1)], true
 }
 
 type listKey struct{ queue, list uint64 }
 
+type listEnd struct {
+	key listKey
+	end uint64
+}
+
 func (s *launchState) reset() {
 	s.prevID, s.prevAppend = 0, 0
-	s.hasLast = false
+	s.nrecent, s.evict = 0, 0
 	clear(s.listEnd)
+	s.head, s.nattrs = 0, 0
 }
 
 // startRef returns what device_start_delay_ns is relative to: the later of
@@ -87,91 +162,81 @@ func (s *launchState) reset() {
 // of its command list in the frame.
 func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
 	k := listKey{queue, list}
-	if s.hasLast && k == s.lastKey {
-		return max(appendNs, s.lastEnd)
+	for i := range s.recent[:s.nrecent] {
+		if s.recent[i].key == k {
+			return max(appendNs, s.recent[i].end)
+		}
 	}
 	return max(appendNs, s.listEnd[k])
 }
 
-// update records a launch, in absolute form, as the previous Launch.
-func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool) {
+// update records a launch, in absolute form, with attributes a, as the
+// previous Launch.
+func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool, a *launchAttrs) {
 	s.prevID, s.prevAppend = id, appendNs
+	s.attrs[s.head] = *a
+	s.head = (s.head + 1) & (maxRepeat - 1)
+	s.nattrs = min(s.nattrs+1, maxRepeat)
 	if !timed {
 		return
 	}
 	k := listKey{queue, list}
-	if s.hasLast && k != s.lastKey {
-		if s.listEnd == nil {
-			s.listEnd = make(map[listKey]uint64)
+	for i := range s.recent[:s.nrecent] {
+		if s.recent[i].key == k {
+			s.recent[i].end = endNs
+			return
 		}
-		s.listEnd[s.lastKey] = s.lastEnd
 	}
-	s.lastKey, s.lastEnd, s.hasLast = k, endNs, true
+	if s.nrecent < len(s.recent) {
+		s.recent[s.nrecent] = listEnd{k, endNs}
+		s.nrecent++
+		return
+	}
+	if s.listEnd == nil {
+		s.listEnd = make(map[listKey]uint64)
+	}
+	e := &s.recent[s.evict]
+	s.listEnd[e.key] = e.end
+	*e = listEnd{k, endNs}
+	s.evict = (s.evict + 1) % len(s.recent)
 }
-
-// compactHeader is what appendCompactLaunch reserves before the Launch's
-// fields: the record's length, Record.launch's tag and the Launch's
-// length, one byte each while the Launch takes at most compactShort bytes
-// (nearly always: a profiler's launch takes 15 to 40).
-const (
-	compactHeader = 3
-	compactShort  = 125 // 1 + 1 + 125 = 127, the largest one-byte varint
-)
 
 // appendCompactLaunch appends a Record holding l in compact form,
 // length-delimited, to b: the wire bytes proto.Marshal makes of that Record
 // (fields in number order, zero values omitted, host_append_delta_ns always
 // present), without the reflection that costs more per launch than the
-// rest of the profiler's launch path, and in place (the lengths are
-// reserved, then filled in). l is in absolute form; id, appendNs, start and
-// end are its absolute values, zeroed in the compact form.
-// TestCompactLaunchEncoding holds it to proto.Unmarshal.
-func appendCompactLaunch(b []byte, l *Launch, appendDelta, idDelta, startDelay int64, duration uint64) []byte {
-	n := len(b)
-	b = append(b, 0, byte(protowire.EncodeTag(6, protowire.BytesType)), 0) // Record{launch = 6}
-	u := func(num protowire.Number, v uint64) {
-		if v != 0 {
-			b = protowire.AppendTag(b, num, protowire.VarintType)
-			b = protowire.AppendVarint(b, v)
-		}
+// rest of the profiler's launch path, and in place (see fieldWriter). l is
+// in absolute form; id, appendNs, start and end are its absolute values,
+// zeroed in the compact form; with repeat > 0 (Launch.repeat_of) its
+// attributes (launchAttrs) are left out. TestCompactLaunchEncoding holds
+// it to proto.Unmarshal.
+func appendCompactLaunch(b []byte, l *Launch, appendDelta, idDelta, startDelay int64, duration uint64, repeat uint32) []byte {
+	b, f := startRecord(b, 6) // Record{launch = 6}
+	if repeat == 0 {
+		f.varint(varintTag(2), l.KernelId)
+		f.varint(varintTag(3), uint64(l.DeviceId))
+		f.varint(varintTag(4), l.QueueId)
+		f.varint(varintTag(5), l.CommandListId)
+		f.varint(varintTag(6), uint64(int64(l.Kind)))
+		f.varint(varintTag(7), uint64(l.Flags))
+		f.varint(varintTag(8), uint64(int64(l.NoTimestampReason)))
+		f.varint(varintTag(9), uint64(l.GroupCountX))
+		f.varint(varintTag(10), uint64(l.GroupCountY))
+		f.varint(varintTag(11), uint64(l.GroupCountZ))
+		f.varint(varintTag(12), uint64(l.GroupSizeX))
+		f.varint(varintTag(13), uint64(l.GroupSizeY))
+		f.varint(varintTag(14), uint64(l.GroupSizeZ))
 	}
-	u(2, l.KernelId)
-	u(3, uint64(l.DeviceId))
-	u(4, l.QueueId)
-	u(5, l.CommandListId)
-	u(6, uint64(int64(l.Kind)))
-	u(7, uint64(l.Flags))
-	u(8, uint64(int64(l.NoTimestampReason)))
-	u(9, uint64(l.GroupCountX))
-	u(10, uint64(l.GroupCountY))
-	u(11, uint64(l.GroupCountZ))
-	u(12, uint64(l.GroupSizeX))
-	u(13, uint64(l.GroupSizeY))
-	u(14, uint64(l.GroupSizeZ))
-	u(18, uint64(l.ExecutionIndex))
-	b = protowire.AppendTag(b, 20, protowire.VarintType) // optional: present even when 0
-	b = protowire.AppendVarint(b, protowire.EncodeZigZag(appendDelta))
-	u(21, protowire.EncodeZigZag(startDelay))
-	u(22, duration)
-	u(23, protowire.EncodeZigZag(idDelta))
-	u(24, uint64(l.CodeCopy))
-	u(26, uint64(l.SyclLocationId))
-	u(27, l.SyclTaskId)
-	size := len(b) - n - compactHeader
-	if size <= compactShort {
-		b[n], b[n+2] = byte(size+2), byte(size)
-		return b
+	f.varint(varintTag(18), uint64(l.ExecutionIndex))
+	f.put(varintTag(20), protowire.EncodeZigZag(appendDelta)) // optional: present even when 0
+	f.varint(varintTag(21), protowire.EncodeZigZag(startDelay))
+	f.varint(varintTag(22), duration)
+	f.varint(varintTag(23), protowire.EncodeZigZag(idDelta))
+	if repeat == 0 {
+		f.varint(varintTag(24), uint64(l.CodeCopy))
+		f.varint(varintTag(26), uint64(l.SyclLocationId))
 	}
-	// Longer lengths: move the fields after them (rare: huge values).
-	var hdr [2*10 + 1]byte // two varints of at most 10 bytes, one tag byte
-	h := protowire.AppendVarint(hdr[:0], uint64(protowire.SizeTag(6)+protowire.SizeBytes(size)))
-	h = protowire.AppendTag(h, 6, protowire.BytesType)
-	h = protowire.AppendVarint(h, uint64(size))
-	extra := len(h) - compactHeader
-	for range extra {
-		b = append(b, 0)
-	}
-	copy(b[n+len(h):], b[n+compactHeader:n+compactHeader+size])
-	copy(b[n:], h)
-	return b
+	f.varint(varintTag(27), l.SyclTaskId)
+	f.varint(varintTag(33), uint64(repeat))
+	return endRecord(b, &f)
 }

@@ -516,6 +516,15 @@ func (r *Reader) resolve(rec *pb.Record) error {
 	switch k := rec.Kind.(type) {
 	case *pb.Record_Launch:
 		l := k.Launch
+		if l.RepeatOf != 0 {
+			a, ok := r.launches.repeated(l.RepeatOf)
+			if !ok {
+				return fmt.Errorf("Launch repeats the attributes of the Launch %d back in its frame, which has %d before it (at most %d count)",
+					l.RepeatOf, r.launches.nattrs, maxRepeat)
+			}
+			a.setOn(l)
+			l.RepeatOf = 0
+		}
 		timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
 		if l.HostAppendDeltaNs != nil {
 			l.Id = r.launches.prevID + 1 + uint64(l.IdDelta)
@@ -528,7 +537,8 @@ func (r *Reader) resolve(rec *pb.Record) error {
 			}
 			l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 		}
-		r.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
+		a := attrsOfProto(l)
+		r.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 	case *pb.Record_StallRows:
 		s := k.StallRows
 		return checkColumns("StallRows", s.ColumnCount, len(s.OffsetDeltas), len(s.Counters))

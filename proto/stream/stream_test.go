@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,6 +93,28 @@ func awkwardLaunches() []*pb.Record {
 	}
 }
 
+// manyListLaunches are launches on more command lists than the Writer
+// keeps the previous device end of without a map (launchState.recent), in
+// random order, some untimed.
+func manyListLaunches() []*pb.Record {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var recs []*pb.Record
+	app := uint64(1e9)
+	for i := range 3000 {
+		app += uint64(rng.IntN(5000))
+		l := &pb.Launch{Id: uint64(i + 1), KernelId: 1, QueueId: uint64(1 + rng.IntN(3)), CommandListId: uint64(1 + rng.IntN(13)), HostAppendNs: app}
+		if rng.IntN(10) == 0 {
+			l.Flags = uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
+			l.NoTimestampReason = pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED
+		} else {
+			l.DeviceStartNs = app + uint64(rng.IntN(100_000))
+			l.DeviceEndNs = l.DeviceStartNs + uint64(rng.IntN(50_000))
+		}
+		recs = append(recs, launch(l))
+	}
+	return recs
+}
+
 func cloneAll(recs []*pb.Record) []*pb.Record {
 	out := make([]*pb.Record, len(recs))
 	for i, r := range recs {
@@ -153,6 +176,8 @@ func TestRoundTrip(t *testing.T) {
 		{"many launches, small frames", many, 0, &WriterOptions{FrameSize: 1000}},
 		{"many launches, level 1", many, 0, &WriterOptions{Level: 1}},
 		{"many launches, level 4", many, 0, &WriterOptions{Level: 4}},
+		{"launches on 13 lists", manyListLaunches(), 0, nil},
+		{"launches on 13 lists, frames of 500", manyListLaunches(), 500, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -363,10 +363,11 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 	if timed {
 		delay, dur = int64(l.DeviceStartNs-w.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs)), l.DeviceEndNs-l.DeviceStartNs
 	}
+	a := attrsOf(l)
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
-	w.buf = appendCompactLaunch(w.buf, l, int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1), delay, dur)
+	w.buf = appendCompactLaunch(w.buf, l, int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1), delay, dur, w.launches.repeatOf(&a))
 	w.records++
-	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
+	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 }
 
 // kindOneof is looked up at the first record that needs it, not at
@@ -387,8 +388,8 @@ func hasKind(rec *pb.Record) bool {
 }
 
 func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
-	if l.HostAppendDeltaNs != nil {
-		return errors.New("zestall stream: Launch given in compact form; give absolute times")
+	if l.HostAppendDeltaNs != nil || l.RepeatOf != 0 {
+		return errors.New("zestall stream: Launch given in compact form; give absolute times and attributes")
 	}
 	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
 	absolute := w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0))
@@ -401,7 +402,8 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		if err := w.append(rec); err != nil {
 			return err
 		}
-		w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed)
+		a := attrsOfProto(l)
+		w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
@@ -424,7 +426,8 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 	l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs = id, app, start, end
 	l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 	if err == nil {
-		w.launches.update(id, app, l.QueueId, l.CommandListId, end, timed)
+		a := attrsOfProto(l)
+		w.launches.update(id, app, l.QueueId, l.CommandListId, end, timed, &a)
 	}
 	return err
 }

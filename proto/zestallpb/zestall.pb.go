@@ -2375,8 +2375,18 @@ func (x *KernelDestroyed) GetValidUntilHostNs() uint64 {
 //	  after the previous one ends, or soon after the append when it was
 //	  idle, so the delay is small.)
 //
-// F and L are taken after resolving them, whichever form they were written
-// in. This state starts afresh in every frame, so each frame decodes on its
+// Revision 7: a compact record with repeat_of = n > 0 repeats the
+// attributes of R, the n-th previous Launch record of the frame (1: the
+// previous one; n is at most 8 and R exists, or the record is damaged):
+// its kernel_id, device_id, queue_id, command_list_id, kind, flags,
+// no_timestamp_reason, group_count_*, group_size_*, code_copy and
+// sycl_location_id are absent (0) and are R's, resolved before the rules
+// above (which need queue_id, command_list_id and flags). A loop's launches
+// differ in their times only: the Launch record is half as large before
+// compression, which costs the profiled process half as much to compress.
+//
+// F, L and R are taken after resolving them, whichever form they were
+// written in. This state starts afresh in every frame, so each frame decodes on its
 // own: a reader must split the file into frames (as any reader that
 // tolerates a truncated tail does) rather than decompress it as one stream.
 // Arithmetic is modulo 2^64 (deltas are two's complement), so every value
@@ -2451,7 +2461,14 @@ type Launch struct {
 	// n the kernel of the module's n-th copy (Module.code_copies), chosen
 	// when the launch was appended. The executions of one append of a
 	// regular command list all run the copy recorded at the append.
-	CodeCopy      uint32 `protobuf:"varint,24,opt,name=code_copy,json=codeCopy,proto3" json:"code_copy,omitempty"`
+	CodeCopy uint32 `protobuf:"varint,24,opt,name=code_copy,json=codeCopy,proto3" json:"code_copy,omitempty"`
+	// Compact form (added in revision 7): n > 0 when this record's
+	// kernel_id, device_id, queue_id, command_list_id, kind, flags,
+	// no_timestamp_reason, group_count_*, group_size_*, code_copy and
+	// sycl_location_id are those of the n-th previous Launch record of the
+	// frame (1 to 8; see "Two forms"); they are 0 here then. 0: they are this
+	// record's own.
+	RepeatOf      uint32 `protobuf:"varint,33,opt,name=repeat_of,json=repeatOf,proto3" json:"repeat_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2657,6 +2674,13 @@ func (x *Launch) GetSyclTaskId() uint64 {
 func (x *Launch) GetCodeCopy() uint32 {
 	if x != nil {
 		return x.CodeCopy
+	}
+	return 0
+}
+
+func (x *Launch) GetRepeatOf() uint32 {
+	if x != nil {
+		return x.RepeatOf
 	}
 	return 0
 }
@@ -4096,7 +4120,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\x12valid_from_host_ns\x18\a \x01(\x04R\x0fvalidFromHostNs\"P\n" +
 	"\x0fKernelDestroyed\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12-\n" +
-	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xc7\a\n" +
+	"\x13valid_until_host_ns\x18\x02 \x01(\x04R\x10validUntilHostNs\"\xe4\a\n" +
 	"\x06Launch\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
 	"\tkernel_id\x18\x02 \x01(\x04R\bkernelId\x12\x1b\n" +
@@ -4127,7 +4151,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\x10sycl_location_id\x18\x1a \x01(\rR\x0esyclLocationId\x12 \n" +
 	"\fsycl_task_id\x18\x1b \x01(\x04R\n" +
 	"syclTaskId\x12\x1b\n" +
-	"\tcode_copy\x18\x18 \x01(\rR\bcodeCopyB\x17\n" +
+	"\tcode_copy\x18\x18 \x01(\rR\bcodeCopy\x12\x1b\n" +
+	"\trepeat_of\x18! \x01(\rR\brepeatOfB\x17\n" +
 	"\x15_host_append_delta_ns\"\x85\x04\n" +
 	"\tStallRows\x12\x1b\n" +
 	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
