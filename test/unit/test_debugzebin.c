@@ -15,21 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-__attribute__((format(printf, 2, 3))) static void check(bool ok, const char *fmt, ...) {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
-    va_end(ap);
-}
+#include "check.h"
 
 typedef struct blob {
     uint8_t *p;
@@ -577,6 +563,5 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < NFILES; i++) test_file(argv[1], kernel_files[i]);
     test_mismatch(argv[1]);
     test_threads(argv[1]);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary();
 }

@@ -16,21 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int passed, failed;
-
-__attribute__((format(printf, 2, 3))) static void check(bool ok, const char *fmt, ...) {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
-    va_end(ap);
-}
+#include "check.h"
 
 /* Objects created before: the ids the next four get. */
 static void test_sequence(void) {
@@ -101,6 +87,5 @@ static void test_race(void) {
 int main(void) {
     test_sequence();
     test_race();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return check_summary();
 }
