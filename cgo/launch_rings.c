@@ -39,7 +39,7 @@ static zl_ring_t *drain_next; /* under drain_lock: where the next pass starts (N
 #define ZL_RING_STALL_NS 2000000000ull /* 2 s: far beyond any poll interval (8 ms) or pass */
 static atomic_bool ring_wait_on;
 static _Atomic pid_t ring_wait_pid; /* the process whose harvester turned waiting on */
-_Atomic uint64_t drain_passes;                 /* zl_drain calls that saw the rings */
+static _Atomic uint64_t drain_passes; /* zl_drain calls that saw the rings */
 static _Atomic uint64_t ring_stuck_pass = UINT64_MAX; /* drain_passes when a wait gave up */
 static atomic_uint_fast64_t ring_waits, ring_wait_ns;
 
