@@ -103,14 +103,12 @@ func attrsOf(l *Launch) launchAttrs {
 	}
 }
 
+// attrsOfProto is attrsOf for a pb.Launch (the reader, and the Writer's
+// path for records it is given as messages), through launchOf: one list
+// of the attribute fields.
 func attrsOfProto(l *pb.Launch) launchAttrs {
-	return launchAttrs{
-		kernel: l.KernelId, queue: l.QueueId, list: l.CommandListId,
-		device: l.DeviceId, flags: l.Flags, codeCopy: l.CodeCopy, syclLocation: l.SyclLocationId,
-		kind: l.Kind, reason: l.NoTimestampReason,
-		countX: l.GroupCountX, countY: l.GroupCountY, countZ: l.GroupCountZ,
-		sizeX: l.GroupSizeX, sizeY: l.GroupSizeY, sizeZ: l.GroupSizeZ,
-	}
+	v := launchOf(l)
+	return attrsOf(&v)
 }
 
 // setOn sets a's fields of l.
