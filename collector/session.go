@@ -437,7 +437,8 @@ func (s *Session) Status(st LayerState, result ze.Result) {
 	}
 }
 
-// startLocked opens the output file and starts the writer goroutine.
+// startLocked starts the session: the writer goroutine (which makes the
+// output file), the harvester and the stall reader.
 func (s *Session) startLocked() {
 	if s.started {
 		return
