@@ -46,7 +46,8 @@ func WithClock(now func() uint64) Option {
 
 // WithOutput replaces how the output file is created (by default
 // exclusively, at the path ZESTALL_OUTPUT gives, stream.CreateExclusive):
-// create is called once, at activation, with that path.
+// create is called once, on the writer goroutine after activation (not on
+// the application thread that activates), with that path.
 func WithOutput(create func(path string) (*os.File, error)) Option {
 	return func(s *Session) { s.create = create }
 }

@@ -106,9 +106,11 @@ const Version = "0.1.0-dev"
 type Session struct {
 	getenv func(string) string
 	create func(path string) (*os.File, error) // the output file
-	cfg    config.Config
-	stderr io.Writer
-	now    func() uint64 // host ns, CLOCK_MONOTONIC_RAW
+	// noOutput: the writer could not make the output file (outputFailed).
+	noOutput atomic.Bool
+	cfg      config.Config
+	stderr   io.Writer
+	now      func() uint64 // host ns, CLOCK_MONOTONIC_RAW
 
 	mu        sync.Mutex
 	devices   []Device
@@ -435,7 +437,8 @@ func (s *Session) Status(st LayerState, result ze.Result) {
 	}
 }
 
-// startLocked opens the output file and starts the writer goroutine.
+// startLocked starts the session: the writer goroutine (which makes the
+// output file), the harvester and the stall reader.
 func (s *Session) startLocked() {
 	if s.started {
 		return
@@ -465,25 +468,10 @@ func (s *Session) startLocked() {
 		}
 	}
 	s.path = config.ExpandOutput(s.cfg.Output, os.Getpid(), host, id)
-	if dir := filepath.Dir(s.path); dir != "." {
-		// A job-level directory (e.g. zestall.%j/) is made by whichever
-		// rank comes first; the others find it there.
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			fmt.Fprintf(s.stderr, "zestall: cannot create the output directory %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", dir, err, config.DefaultOutput)
-			return
-		}
-	}
-	f, err := s.create(s.path)
-	if err != nil {
-		fmt.Fprintf(s.stderr, "zestall: cannot create the output file %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", s.path, err, config.DefaultOutput)
-		return
-	}
-	w, err := stream.NewWriter(f, nil)
-	if err != nil {
-		f.Close()
-		fmt.Fprintf(s.stderr, "zestall: cannot write %s: %v. Profiling output is off.\n", s.path, err)
-		return
-	}
+	// The output file is made by the writer goroutine (openOutput), not
+	// here: this runs inside the application's zeInit, which must not wait
+	// for a file system (on a parallel file system, thousands of ranks
+	// creating files at once can take seconds). Records queue meanwhile.
 	hdr := &pb.Header{
 		FormatVersion: FormatVersion,
 		ToolVersion:   Version,
@@ -525,7 +513,7 @@ func (s *Session) startLocked() {
 	s.syclq = make(chan []*pb.Record, 64)
 	s.done = make(chan struct{})
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
-	go s.writeLoop(s.out, s.bulk, s.launches, f, w)
+	go s.writeLoop(s.out, s.bulk, s.launches)
 	if s.src != nil {
 		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
 		if st := s.stall; st != nil {
@@ -540,12 +528,14 @@ func (s *Session) startLocked() {
 		s.src.WakeOnSync(s.stall != nil)
 		s.startControl()
 		s.src.Enable(true)
+		if s.noOutput.Load() {
+			// The writer could not make the file before the source was
+			// enabled; it disabled it already or does now (outputFailed).
+			s.src.Enable(false)
+		}
 	}
 	if st := s.stall; st != nil {
 		s.runStalls(st)
-	}
-	if !s.cfg.Quiet {
-		fmt.Fprintf(s.stderr, "zestall: profiling to %s\n", s.path)
 	}
 }
 
@@ -598,12 +588,18 @@ func (s *Session) runningCounters() *pb.Counters {
 // launches never fills their queue. Launches queued before a bulk record
 // go before it (the trailer comes last). The loop ends when all three are
 // closed.
-func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []stream.Launch, f *os.File, w *stream.Writer) {
+func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []stream.Launch) {
 	defer close(s.done)
 	defer s.guard("the output writer")
+	f, w := s.openOutput()
+	// Without a file every record is taken and dropped, so that nothing
+	// waits for this loop.
+	failed, first := w == nil, true
+	if failed {
+		s.outputFailed()
+	}
 	tick := time.NewTicker(s.cfg.FlushInterval)
 	defer tick.Stop()
-	failed, first := false, true
 	write := func(r *pb.Record) {
 		if failed {
 			return
@@ -756,11 +752,54 @@ func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []stream
 			startFlush()
 		}
 	}
+	if w == nil {
+		return
+	}
 	flush()
 	if err := w.Close(); err != nil && !failed {
 		fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
 	}
 	f.Close()
+}
+
+// openOutput makes the output file (and its directory) and its writer, on
+// the writer goroutine; nil, nil if it cannot, said on stderr.
+func (s *Session) openOutput() (*os.File, *stream.Writer) {
+	if dir := filepath.Dir(s.path); dir != "." {
+		// A job-level directory (e.g. zestall.%j/) is made by whichever
+		// rank comes first; the others find it there.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(s.stderr, "zestall: cannot create the output directory %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", dir, err, config.DefaultOutput)
+			return nil, nil
+		}
+	}
+	f, err := s.create(s.path)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "zestall: cannot create the output file %s: %v; set ZESTALL_OUTPUT (default: %s). Profiling output is off; the application runs untouched.\n", s.path, err, config.DefaultOutput)
+		return nil, nil
+	}
+	w, err := stream.NewWriter(f, nil)
+	if err != nil {
+		f.Close()
+		fmt.Fprintf(s.stderr, "zestall: cannot write %s: %v. Profiling output is off.\n", s.path, err)
+		return nil, nil
+	}
+	if !s.cfg.Quiet {
+		// Said once the file exists (not before a failure to make it).
+		fmt.Fprintf(s.stderr, "zestall: profiling to %s\n", s.path)
+	}
+	return f, w
+}
+
+// outputFailed turns collection off when the output file cannot be made:
+// the launch path goes back to passing launches untouched (startLocked
+// checks noOutput after enabling the source, so whichever comes second
+// disables it), and the exit line is not written.
+func (s *Session) outputFailed() {
+	s.noOutput.Store(true)
+	if s.src != nil {
+		s.src.Enable(false)
+	}
 }
 
 // ModuleCreated registers a module and queues its record; the binaries
@@ -960,6 +999,9 @@ func (s *Session) Shutdown() {
 			return
 		}
 		s.stopProfile()
+		if s.noOutput.Load() {
+			return // said when the file could not be made
+		}
 		loss := timing.LossSummary(c)
 		switch {
 		case loss != "":

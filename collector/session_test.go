@@ -553,3 +553,117 @@ func TestPollWait(t *testing.T) {
 		}
 	}
 }
+
+// enableRecorder is a launch path that records its Enable calls.
+type enableRecorder struct {
+	idleTimestamps
+	mu      sync.Mutex
+	enabled []bool
+}
+
+func (e *enableRecorder) Enable(on bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.enabled = append(e.enabled, on)
+}
+
+func (e *enableRecorder) last() (bool, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.enabled) == 0 {
+		return false, 0
+	}
+	return e.enabled[len(e.enabled)-1], len(e.enabled)
+}
+
+// TestStartDoesNotWaitForTheFile: the session starts inside the
+// application's zeInit, which must not wait for a file system. Status
+// returns while the output file's creation is still blocked; the records
+// queued meanwhile (module, kernel) and the trailer are all in the file.
+func TestStartDoesNotWaitForTheFile(t *testing.T) {
+	release := make(chan struct{})
+	create := WithOutput(func(p string) (*os.File, error) {
+		<-release
+		return stream.CreateExclusive(p)
+	})
+	s, path, _ := testSession(t, nil, create)
+	s.Devices(testDevices)
+	s.Timestamps(idleTimestamps{})
+	started := make(chan struct{})
+	go func() {
+		s.Status(StateActive, ze.Success)
+		s.ModuleCreated(&Module{Handle: 1, Device: 0x10, Native: []byte("x")})
+		s.KernelCreated(&Kernel{ID: 1, Handle: 2, Module: 1, Name: "k"})
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("Status waited for the output file's creation")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the file exists before its creation was released: %v", err)
+	}
+	close(release)
+	s.Shutdown()
+	var modules, kernels, final int
+	for _, r := range readBack(t, path) {
+		switch {
+		case r.GetModule() != nil:
+			modules++
+		case r.GetKernel() != nil:
+			kernels++
+		case r.GetCounters().GetFinal():
+			final++
+		}
+	}
+	if modules != 1 || kernels != 1 || final != 1 {
+		t.Errorf("file holds %d modules, %d kernels, %d final counters; want 1 each", modules, kernels, final)
+	}
+}
+
+// TestOutputNotCreatedTurnsTimingOff: when the writer cannot make the file
+// (after Status returned), the launch path is disabled again, whichever
+// of the two comes second, and the exit line does not claim a file.
+func TestOutputNotCreatedTurnsTimingOff(t *testing.T) {
+	for _, early := range []bool{true, false} {
+		t.Run(map[bool]string{true: "fails before the enable", false: "fails after the enable"}[early], func(t *testing.T) {
+			release := make(chan struct{})
+			if early {
+				close(release)
+			}
+			create := WithOutput(func(string) (*os.File, error) {
+				<-release
+				return nil, os.ErrPermission
+			})
+			s, path, stderr := testSession(t, map[string]string{"ZESTALL_QUIET": ""}, create)
+			src := &enableRecorder{}
+			s.Devices(testDevices)
+			s.Timestamps(src)
+			s.Status(StateActive, ze.Success)
+			if !early {
+				close(release)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				on, n := src.last()
+				if n > 0 && !on {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the launch path was not disabled: Enable calls %v", src.enabled)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			s.Shutdown()
+			out := stderr.String()
+			if !strings.Contains(out, "cannot create the output file") || strings.Contains(out, "wrote") {
+				t.Errorf("stderr %q", out)
+			}
+			if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("stat %s: %v", path, err)
+			}
+		})
+	}
+}

@@ -13,7 +13,7 @@ type Result uint32
 // "ZE_RESULT_ERROR_DEVICE_LOST (0x70000001)"; a code the specification
 // does not name prints as "ze_result_t 0x12345678".
 func (r Result) Error() string {
-	if n, ok := resultNames[r]; ok {
+	if n, ok := resultName(r); ok {
 		return fmt.Sprintf("%s (%#x)", n, uint32(r))
 	}
 	return fmt.Sprintf("ze_result_t %#x", uint32(r))
@@ -21,7 +21,7 @@ func (r Result) Error() string {
 
 // String is the specification's name alone, or the code in hex.
 func (r Result) String() string {
-	if n, ok := resultNames[r]; ok {
+	if n, ok := resultName(r); ok {
 		return n
 	}
 	return fmt.Sprintf("%#x", uint32(r))

@@ -95,50 +95,98 @@ const (
 	ErrorUnknown Result = 0x7ffffffe
 )
 
-// resultNames maps each result to its name in the specification.
-var resultNames = map[Result]string{
-	Success:                           "ZE_RESULT_SUCCESS",
-	NotReady:                          "ZE_RESULT_NOT_READY",
-	ErrorDeviceLost:                   "ZE_RESULT_ERROR_DEVICE_LOST",
-	ErrorOutOfHostMemory:              "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
-	ErrorOutOfDeviceMemory:            "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
-	ErrorModuleBuildFailure:           "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE",
-	ErrorModuleLinkFailure:            "ZE_RESULT_ERROR_MODULE_LINK_FAILURE",
-	ErrorDeviceRequiresReset:          "ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET",
-	ErrorDeviceInLowPowerState:        "ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE",
-	ExpErrorDeviceIsNotVertex:         "ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX",
-	ExpErrorVertexIsNotDevice:         "ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE",
-	ExpErrorRemoteDevice:              "ZE_RESULT_EXP_ERROR_REMOTE_DEVICE",
-	ErrorInsufficientPermissions:      "ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS",
-	ErrorNotAvailable:                 "ZE_RESULT_ERROR_NOT_AVAILABLE",
-	ErrorDependencyUnavailable:        "ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE",
-	WarningDroppedData:                "ZE_RESULT_WARNING_DROPPED_DATA",
-	ErrorUninitialized:                "ZE_RESULT_ERROR_UNINITIALIZED",
-	ErrorUnsupportedVersion:           "ZE_RESULT_ERROR_UNSUPPORTED_VERSION",
-	ErrorUnsupportedFeature:           "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE",
-	ErrorInvalidArgument:              "ZE_RESULT_ERROR_INVALID_ARGUMENT",
-	ErrorInvalidNullHandle:            "ZE_RESULT_ERROR_INVALID_NULL_HANDLE",
-	ErrorHandleObjectInUse:            "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE",
-	ErrorInvalidNullPointer:           "ZE_RESULT_ERROR_INVALID_NULL_POINTER",
-	ErrorInvalidSize:                  "ZE_RESULT_ERROR_INVALID_SIZE",
-	ErrorUnsupportedSize:              "ZE_RESULT_ERROR_UNSUPPORTED_SIZE",
-	ErrorUnsupportedAlignment:         "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT",
-	ErrorInvalidSynchronizationObject: "ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT",
-	ErrorInvalidEnumeration:           "ZE_RESULT_ERROR_INVALID_ENUMERATION",
-	ErrorUnsupportedEnumeration:       "ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION",
-	ErrorUnsupportedImageFormat:       "ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT",
-	ErrorInvalidNativeBinary:          "ZE_RESULT_ERROR_INVALID_NATIVE_BINARY",
-	ErrorInvalidGlobalName:            "ZE_RESULT_ERROR_INVALID_GLOBAL_NAME",
-	ErrorInvalidKernelName:            "ZE_RESULT_ERROR_INVALID_KERNEL_NAME",
-	ErrorInvalidFunctionName:          "ZE_RESULT_ERROR_INVALID_FUNCTION_NAME",
-	ErrorInvalidGroupSizeDimension:    "ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION",
-	ErrorInvalidGlobalWidthDimension:  "ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION",
-	ErrorInvalidKernelArgumentIndex:   "ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX",
-	ErrorInvalidKernelArgumentSize:    "ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE",
-	ErrorInvalidKernelAttributeValue:  "ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE",
-	ErrorInvalidModuleUnlinked:        "ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED",
-	ErrorInvalidCommandListType:       "ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE",
-	ErrorOverlappingRegions:           "ZE_RESULT_ERROR_OVERLAPPING_REGIONS",
-	WarningActionRequired:             "ZE_RESULT_WARNING_ACTION_REQUIRED",
-	ErrorUnknown:                      "ZE_RESULT_ERROR_UNKNOWN",
+// resultName returns r's name in the specification; false for a code it
+// does not name.
+func resultName(r Result) (string, bool) {
+	switch r {
+	case Success:
+		return "ZE_RESULT_SUCCESS", true
+	case NotReady:
+		return "ZE_RESULT_NOT_READY", true
+	case ErrorDeviceLost:
+		return "ZE_RESULT_ERROR_DEVICE_LOST", true
+	case ErrorOutOfHostMemory:
+		return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY", true
+	case ErrorOutOfDeviceMemory:
+		return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", true
+	case ErrorModuleBuildFailure:
+		return "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE", true
+	case ErrorModuleLinkFailure:
+		return "ZE_RESULT_ERROR_MODULE_LINK_FAILURE", true
+	case ErrorDeviceRequiresReset:
+		return "ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET", true
+	case ErrorDeviceInLowPowerState:
+		return "ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE", true
+	case ExpErrorDeviceIsNotVertex:
+		return "ZE_RESULT_EXP_ERROR_DEVICE_IS_NOT_VERTEX", true
+	case ExpErrorVertexIsNotDevice:
+		return "ZE_RESULT_EXP_ERROR_VERTEX_IS_NOT_DEVICE", true
+	case ExpErrorRemoteDevice:
+		return "ZE_RESULT_EXP_ERROR_REMOTE_DEVICE", true
+	case ErrorInsufficientPermissions:
+		return "ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS", true
+	case ErrorNotAvailable:
+		return "ZE_RESULT_ERROR_NOT_AVAILABLE", true
+	case ErrorDependencyUnavailable:
+		return "ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE", true
+	case WarningDroppedData:
+		return "ZE_RESULT_WARNING_DROPPED_DATA", true
+	case ErrorUninitialized:
+		return "ZE_RESULT_ERROR_UNINITIALIZED", true
+	case ErrorUnsupportedVersion:
+		return "ZE_RESULT_ERROR_UNSUPPORTED_VERSION", true
+	case ErrorUnsupportedFeature:
+		return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE", true
+	case ErrorInvalidArgument:
+		return "ZE_RESULT_ERROR_INVALID_ARGUMENT", true
+	case ErrorInvalidNullHandle:
+		return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE", true
+	case ErrorHandleObjectInUse:
+		return "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE", true
+	case ErrorInvalidNullPointer:
+		return "ZE_RESULT_ERROR_INVALID_NULL_POINTER", true
+	case ErrorInvalidSize:
+		return "ZE_RESULT_ERROR_INVALID_SIZE", true
+	case ErrorUnsupportedSize:
+		return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE", true
+	case ErrorUnsupportedAlignment:
+		return "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT", true
+	case ErrorInvalidSynchronizationObject:
+		return "ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT", true
+	case ErrorInvalidEnumeration:
+		return "ZE_RESULT_ERROR_INVALID_ENUMERATION", true
+	case ErrorUnsupportedEnumeration:
+		return "ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION", true
+	case ErrorUnsupportedImageFormat:
+		return "ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT", true
+	case ErrorInvalidNativeBinary:
+		return "ZE_RESULT_ERROR_INVALID_NATIVE_BINARY", true
+	case ErrorInvalidGlobalName:
+		return "ZE_RESULT_ERROR_INVALID_GLOBAL_NAME", true
+	case ErrorInvalidKernelName:
+		return "ZE_RESULT_ERROR_INVALID_KERNEL_NAME", true
+	case ErrorInvalidFunctionName:
+		return "ZE_RESULT_ERROR_INVALID_FUNCTION_NAME", true
+	case ErrorInvalidGroupSizeDimension:
+		return "ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION", true
+	case ErrorInvalidGlobalWidthDimension:
+		return "ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION", true
+	case ErrorInvalidKernelArgumentIndex:
+		return "ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX", true
+	case ErrorInvalidKernelArgumentSize:
+		return "ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE", true
+	case ErrorInvalidKernelAttributeValue:
+		return "ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE", true
+	case ErrorInvalidModuleUnlinked:
+		return "ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED", true
+	case ErrorInvalidCommandListType:
+		return "ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE", true
+	case ErrorOverlappingRegions:
+		return "ZE_RESULT_ERROR_OVERLAPPING_REGIONS", true
+	case WarningActionRequired:
+		return "ZE_RESULT_WARNING_ACTION_REQUIRED", true
+	case ErrorUnknown:
+		return "ZE_RESULT_ERROR_UNKNOWN", true
+	}
+	return "", false
 }

@@ -72,13 +72,23 @@ const (
 	OpITTPause  Op = abi.OpITTPause  // __itt_pause()
 )
 
-var opNames = map[Op]string{OpNone: "none", OpStart: "zestall_start()", OpStop: "zestall_stop()",
-	OpFlush: "zestall_flush()", OpITTResume: "__itt_resume()", OpITTPause: "__itt_pause()"}
-
-// String names the call that makes the request.
+// String names the call that makes the request. A switch, not a
+// package-level map: nothing is built when libzestall.so is loaded
+// (docs/level-zero-loader.md §8.4 "Start-up cost of `LD_PRELOAD`").
 func (op Op) String() string {
-	if n, ok := opNames[op]; ok {
-		return n
+	switch op {
+	case OpNone:
+		return "none"
+	case OpStart:
+		return "zestall_start()"
+	case OpStop:
+		return "zestall_stop()"
+	case OpFlush:
+		return "zestall_flush()"
+	case OpITTResume:
+		return "__itt_resume()"
+	case OpITTPause:
+		return "__itt_pause()"
 	}
 	return fmt.Sprintf("Op(%d)", int(op))
 }

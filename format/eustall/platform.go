@@ -99,21 +99,36 @@ const MaxCounters = 10
 // MetricIP is the name of the metric carrying the IP field.
 const MetricIP = "IP"
 
-// metricCounter maps Level-Zero metric names to hardware fields. "Tdr" is the
-// name Intel's driver used for PSDepStall before 2025-11
-// (docs/eu-stall-sampling.md §2.4 "Metric lists per platform").
-var metricCounter = map[string]Counter{
-	"Active":          CounterActive,
-	"PSDepStall":      CounterTDR,
-	"Tdr":             CounterTDR,
-	"ControlStall":    CounterControl,
-	"PipeStall":       CounterPipeStall,
-	"SendStall":       CounterSend,
-	"DistStall":       CounterDistAcc,
-	"SbidStall":       CounterSbid,
-	"SyncStall":       CounterSync,
-	"InstrFetchStall": CounterInstFetch,
-	"OtherStall":      CounterOther,
+// metricCounter maps a Level-Zero metric name to its hardware field. "Tdr"
+// is the name Intel's driver used for PSDepStall before 2025-11
+// (docs/eu-stall-sampling.md §2.4 "Metric lists per platform"). A switch,
+// not a package-level map: a map is built when libzestall.so is loaded, in
+// every profiled process (docs/level-zero-loader.md §8.4 "Start-up cost of
+// `LD_PRELOAD`").
+func metricCounter(name string) (Counter, bool) {
+	switch name {
+	case "Active":
+		return CounterActive, true
+	case "PSDepStall", "Tdr":
+		return CounterTDR, true
+	case "ControlStall":
+		return CounterControl, true
+	case "PipeStall":
+		return CounterPipeStall, true
+	case "SendStall":
+		return CounterSend, true
+	case "DistStall":
+		return CounterDistAcc, true
+	case "SbidStall":
+		return CounterSbid, true
+	case "SyncStall":
+		return CounterSync, true
+	case "InstrFetchStall":
+		return CounterInstFetch, true
+	case "OtherStall":
+		return CounterOther, true
+	}
+	return 0, false
 }
 
 // Layout is the bit layout of a record on one platform
@@ -216,7 +231,7 @@ func (l Layout) MetricSources(names []string) ([]int, error) {
 			src[i] = SourceIP
 			continue
 		}
-		c, ok := metricCounter[n]
+		c, ok := metricCounter(n)
 		if !ok {
 			return nil, &MetricError{l.Platform, i, n, ErrUnknownMetric}
 		}

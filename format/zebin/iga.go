@@ -39,36 +39,71 @@ const (
 	IGA_XE3P_XPC IGAPlatform = 0x03000003 // Xe3P-XPC; not in Debian's IGA
 )
 
-var igaNames = map[IGAPlatform]string{
-	IGA_XE: "xe", IGA_XE_HP: "xehp", IGA_XE_HPG: "xehpg", IGA_XE_HPC: "xehpc",
-	IGA_XE2: "xe2", IGA_XE3: "xe3", IGA_XE3P_XPC: "xe3p_xpc",
+// The tables below are switches, not package-level maps: a map is built
+// when libzestall.so is loaded, in every profiled process
+// (docs/level-zero-loader.md §8.4 "Start-up cost of `LD_PRELOAD`").
+
+// igaName is IGA's name of p, "" for a value it does not name.
+func igaName(p IGAPlatform) string {
+	switch p {
+	case IGA_XE:
+		return "xe"
+	case IGA_XE_HP:
+		return "xehp"
+	case IGA_XE_HPG:
+		return "xehpg"
+	case IGA_XE_HPC:
+		return "xehpc"
+	case IGA_XE2:
+		return "xe2"
+	case IGA_XE3:
+		return "xe3"
+	case IGA_XE3P_XPC:
+		return "xe3p_xpc"
+	}
+	return ""
 }
 
 // String returns IGA's platform name ("xehpc", ...).
 func (p IGAPlatform) String() string {
-	if s, ok := igaNames[p]; ok {
+	if s := igaName(p); s != "" {
 		return s
 	}
 	return fmt.Sprintf("IGAPlatform(%#x)", int32(p))
 }
 
-var igaByCore = map[uint32]IGAPlatform{
-	GfxCoreXeHP:   IGA_XE_HP,
-	GfxCoreXeHPG:  IGA_XE_HPG,
-	GfxCoreXeHPC:  IGA_XE_HPC,
-	GfxCoreXe2HPG: IGA_XE2,
-	GfxCoreXe3:    IGA_XE3,
-	GfxCoreXe3P:   IGA_XE3P_XPC, // [I] the only Xe3P platform IGA names
+// igaByCore is the IGA platform of a GFX core family, IGAUnknown if none.
+func igaByCore(gfxCore uint32) IGAPlatform {
+	switch gfxCore {
+	case GfxCoreXeHP:
+		return IGA_XE_HP
+	case GfxCoreXeHPG:
+		return IGA_XE_HPG
+	case GfxCoreXeHPC:
+		return IGA_XE_HPC
+	case GfxCoreXe2HPG:
+		return IGA_XE2
+	case GfxCoreXe3:
+		return IGA_XE3
+	case GfxCoreXe3P:
+		return IGA_XE3P_XPC // [I] the only Xe3P platform IGA names
+	}
+	return IGAUnknown
 }
 
-var igaByProduct = map[uint32]IGAPlatform{
-	ProductDG2: IGA_XE_HPG,
-	ProductMTL: IGA_XE_HPG,
-	ProductARL: IGA_XE_HPG,
-	ProductPVC: IGA_XE_HPC,
-	ProductBMG: IGA_XE2,
-	ProductLNL: IGA_XE2,
-	ProductPTL: IGA_XE3,
+// igaByProduct is the IGA platform of a product family, IGAUnknown if none.
+func igaByProduct(productFamily uint32) IGAPlatform {
+	switch productFamily {
+	case ProductDG2, ProductMTL, ProductARL:
+		return IGA_XE_HPG
+	case ProductPVC:
+		return IGA_XE_HPC
+	case ProductBMG, ProductLNL:
+		return IGA_XE2
+	case ProductPTL:
+		return IGA_XE3
+	}
+	return IGAUnknown
 }
 
 // IGAPlatformFor chooses the IGA platform from the gfxCore note, as PTI does
@@ -78,12 +113,12 @@ var igaByProduct = map[uint32]IGAPlatform{
 // XE2, PTL → XE3). It fails for anything else.
 func IGAPlatformFor(gfxCore, productFamily uint32) (IGAPlatform, error) {
 	if gfxCore != 0 {
-		if p, ok := igaByCore[gfxCore]; ok {
+		if p := igaByCore(gfxCore); p != IGAUnknown {
 			return p, nil
 		}
 		return IGAUnknown, fmt.Errorf("zebin: no IGA platform for GFX core family %#x", gfxCore)
 	}
-	if p, ok := igaByProduct[productFamily]; ok {
+	if p := igaByProduct(productFamily); p != IGAUnknown {
 		return p, nil
 	}
 	return IGAUnknown, fmt.Errorf("zebin: no IGA platform for product family %d (GFX core family 0)", productFamily)

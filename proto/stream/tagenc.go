@@ -67,10 +67,13 @@ type tagMessage struct {
 
 var (
 	tagMu    sync.Mutex
-	tagPlans = map[reflect.Type]*tagMessage{} // by struct type; nil: declined
+	tagPlans map[reflect.Type]*tagMessage // by struct type; nil: declined
 	// tagWrappers: a oneof member's wrapper type (a pointer to a struct
 	// of one field) -> its field, with msg set for a message member.
-	tagWrappers = map[reflect.Type]*tagField{}
+	tagWrappers map[reflect.Type]*tagField
+	// Both are made at the first record (tagPlan, under tagMu): nothing
+	// is built when libzestall.so is loaded (docs/level-zero-loader.md
+	// §8.4 "Start-up cost of `LD_PRELOAD`").
 )
 
 // appendTagged appends rec, length-delimited, to b, and reports whether it
@@ -133,6 +136,7 @@ func insertLength(b []byte, start int) []byte {
 // the message types it holds) if needed; nil if the encoder declines t.
 // Called with tagMu held.
 func tagPlan(t reflect.Type) *tagMessage {
+	tagMake()
 	if m, ok := tagPlans[t]; ok {
 		return m
 	}
@@ -249,9 +253,18 @@ func tagFieldOf(sf reflect.StructField) (tagField, bool) {
 	return f, true
 }
 
+// tagMake makes the plan maps at their first use. Called with tagMu held.
+func tagMake() {
+	if tagPlans == nil {
+		tagPlans = map[reflect.Type]*tagMessage{}
+		tagWrappers = map[reflect.Type]*tagField{}
+	}
+}
+
 // tagWrapper returns the field of a oneof wrapper type (*Record_Header and
 // the like); nil if the encoder declines it. Called with tagMu held.
 func tagWrapper(t reflect.Type) *tagField {
+	tagMake()
 	if f, ok := tagWrappers[t]; ok {
 		return f
 	}

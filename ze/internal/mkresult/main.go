@@ -88,11 +88,16 @@ func Generate(src []byte) ([]byte, error) {
 	for _, r := range rs {
 		fmt.Fprintf(&b, "\t// %s is %s: %s\n\t%s Result = %#x\n", r.goName, r.spec, r.doc, r.goName, r.value)
 	}
-	b.WriteString(")\n\n// resultNames maps each result to its name in the specification.\nvar resultNames = map[Result]string{\n")
+	// A switch, not a map: a package-level map is built when the
+	// library is loaded, in every profiled process, before its first
+	// zeInit returns (docs/level-zero-loader.md §8.4 "Start-up cost of
+	// `LD_PRELOAD`").
+	b.WriteString(")\n\n// resultName returns r's name in the specification; false for a code it\n")
+	b.WriteString("// does not name.\nfunc resultName(r Result) (string, bool) {\n\tswitch r {\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "\t%s: %q,\n", r.goName, r.spec)
+		fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %q, true\n", r.goName, r.spec)
 	}
-	b.WriteString("}\n")
+	b.WriteString("\t}\n\treturn \"\", false\n}\n")
 	return format.Source(b.Bytes())
 }
 
