@@ -154,7 +154,14 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
 
 /* ---- per-thread rings (launch_rings.c) ----------------------------------- */
 
+/* A ring's slots: mapped at ZL_RING (virtual memory), used from
+ * ZL_RING_MIN and doubled (ring_grow) only when a burst fills it while
+ * the harvester is not draining (launch_rings.c, "Ring capacity"): at
+ * full rate a thread waits (ZESTALL_RING_FULL=wait) instead of holding
+ * 32768 launches, each with one of zestall's events (a driver object),
+ * in flight. Pages past the capacity are never touched, so not resident. */
 #define ZL_RING 32768
+#define ZL_RING_MIN 4096
 /* Slots kept for everything but launches: a launch is admitted only while
  * this many remain free, so executions, resets and destroys of regular
  * lists (one per thousands of launches) are not lost when launches are:
@@ -168,11 +175,19 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
 typedef struct zl_ring {
     _Alignas(64) _Atomic uint64_t head; /* written by the owning thread */
     uint64_t tail_seen;                 /* owner only: a tail value read earlier (<= tail) */
+    /* Slots in use for the ring (a power of two, ZL_RING_MIN..ZL_RING):
+     * slot x is at slots[x & (cap - 1)]. Written only by the owning
+     * thread under the drain lock (ring_grow), read by the drainer under
+     * that lock. */
+    uint32_t cap;
     struct zl_ring *next;
     /* 1 once the owning thread exited (ring_exit): the next thread that
      * launches for the first time adopts the ring instead of mapping one. */
     _Atomic uint32_t orphan;
     _Alignas(64) _Atomic uint64_t tail; /* written by the drainer */
+    /* Written by the drainer when a pass leaves fewer than cap/2 slots in
+     * the ring: that pass's number and the ring's head then (ring_full). */
+    _Atomic uint64_t low_pass, low_head;
     /* The thread's cache of zestall's events, all of one context's pool
      * ev_pool (NULL: empty). The owner pops without a lock; ev_pool and
      * ev_n change under ev_pool's lock otherwise (refill, flush, and
@@ -204,23 +219,27 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
     return h - r->tail_seen < limit;
 }
 
-/* True when this thread's ring has room: checked before an event is
- * swapped in, so a launch whose slot could not be published never holds
- * one of zestall's events. */
-/* Slow path of ring_has_room (launch_rings.c, ZESTALL_RING_FULL): waits
- * for fewer than limit slots of r in use; false when the wait gave up or
- * waiting is off. */
-bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit);
+/* Slow path of ring_has_room (launch_rings.c): the ring is full for
+ * launches. Grows it when the burst came while the harvester was not
+ * draining, else waits for room (ZESTALL_RING_FULL); false when neither
+ * made room (the launch is then lost). */
+bool ring_full(zl_ring_t *r, uint64_t h);
+/* Doubles r's capacity (owner thread); false at ZL_RING. */
+bool ring_grow(zl_ring_t *r);
 
+/* True when this thread's ring has room for a launch: checked before an
+ * event is swapped in, so a launch whose slot could not be published
+ * never holds one of zestall's events. */
 static inline bool ring_has_room(void) {
     zl_ring_t *r = my_ring();
     if (r == NULL) return false;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(ring_below(r, h, ZL_RING - ZL_RING_RESERVE), 1)) return true;
-    return ring_wait(r, h, ZL_RING - ZL_RING_RESERVE);
+    if (__builtin_expect(ring_below(r, h, r->cap - ZL_RING_RESERVE), 1)) return true;
+    return ring_full(r, h);
 }
 
-/* Publishes s; false (counted in ring_dropped) when the ring is full. */
+/* Publishes s; false (counted in ring_dropped) when the ring is full and
+ * cannot grow. */
 static inline bool push(const zl_slot_t *s) {
     zl_ring_t *r = my_ring();
     if (r == NULL) {
@@ -228,16 +247,17 @@ static inline bool push(const zl_slot_t *s) {
         return false;
     }
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (!ring_below(r, h, ZL_RING)) {
+    if (__builtin_expect(!ring_below(r, h, r->cap), 0) && !ring_grow(r)) {
         atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
         return false;
     }
-    r->slots[h % ZL_RING] = *s;
+    uint64_t mask = r->cap - 1;
+    r->slots[h & mask] = *s;
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
-    /* The ring (4 MiB) does not stay in cache: fetch the next slot's lines
-     * for writing now, so that the miss overlaps the application's work
+    /* The ring does not stay in cache: fetch the next slot's lines for
+     * writing now, so that the miss overlaps the application's work
      * until its next launch instead of stalling that launch's push. */
-    const char *next = (const char *)&r->slots[(h + 1) % ZL_RING];
+    const char *next = (const char *)&r->slots[(h + 1) & mask];
     __builtin_prefetch(next, 1, 3);
     __builtin_prefetch(next + sizeof(zl_slot_t) - 1, 1, 3);
     return true;

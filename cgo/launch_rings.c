@@ -5,7 +5,7 @@
  * drained by the harvester (collector/timing through cgo/timestamps.go:
  * zl_drain, zl_dropped, zl_launches_dropped). The push itself is
  * push() in launch_internal.h, inlined into the callbacks; a launch that
- * finds its ring full waits here (ring_wait, ZESTALL_RING_FULL).
+ * finds its ring full grows it or waits here (ring_full, ZESTALL_RING_FULL).
  */
 #include "launch_internal.h"
 
@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdlib.h>
 
 ZL_TLS zl_ring_t *tl_ring;
 _Atomic(zl_ring_t *) rings;
@@ -60,9 +61,9 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* Slow path of ring_has_room: waits for fewer than limit slots of r in
- * use; false when the wait gave up (or waiting is off). */
-bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
+/* Waits for fewer than limit slots of r in use; false when the wait gave
+ * up (or waiting is off). */
+static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
     if (!atomic_load_explicit(&ring_wait_on, memory_order_relaxed)) return false;
     /* A forked child inherits the flag, not the harvester thread. */
     if (atomic_load_explicit(&ring_wait_pid, memory_order_relaxed) != getpid()) return false;
@@ -107,6 +108,74 @@ bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
     return room;
 }
 
+
+/* ---- Ring capacity ---------------------------------------------------
+ *
+ * Every launch in a ring holds one of zestall's events (a driver object,
+ * event_pools.c) until the harvester reads it, and the context's pools
+ * grow to the most ever in flight: a ring's capacity sets both its own
+ * memory (128 bytes a slot) and that of the events. A ring starts at
+ * ZL_RING_MIN slots and doubles, up to ZL_RING, only when a launch would
+ * otherwise wait for a harvester that is not draining: no pass since the
+ * one that left the ring less than half full (the harvester's passes
+ * pause for tens of ms now and then; a larger ring absorbs that without
+ * holding the application), and a burst no faster than
+ * ZL_RING_GROW_RATE over its last ZL_RING_RATE_SLOTS slots. A thread
+ * that launches faster than zestall can record (the full-rate case, 4-5
+ * M launches/s here between waits) fills any ring: it waits at the
+ * capacity it has, with nothing lost, instead of holding 32768 launches
+ * and their events in flight. All rings together grow within
+ * ZL_RINGS_BUDGET slots (one thread may still reach ZL_RING). Without
+ * waiting (ZESTALL_RING_FULL=drop, no harvester yet) a full ring grows
+ * within the budget before a launch is lost. A ring never shrinks: the
+ * memory is the peak of the bursts, as the events' pools keep it. */
+#define ZL_RING_GROW_RATE 600000ull /* launches per second per thread */
+#define ZL_RING_RATE_SLOTS 1024
+/* All rings' capacities together, at most (slots): rings grow only within it. */
+#define ZL_RINGS_BUDGET 32768
+static _Atomic uint32_t rings_slots; /* the sum of the rings' capacities */
+
+bool ring_grow(zl_ring_t *r) {
+    uint32_t cap = r->cap;
+    if (cap >= ZL_RING) return false;
+    uint32_t all = atomic_load_explicit(&rings_slots, memory_order_relaxed);
+    do {
+        if (all + cap > ZL_RINGS_BUDGET) return false;
+    } while (!atomic_compare_exchange_weak_explicit(&rings_slots, &all, all + cap, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    /* The drainer reads slots and cap under drain_lock; tail changes
+     * only under it. Slots [tail, head) move to where the doubled
+     * capacity places them (x & (2cap-1)): those with bit cap set go to
+     * the upper half, which no one reads yet. */
+    pthread_mutex_lock(&drain_lock);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    for (uint64_t x = t; x < h; x++)
+        if (x & cap) r->slots[x & (2 * (uint64_t)cap - 1)] = r->slots[x & (cap - 1)];
+    r->cap = 2 * cap;
+    pthread_mutex_unlock(&drain_lock);
+    return true;
+}
+
+bool ring_full(zl_ring_t *r, uint64_t h) {
+    bool waits = atomic_load_explicit(&ring_wait_on, memory_order_relaxed) &&
+                 atomic_load_explicit(&ring_wait_pid, memory_order_relaxed) == getpid();
+    if (r->cap < ZL_RING) {
+        bool grow = !waits;
+        uint64_t from = atomic_load_explicit(&r->low_head, memory_order_relaxed);
+        if (!grow && atomic_load_explicit(&drain_passes, memory_order_acquire) ==
+                         atomic_load_explicit(&r->low_pass, memory_order_relaxed) && from < h) {
+            /* The burst's rate over its last ZL_RING_RATE_SLOTS slots
+             * (all still in the ring: no pass since it was low), from the
+             * first one's host_ns. */
+            if (h - from > ZL_RING_RATE_SLOTS) from = h - ZL_RING_RATE_SLOTS;
+            uint64_t dt = zl_now_ns() - r->slots[from & (r->cap - 1)].host_ns;
+            grow = (h - from) * 1000000000ull <= ZL_RING_GROW_RATE * dt;
+        }
+        if (grow && ring_grow(r)) return true;
+    }
+    return ring_wait(r, h, r->cap - ZL_RING_RESERVE);
+}
 
 /* Rings outlive their threads (a thread's slots may still be pending when
  * it exits), so they are never unmapped; instead, a thread that exits
@@ -156,6 +225,8 @@ zl_ring_t *ring_attach(void) {
         void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED) return NULL;
         r = m;
+        r->cap = ZL_RING_MIN;
+        atomic_fetch_add_explicit(&rings_slots, ZL_RING_MIN, memory_order_relaxed);
         /* Lock-free push onto the list of rings (never removed). */
         zl_ring_t *old = atomic_load(&rings);
         do {
@@ -178,6 +249,7 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
     uint64_t oldest = UINT64_MAX;
     pthread_mutex_lock(&drain_lock);
+    uint64_t pass = atomic_load_explicit(&drain_passes, memory_order_relaxed) + 1;
     /* A pass starts at the ring after the last one the previous pass
      * took slots from, around the list: when the batch fills before every
      * ring is empty, each thread's ring gets its turn (the first rings of
@@ -186,14 +258,21 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     zl_ring_t *first = atomic_load(&rings), *start = drain_next != NULL ? drain_next : first, *last = NULL;
     zl_ring_t *r = start;
     for (bool wrapped = false; r != NULL && !(wrapped && r == start);) {
+        uint64_t mask = r->cap - 1;
         uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
         if (t < h && n < cap) last = r;
-        while (t < h && n < cap) dst[n++] = r->slots[t++ % ZL_RING];
+        while (t < h && n < cap) dst[n++] = r->slots[t++ & mask];
         atomic_store_explicit(&r->tail, t, memory_order_release);
+        /* Less than half full after this pass: a later fill is a new
+         * burst (ring_full). */
+        if (h - t < (r->cap >> 1)) {
+            atomic_store_explicit(&r->low_head, h, memory_order_relaxed);
+            atomic_store_explicit(&r->low_pass, pass, memory_order_relaxed);
+        }
         /* A ring's slots are in its thread's order: the first one left
          * is its oldest (host_ns taken before the append). */
-        if (t < h && r->slots[t % ZL_RING].host_ns < oldest) oldest = r->slots[t % ZL_RING].host_ns;
+        if (t < h && r->slots[t & mask].host_ns < oldest) oldest = r->slots[t & mask].host_ns;
         r = r->next;
         if (r == NULL && !wrapped && start != first) {
             r = first;
@@ -202,7 +281,7 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     }
     drain_next = last != NULL && n == cap ? (last->next != NULL ? last->next : first) : NULL;
     /* The progress a waiting launch watches (ring_wait). */
-    atomic_fetch_add_explicit(&drain_passes, 1, memory_order_release);
+    atomic_store_explicit(&drain_passes, pass, memory_order_release);
     pthread_mutex_unlock(&drain_lock);
     *oldest_left = oldest;
     return n;
