@@ -351,18 +351,30 @@ typedef struct zl_listev {
 zl_listev_t *listev_of(ze_command_list_handle_t l, bool create);
 void listev_clear(ze_command_list_handle_t l);
 void listev_destroy_snapshots(ze_command_list_handle_t l);
+/* The list was destroyed: its record is freed (memory bounded by the
+ * regular lists alive, not by those ever made). */
+void listev_free(ze_command_list_handle_t l);
 /* Under p->lock, the context being destroyed: its snapshots' resources go. */
 void snapshots_context_destroyed_locked(zl_ctxpool_t *p);
 
-/* listev_of(l, true) through a one-entry cache per thread: a list's
- * record is never removed (listev_clear keeps it), so a handle maps to
- * the same record for the whole run. */
+/* Bumped whenever a record is freed (listev_free): a thread's cached
+ * handle -> record answer is valid while it is unchanged (a destroyed
+ * list's handle can be reused by a new list, with a new record). */
+extern atomic_uint listev_gen;
+
+/* listev_of(l, true) through a one-entry cache per thread. A list is
+ * used by one thread at a time and not destroyed while in use (Level
+ * Zero's rules), so a record found valid here is not freed before this
+ * launch is done with it. */
 extern ZL_TLS ze_command_list_handle_t tl_xl;
 extern ZL_TLS zl_listev_t *tl_x_of;
+extern ZL_TLS unsigned tl_x_gen;
 static inline zl_listev_t *listev_cached(ze_command_list_handle_t l) {
-    if (l == tl_xl && tl_x_of != NULL) return tl_x_of;
+    unsigned gen = atomic_load_explicit(&listev_gen, memory_order_acquire);
+    if (l == tl_xl && gen == tl_x_gen && tl_x_of != NULL) return tl_x_of;
     zl_listev_t *x = listev_of(l, true);
     tl_xl = l;
+    tl_x_gen = gen;
     tl_x_of = x;
     return x;
 }
