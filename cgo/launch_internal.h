@@ -155,11 +155,10 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
 /* ---- per-thread rings (launch_rings.c) ----------------------------------- */
 
 /* A ring's slots: mapped at ZL_RING (virtual memory), used from
- * ZL_RING_MIN and doubled (ring_grow) only when a burst fills it while
- * the harvester is not draining (launch_rings.c, "Ring capacity"): at
- * full rate a thread waits (ZESTALL_RING_FULL=wait) instead of holding
- * 32768 launches, each with one of zestall's events (a driver object),
- * in flight. Pages past the capacity are never touched, so not resident. */
+ * ZL_RING_MIN and doubled (ring_grow) when a launch finds it full
+ * (launch_rings.c, "Ring capacity"): a thread whose launches the
+ * harvester keeps up with touches 512 KiB of ring, not 4 MiB. Pages past
+ * the capacity are never touched, so not resident. */
 #define ZL_RING 32768
 #define ZL_RING_MIN 4096
 /* Slots kept for everything but launches: a launch is admitted only while
@@ -185,9 +184,6 @@ typedef struct zl_ring {
      * launches for the first time adopts the ring instead of mapping one. */
     _Atomic uint32_t orphan;
     _Alignas(64) _Atomic uint64_t tail; /* written by the drainer */
-    /* Written by the drainer when a pass leaves fewer than cap/2 slots in
-     * the ring: that pass's number and the ring's head then (ring_full). */
-    _Atomic uint64_t low_pass, low_head;
     /* The thread's cache of zestall's events, all of one context's pool
      * ev_pool (NULL: empty). The owner pops without a lock; ev_pool and
      * ev_n change under ev_pool's lock otherwise (refill, flush, and
@@ -220,9 +216,8 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
 }
 
 /* Slow path of ring_has_room (launch_rings.c): the ring is full for
- * launches. Grows it when the burst came while the harvester was not
- * draining, else waits for room (ZESTALL_RING_FULL); false when neither
- * made room (the launch is then lost). */
+ * launches. Grows it, or at ZL_RING waits for room (ZESTALL_RING_FULL);
+ * false when neither made room (the launch is then lost). */
 bool ring_full(zl_ring_t *r, uint64_t h);
 /* Doubles r's capacity (owner thread); false at ZL_RING. */
 bool ring_grow(zl_ring_t *r);

@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include <stdlib.h>
 
 ZL_TLS zl_ring_t *tl_ring;
 _Atomic(zl_ring_t *) rings;
@@ -111,38 +110,21 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
 
 /* ---- Ring capacity ---------------------------------------------------
  *
- * Every launch in a ring holds one of zestall's events (a driver object,
- * event_pools.c) until the harvester reads it, and the context's pools
- * grow to the most ever in flight: a ring's capacity sets both its own
- * memory (128 bytes a slot) and that of the events. A ring starts at
- * ZL_RING_MIN slots and doubles, up to ZL_RING, only when a launch would
- * otherwise wait for a harvester that is not draining: no pass since the
- * one that left the ring less than half full (the harvester's passes
- * pause for tens of ms now and then; a larger ring absorbs that without
- * holding the application), and a burst no faster than
- * ZL_RING_GROW_RATE over its last ZL_RING_RATE_SLOTS slots. A thread
- * that launches faster than zestall can record (the full-rate case, 4-5
- * M launches/s here between waits) fills any ring: it waits at the
- * capacity it has, with nothing lost, instead of holding 32768 launches
- * and their events in flight. All rings together grow within
- * ZL_RINGS_BUDGET slots (one thread may still reach ZL_RING). Without
- * waiting (ZESTALL_RING_FULL=drop, no harvester yet) a full ring grows
- * within the budget before a launch is lost. A ring never shrinks: the
- * memory is the peak of the bursts, as the events' pools keep it. */
-#define ZL_RING_GROW_RATE 600000ull /* launches per second per thread */
-#define ZL_RING_RATE_SLOTS 1024
-/* All rings' capacities together, at most (slots): rings grow only within it. */
-#define ZL_RINGS_BUDGET 32768
-static _Atomic uint32_t rings_slots; /* the sum of the rings' capacities */
-
+ * The ring used to wrap at 32768 slots, so every launching thread
+ * touched all 4 MiB of it after 32768 launches, whatever its rate. A
+ * ring now starts at ZL_RING_MIN slots (512 KiB) and doubles, up to
+ * ZL_RING, when a launch finds it full: a thread whose launches the
+ * harvester keeps up with never touches more. Growing only for some
+ * bursts (when the harvester had not drained since the ring was last
+ * half empty, or within a budget for all rings) cut the memory of
+ * full-rate runs (4 threads: 94 -> 42 MiB) but made paced runs wait
+ * that the 32768-slot ring absorbed: the harvester stops draining for
+ * hundreds of ms at start-up and tens of ms later (BENCHMARKS.md, "Issue
+ * 14, session 7"). A ring never shrinks: the memory is the peak of the
+ * bursts, as the events' pools keep it. */
 bool ring_grow(zl_ring_t *r) {
     uint32_t cap = r->cap;
     if (cap >= ZL_RING) return false;
-    uint32_t all = atomic_load_explicit(&rings_slots, memory_order_relaxed);
-    do {
-        if (all + cap > ZL_RINGS_BUDGET) return false;
-    } while (!atomic_compare_exchange_weak_explicit(&rings_slots, &all, all + cap, memory_order_relaxed,
-                                                    memory_order_relaxed));
     /* The drainer reads slots and cap under drain_lock; tail changes
      * only under it. Slots [tail, head) move to where the doubled
      * capacity places them (x & (2cap-1)): those with bit cap set go to
@@ -158,22 +140,7 @@ bool ring_grow(zl_ring_t *r) {
 }
 
 bool ring_full(zl_ring_t *r, uint64_t h) {
-    bool waits = atomic_load_explicit(&ring_wait_on, memory_order_relaxed) &&
-                 atomic_load_explicit(&ring_wait_pid, memory_order_relaxed) == getpid();
-    if (r->cap < ZL_RING) {
-        bool grow = !waits;
-        uint64_t from = atomic_load_explicit(&r->low_head, memory_order_relaxed);
-        if (!grow && atomic_load_explicit(&drain_passes, memory_order_acquire) ==
-                         atomic_load_explicit(&r->low_pass, memory_order_relaxed) && from < h) {
-            /* The burst's rate over its last ZL_RING_RATE_SLOTS slots
-             * (all still in the ring: no pass since it was low), from the
-             * first one's host_ns. */
-            if (h - from > ZL_RING_RATE_SLOTS) from = h - ZL_RING_RATE_SLOTS;
-            uint64_t dt = zl_now_ns() - r->slots[from & (r->cap - 1)].host_ns;
-            grow = (h - from) * 1000000000ull <= ZL_RING_GROW_RATE * dt;
-        }
-        if (grow && ring_grow(r)) return true;
-    }
+    if (ring_grow(r)) return true;
     return ring_wait(r, h, r->cap - ZL_RING_RESERVE);
 }
 
@@ -226,7 +193,6 @@ zl_ring_t *ring_attach(void) {
         if (m == MAP_FAILED) return NULL;
         r = m;
         r->cap = ZL_RING_MIN;
-        atomic_fetch_add_explicit(&rings_slots, ZL_RING_MIN, memory_order_relaxed);
         /* Lock-free push onto the list of rings (never removed). */
         zl_ring_t *old = atomic_load(&rings);
         do {
@@ -249,7 +215,6 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
     uint64_t oldest = UINT64_MAX;
     pthread_mutex_lock(&drain_lock);
-    uint64_t pass = atomic_load_explicit(&drain_passes, memory_order_relaxed) + 1;
     /* A pass starts at the ring after the last one the previous pass
      * took slots from, around the list: when the batch fills before every
      * ring is empty, each thread's ring gets its turn (the first rings of
@@ -264,12 +229,6 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
         if (t < h && n < cap) last = r;
         while (t < h && n < cap) dst[n++] = r->slots[t++ & mask];
         atomic_store_explicit(&r->tail, t, memory_order_release);
-        /* Less than half full after this pass: a later fill is a new
-         * burst (ring_full). */
-        if (h - t < (r->cap >> 1)) {
-            atomic_store_explicit(&r->low_head, h, memory_order_relaxed);
-            atomic_store_explicit(&r->low_pass, pass, memory_order_relaxed);
-        }
         /* A ring's slots are in its thread's order: the first one left
          * is its oldest (host_ns taken before the append). */
         if (t < h && r->slots[t & mask].host_ns < oldest) oldest = r->slots[t & mask].host_ns;
@@ -281,7 +240,7 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     }
     drain_next = last != NULL && n == cap ? (last->next != NULL ? last->next : first) : NULL;
     /* The progress a waiting launch watches (ring_wait). */
-    atomic_store_explicit(&drain_passes, pass, memory_order_release);
+    atomic_fetch_add_explicit(&drain_passes, 1, memory_order_release);
     pthread_mutex_unlock(&drain_lock);
     *oldest_left = oldest;
     return n;
