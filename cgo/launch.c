@@ -414,7 +414,7 @@ static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_
     listev_destroy_snapshots(*p->phCommandList);
     list_event(*p->phCommandList, ZL_SLOT_DESTROY);
     /* The record of zestall's events in the list goes with it (memory
-     * bounded by the lists alive, collecting or not). Here, before the
+     * bounded by the lists alive). Here, before the
      * driver frees the handle: once it has, another thread may create a
      * list at the same address, whose record must not be this one. If
      * the destroy fails, the list's later launches start a new record
@@ -423,6 +423,8 @@ static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_
      * (traced calls), and an application thread that creates a list
      * meanwhile may get the freed handle; an epilogue would then remove
      * the application's new list. */
+    /* Not while off (a forked child: no lock of zestall's is taken). */
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
     listev_free(*p->phCommandList);
     uint64_t v[ZMAP_WORDS];
     if (zmap_get(&lists, (uintptr_t)*p->phCommandList, v)) {
@@ -516,8 +518,11 @@ static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result
     /* Forgotten here, before the driver frees the handle, not in an
      * epilogue: zestall's goroutine destroys its own events (traced
      * calls), and an event the application creates meanwhile may get the
-     * freed handle (see pro_list_destroy). */
-    zmap_del(&events, (uintptr_t)*p->phEvent);
+     * freed handle (see pro_list_destroy). Not while off (a forked
+     * child: no lock of zestall's is taken). */
+    uint64_t v[ZMAP_WORDS];
+    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed) && zmap_get(&events, (uintptr_t)*p->phEvent, v))
+        zmap_del(&events, (uintptr_t)*p->phEvent);
 }
 
 static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_result_t r, void *u, void **i) {
