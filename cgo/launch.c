@@ -411,14 +411,23 @@ static void ZE_APICALL epi_list_reset(ze_command_list_reset_params_t *p, ze_resu
 }
 static void ZE_APICALL pro_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
-    listev_clear(*p->phCommandList);
     listev_destroy_snapshots(*p->phCommandList);
     list_event(*p->phCommandList, ZL_SLOT_DESTROY);
-}
-static void ZE_APICALL epi_list_destroy(ze_command_list_destroy_params_t *p, ze_result_t r, void *u, void **i) {
-    (void)u, (void)i;
+    /* The record of zestall's events in the list goes with it (memory
+     * bounded by the lists alive). Here, before the
+     * driver frees the handle: once it has, another thread may create a
+     * list at the same address, whose record must not be this one. If
+     * the destroy fails, the list's later launches start a new record
+     * (its events were forgotten here either way). The same for the
+     * list's entry: zestall's goroutine destroys its own snapshot lists
+     * (traced calls), and an application thread that creates a list
+     * meanwhile may get the freed handle; an epilogue would then remove
+     * the application's new list. */
+    /* Not while off (a forked child: no lock of zestall's is taken). */
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
-    if (r == ZE_RESULT_SUCCESS) {
+    listev_free(*p->phCommandList);
+    uint64_t v[ZMAP_WORDS];
+    if (zmap_get(&lists, (uintptr_t)*p->phCommandList, v)) {
         zmap_del(&lists, (uintptr_t)*p->phCommandList);
         atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
     }
@@ -506,12 +515,14 @@ static void ZE_APICALL pro_event_timestamp(ze_event_query_kernel_timestamp_param
 static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     app_event_read(*p->phEvent, true);
-}
-
-static void ZE_APICALL epi_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {
-    (void)u, (void)i;
-    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
-    if (r == ZE_RESULT_SUCCESS) zmap_del(&events, (uintptr_t)*p->phEvent);
+    /* Forgotten here, before the driver frees the handle, not in an
+     * epilogue: zestall's goroutine destroys its own events (traced
+     * calls), and an event the application creates meanwhile may get the
+     * freed handle (see pro_list_destroy). Not while off (a forked
+     * child: no lock of zestall's is taken). */
+    uint64_t v[ZMAP_WORDS];
+    if (atomic_load_explicit(&zl_enabled, memory_order_relaxed) && zmap_get(&events, (uintptr_t)*p->phEvent, v))
+        zmap_del(&events, (uintptr_t)*p->phEvent);
 }
 
 static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_result_t r, void *u, void **i) {
@@ -556,14 +567,12 @@ void zl_register(zel_tracer_handle_t t) {
     zelTracerCommandListCreateImmediateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_create_imm);
     zelTracerCommandListResetRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_reset);
     zelTracerCommandListDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_list_destroy);
-    zelTracerCommandListDestroyRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_list_destroy);
     zelTracerCommandQueueExecuteCommandListsRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_execute);
     zelTracerCommandQueueExecuteCommandListsRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_execute);
     zelTracerEventPoolCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_pool_create);
     zelTracerEventPoolDestroyRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_pool_destroy);
     zelTracerEventCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_create);
     zelTracerEventDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_destroy);
-    zelTracerEventDestroyRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_destroy);
     zelTracerEventHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_sync);
     zelTracerEventQueryStatusRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_query);
     zelTracerEventHostResetRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_reset);

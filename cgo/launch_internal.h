@@ -154,7 +154,13 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
 
 /* ---- per-thread rings (launch_rings.c) ----------------------------------- */
 
+/* A ring's slots: mapped at ZL_RING (virtual memory), used from
+ * ZL_RING_MIN and doubled (ring_grow) when a launch finds it full
+ * (launch_rings.c, "Ring capacity"): a thread whose launches the
+ * harvester keeps up with touches 512 KiB of ring, not 4 MiB. Pages past
+ * the capacity are never touched, so not resident. */
 #define ZL_RING 32768
+#define ZL_RING_MIN 4096
 /* Slots kept for everything but launches: a launch is admitted only while
  * this many remain free, so executions, resets and destroys of regular
  * lists (one per thousands of launches) are not lost when launches are:
@@ -168,6 +174,11 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
 typedef struct zl_ring {
     _Alignas(64) _Atomic uint64_t head; /* written by the owning thread */
     uint64_t tail_seen;                 /* owner only: a tail value read earlier (<= tail) */
+    /* Slots in use for the ring (a power of two, ZL_RING_MIN..ZL_RING):
+     * slot x is at slots[x & (cap - 1)]. Written only by the owning
+     * thread under the drain lock (ring_grow), read by the drainer under
+     * that lock. */
+    uint32_t cap;
     struct zl_ring *next;
     /* 1 once the owning thread exited (ring_exit): the next thread that
      * launches for the first time adopts the ring instead of mapping one. */
@@ -204,23 +215,26 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
     return h - r->tail_seen < limit;
 }
 
-/* True when this thread's ring has room: checked before an event is
- * swapped in, so a launch whose slot could not be published never holds
- * one of zestall's events. */
-/* Slow path of ring_has_room (launch_rings.c, ZESTALL_RING_FULL): waits
- * for fewer than limit slots of r in use; false when the wait gave up or
- * waiting is off. */
-bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit);
+/* Slow path of ring_has_room (launch_rings.c): the ring is full for
+ * launches. Grows it, or at ZL_RING waits for room (ZESTALL_RING_FULL);
+ * false when neither made room (the launch is then lost). */
+bool ring_full(zl_ring_t *r, uint64_t h);
+/* Doubles r's capacity (owner thread); false at ZL_RING. */
+bool ring_grow(zl_ring_t *r);
 
+/* True when this thread's ring has room for a launch: checked before an
+ * event is swapped in, so a launch whose slot could not be published
+ * never holds one of zestall's events. */
 static inline bool ring_has_room(void) {
     zl_ring_t *r = my_ring();
     if (r == NULL) return false;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(ring_below(r, h, ZL_RING - ZL_RING_RESERVE), 1)) return true;
-    return ring_wait(r, h, ZL_RING - ZL_RING_RESERVE);
+    if (__builtin_expect(ring_below(r, h, r->cap - ZL_RING_RESERVE), 1)) return true;
+    return ring_full(r, h);
 }
 
-/* Publishes s; false (counted in ring_dropped) when the ring is full. */
+/* Publishes s; false (counted in ring_dropped) when the ring is full and
+ * cannot grow. */
 static inline bool push(const zl_slot_t *s) {
     zl_ring_t *r = my_ring();
     if (r == NULL) {
@@ -228,16 +242,17 @@ static inline bool push(const zl_slot_t *s) {
         return false;
     }
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (!ring_below(r, h, ZL_RING)) {
+    if (__builtin_expect(!ring_below(r, h, r->cap), 0) && !ring_grow(r)) {
         atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
         return false;
     }
-    r->slots[h % ZL_RING] = *s;
+    uint64_t mask = r->cap - 1;
+    r->slots[h & mask] = *s;
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
-    /* The ring (4 MiB) does not stay in cache: fetch the next slot's lines
-     * for writing now, so that the miss overlaps the application's work
+    /* The ring does not stay in cache: fetch the next slot's lines for
+     * writing now, so that the miss overlaps the application's work
      * until its next launch instead of stalling that launch's push. */
-    const char *next = (const char *)&r->slots[(h + 1) % ZL_RING];
+    const char *next = (const char *)&r->slots[(h + 1) & mask];
     __builtin_prefetch(next, 1, 3);
     __builtin_prefetch(next + sizeof(zl_slot_t) - 1, 1, 3);
     return true;
@@ -331,18 +346,30 @@ typedef struct zl_listev {
 zl_listev_t *listev_of(ze_command_list_handle_t l, bool create);
 void listev_clear(ze_command_list_handle_t l);
 void listev_destroy_snapshots(ze_command_list_handle_t l);
+/* The list was destroyed: its record is freed (memory bounded by the
+ * regular lists alive, not by those ever made). */
+void listev_free(ze_command_list_handle_t l);
 /* Under p->lock, the context being destroyed: its snapshots' resources go. */
 void snapshots_context_destroyed_locked(zl_ctxpool_t *p);
 
-/* listev_of(l, true) through a one-entry cache per thread: a list's
- * record is never removed (listev_clear keeps it), so a handle maps to
- * the same record for the whole run. */
+/* Bumped whenever a record is freed (listev_free): a thread's cached
+ * handle -> record answer is valid while it is unchanged (a destroyed
+ * list's handle can be reused by a new list, with a new record). */
+extern atomic_uint listev_gen;
+
+/* listev_of(l, true) through a one-entry cache per thread. A list is
+ * used by one thread at a time and not destroyed while in use (Level
+ * Zero's rules), so a record found valid here is not freed before this
+ * launch is done with it. */
 extern ZL_TLS ze_command_list_handle_t tl_xl;
 extern ZL_TLS zl_listev_t *tl_x_of;
+extern ZL_TLS unsigned tl_x_gen;
 static inline zl_listev_t *listev_cached(ze_command_list_handle_t l) {
-    if (l == tl_xl && tl_x_of != NULL) return tl_x_of;
+    unsigned gen = atomic_load_explicit(&listev_gen, memory_order_acquire);
+    if (l == tl_xl && gen == tl_x_gen && tl_x_of != NULL) return tl_x_of;
     zl_listev_t *x = listev_of(l, true);
     tl_xl = l;
+    tl_x_gen = gen;
     tl_x_of = x;
     return x;
 }

@@ -5,7 +5,7 @@
  * drained by the harvester (collector/timing through cgo/timestamps.go:
  * zl_drain, zl_dropped, zl_launches_dropped). The push itself is
  * push() in launch_internal.h, inlined into the callbacks; a launch that
- * finds its ring full waits here (ring_wait, ZESTALL_RING_FULL).
+ * finds its ring full grows it or waits here (ring_full, ZESTALL_RING_FULL).
  */
 #include "launch_internal.h"
 
@@ -60,9 +60,9 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* Slow path of ring_has_room: waits for fewer than limit slots of r in
- * use; false when the wait gave up (or waiting is off). */
-bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
+/* Waits for fewer than limit slots of r in use; false when the wait gave
+ * up (or waiting is off). */
+static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
     if (!atomic_load_explicit(&ring_wait_on, memory_order_relaxed)) return false;
     /* A forked child inherits the flag, not the harvester thread. */
     if (atomic_load_explicit(&ring_wait_pid, memory_order_relaxed) != getpid()) return false;
@@ -107,6 +107,42 @@ bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
     return room;
 }
 
+
+/* ---- Ring capacity ---------------------------------------------------
+ *
+ * The ring used to wrap at 32768 slots, so every launching thread
+ * touched all 4 MiB of it after 32768 launches, whatever its rate. A
+ * ring now starts at ZL_RING_MIN slots (512 KiB) and doubles, up to
+ * ZL_RING, when a launch finds it full: a thread whose launches the
+ * harvester keeps up with never touches more. Growing only for some
+ * bursts (when the harvester had not drained since the ring was last
+ * half empty, or within a budget for all rings) cut the memory of
+ * full-rate runs (4 threads: 94 -> 42 MiB) but made paced runs wait
+ * that the 32768-slot ring absorbed: the harvester stops draining for
+ * hundreds of ms at start-up and tens of ms later (BENCHMARKS.md, "Issue
+ * 14, session 7"). A ring never shrinks: the memory is the peak of the
+ * bursts, as the events' pools keep it. */
+bool ring_grow(zl_ring_t *r) {
+    uint32_t cap = r->cap;
+    if (cap >= ZL_RING) return false;
+    /* The drainer reads slots and cap under drain_lock; tail changes
+     * only under it. Slots [tail, head) move to where the doubled
+     * capacity places them (x & (2cap-1)): those with bit cap set go to
+     * the upper half, which no one reads yet. */
+    pthread_mutex_lock(&drain_lock);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    for (uint64_t x = t; x < h; x++)
+        if (x & cap) r->slots[x & (2 * (uint64_t)cap - 1)] = r->slots[x & (cap - 1)];
+    r->cap = 2 * cap;
+    pthread_mutex_unlock(&drain_lock);
+    return true;
+}
+
+bool ring_full(zl_ring_t *r, uint64_t h) {
+    if (ring_grow(r)) return true;
+    return ring_wait(r, h, r->cap - ZL_RING_RESERVE);
+}
 
 /* Rings outlive their threads (a thread's slots may still be pending when
  * it exits), so they are never unmapped; instead, a thread that exits
@@ -156,6 +192,7 @@ zl_ring_t *ring_attach(void) {
         void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED) return NULL;
         r = m;
+        r->cap = ZL_RING_MIN;
         /* Lock-free push onto the list of rings (never removed). */
         zl_ring_t *old = atomic_load(&rings);
         do {
@@ -186,14 +223,15 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     zl_ring_t *first = atomic_load(&rings), *start = drain_next != NULL ? drain_next : first, *last = NULL;
     zl_ring_t *r = start;
     for (bool wrapped = false; r != NULL && !(wrapped && r == start);) {
+        uint64_t mask = r->cap - 1;
         uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
         uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
         if (t < h && n < cap) last = r;
-        while (t < h && n < cap) dst[n++] = r->slots[t++ % ZL_RING];
+        while (t < h && n < cap) dst[n++] = r->slots[t++ & mask];
         atomic_store_explicit(&r->tail, t, memory_order_release);
         /* A ring's slots are in its thread's order: the first one left
          * is its oldest (host_ns taken before the append). */
-        if (t < h && r->slots[t % ZL_RING].host_ns < oldest) oldest = r->slots[t % ZL_RING].host_ns;
+        if (t < h && r->slots[t & mask].host_ns < oldest) oldest = r->slots[t & mask].host_ns;
         r = r->next;
         if (r == NULL && !wrapped && start != first) {
             r = first;

@@ -25,6 +25,12 @@
 /* listev_cached's one-entry cache (launch_internal.h). */
 ZL_TLS ze_command_list_handle_t tl_xl;
 ZL_TLS zl_listev_t *tl_x_of;
+ZL_TLS unsigned tl_x_gen;
+atomic_uint listev_gen;
+/* Held by listev_free and zl_list_submits (zestall's goroutine, which may
+ * ask about a list being destroyed on an application thread): a record
+ * is not freed while it is read there. */
+static pthread_mutex_t listev_free_lock = PTHREAD_MUTEX_INITIALIZER;
 
 zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
     uint64_t v[ZMAP_WORDS];
@@ -40,8 +46,7 @@ zl_listev_t *listev_of(ze_command_list_handle_t l, bool create) {
     return x;
 }
 
-/* Reset/destroy: the harvester recycles the events; forget them here. The
- * record stays allocated (a zmap value may still be read). */
+/* Reset/destroy: the harvester recycles the events; forget them here. */
 void listev_clear(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
     if (x != NULL) {
@@ -287,8 +292,33 @@ static ze_result_t zl_snapshot_results_unguarded(uint64_t snapshot, uint64_t *ds
 ZESTALL_GUARDED(ze_result_t, zl_snapshot_results, (uint64_t snapshot, uint64_t *dst, uint32_t cap, uint32_t *n), (snapshot, dst, cap, n))
 
 uint64_t zl_list_submits(uint64_t list) {
+    pthread_mutex_lock(&listev_free_lock);
     zl_listev_t *x = listev_of((ze_command_list_handle_t)(uintptr_t)list, false);
-    return x == NULL ? 0 : atomic_load(&x->submits);
+    uint64_t n = x == NULL ? 0 : atomic_load(&x->submits);
+    pthread_mutex_unlock(&listev_free_lock);
+    return n;
+}
+
+/* In zeCommandListDestroy's prologue, after listev_destroy_snapshots
+ * handed the list's snapshots in flight to the goroutine: the record
+ * goes. Other threads' one-entry caches see listev_gen change; the
+ * goroutine finds no record (zl_list_submits: 0, as for a list it never
+ * knew), which is what a destroyed list's remaining events need: its
+ * DESTROY slot, published in the prologue, tells the harvester the list
+ * will not run again. */
+void listev_free(ze_command_list_handle_t l) {
+    pthread_mutex_lock(&listev_free_lock);
+    zl_listev_t *x = listev_of(l, false);
+    if (x != NULL) {
+        zmap_del(&listev, (uintptr_t)l);
+        atomic_fetch_add_explicit(&listev_gen, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&listev_free_lock);
+    if (x == NULL) return;
+    if (tl_x_of == x) tl_x_of = NULL;
+    free(x->snapshots);
+    free(x->ev);
+    free(x);
 }
 
 static void zl_snapshot_release_unguarded(uint64_t snapshot) {
