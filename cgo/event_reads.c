@@ -11,7 +11,10 @@
  * batch_take) makes the batch's calls, which the tracing layer then
  * forwards straight to the driver without its per-call allocations
  * (docs/level-zero-loader.md §5.5 "Re-entrancy guard", §8.2 "Allocations
- * per call").
+ * per call"). The pools grown ahead of need when reset events go back
+ * (pools_take_back) are grown inside the reset batch's callback too:
+ * traced one by one from the goroutine, zeEventCreate cost about 4 µs per
+ * event and held the harvester's first passes for about 0.1 s.
  */
 #include "launch_internal.h"
 
@@ -40,13 +43,20 @@ static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) 
     uint32_t first = 0;
     while (first < n && refs[first].event == 0) first++;
     if (first < n) {
-        zl_batch_t b = {.refs = refs, .n = n};
+        zl_batch_t b = {.refs = refs, .n = n, .first = first};
         tl_batch = &b;
         /* The trigger; pro_event_reset makes the batch (the event is
-         * reset once more by this call itself, which changes nothing). */
+         * reset once more by this call itself, which changes nothing) and
+         * takes every other event back to its pool. The trigger goes back
+         * only now: taken back before its own reset ran, it could be
+         * appended by an application thread and then reset under it. */
         zeEventHostReset((ze_event_handle_t)(uintptr_t)refs[first].event);
         tl_batch = NULL;
-        if (!b.done) reset_events(refs, n);
+        if (b.done) {
+            pools_take_back(refs + first, 1);
+            return;
+        }
+        reset_events(refs, n);
     }
     pools_take_back(refs, n);
 }

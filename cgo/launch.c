@@ -497,6 +497,11 @@ static void ZE_APICALL pro_event_reset(ze_event_host_reset_params_t *p, ze_resul
     zl_batch_t *b = batch_take(true);
     if (b != NULL) { /* zestall's own resets (zl_release_events) */
         reset_events(b->refs, b->n);
+        /* Back to their pools from inside the callback, so that the
+         * pools grown there (zeEventCreate, zeEventPoolCreate) are not
+         * traced calls either; not the trigger event, which the driver
+         * resets after this prologue (see zl_release_events). */
+        pools_take_back(b->refs + b->first + 1, b->n - b->first - 1);
         b->done = true;
         return;
     }

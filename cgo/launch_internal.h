@@ -313,6 +313,10 @@ typedef struct zl_batch {
     zl_event_reading_t *out;    /* ... into out */
     const zl_event_ref_t *refs; /* or host resets of these events */
     uint32_t n;
+    /* resets: the index of the trigger event (the first nonzero one); the
+     * prologue takes every other event back to its pool (growing the
+     * pools there, untraced), the trigger only once its own reset ran */
+    uint32_t first;
     bool done;
 } zl_batch_t;
 extern ZL_TLS zl_batch_t *tl_batch;
