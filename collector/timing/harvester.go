@@ -176,6 +176,28 @@ type listState struct {
 	inflight  int    // executions whose snapshot is not read yet
 	ended     bool   // reset or destroyed: its events go back once inflight is 0
 	dead      bool   // its context is gone: nothing to give back
+	// reads: per template (same index), the launch of the list's latest
+	// execution without a snapshot that waits for its event, read in
+	// bulk by harvestReads (the usual record, execute, synchronise,
+	// reset): values in storage reused with the list, no heap object and
+	// no map entry per launch. nreads of them wait; readRef is that
+	// execution's reference time; queued: the list is in Harvester.readLists.
+	reads   []listRead
+	nreads  int
+	readRef uint64
+	queued  bool
+	reading bool // its events are in this pass's batch (harvestReads)
+}
+
+// listRead is one launch of a regular list waiting for its own event
+// (zestall's, one per launch of the list: listState.reads), and the last
+// reading harvested from that event (what Harvester.lastTS holds for
+// shared events).
+type listRead struct {
+	p       pendingLaunch
+	waiting bool
+	hasLast bool
+	last    KernelTimestamp
 }
 
 // pendingExec is one execution of a regular list whose times a snapshot
@@ -208,11 +230,19 @@ type Harvester struct {
 	execs    []*pendingExec              // executions with snapshots, oldest first
 	execFree []*pendingExec              // read executions, for reuse
 	tplFree  [][]Slot                    // templates of lists given back, for reuse
-	tsBuf    []KernelTimestamp
-	npending int
-	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
-	nextID   uint64
-	buf      []Slot
+	readFree [][]listRead                // reads of lists given back, for reuse
+	// readLists: lists with launches waiting in listState.reads, oldest
+	// execution first.
+	readLists []*listState
+	// lastListID, lastList: the list of the last launch slot (a list is
+	// appended launch after launch: no map lookup per slot).
+	lastListID uint32
+	lastList   *listState
+	tsBuf      []KernelTimestamp
+	npending   int
+	lastTS     map[uint64]KernelTimestamp // event -> last timestamps harvested
+	nextID     uint64
+	buf        []Slot
 	// Totals, atomic: the writer reads them with every flush while the
 	// harvester may hold mu and wait for the writer.
 	seen, timed atomic.Uint64
@@ -367,13 +397,17 @@ func (h *Harvester) slot(s *Slot) {
 			h.addPending(s, s.HostNs, 0, s.Queue, false)
 			return
 		}
-		ls := h.lists[s.ListID]
-		if ls == nil {
-			ls = &listState{}
-			if n := len(h.tplFree); n > 0 {
-				ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
+		ls := h.lastList
+		if ls == nil || h.lastListID != s.ListID {
+			ls = h.lists[s.ListID]
+			if ls == nil {
+				ls = &listState{}
+				if n := len(h.tplFree); n > 0 {
+					ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
+				}
+				h.lists[s.ListID] = ls
 			}
-			h.lists[s.ListID] = ls
+			h.lastListID, h.lastList = s.ListID, ls
 		}
 		ls.templates = append(ls.templates, *s)
 	case SlotExec:
@@ -407,9 +441,28 @@ func (h *Harvester) slot(s *Slot) {
 		if s.Snapshot != 0 {
 			pe = h.newExec(s.Snapshot, s.Context, ls)
 		}
+		// Without a snapshot the launches wait for their own events in
+		// the list's reads, unless launches of an earlier execution still
+		// wait on the same events (the shared path sorts out whose a
+		// reading is).
+		direct := pe == nil && !h.sharedOn(ls)
+		if direct {
+			h.growReads(ls)
+			ls.readRef = s.HostNs
+		}
 		for i := range ls.templates {
 			t := &ls.templates[i]
 			if t.HostNs > s.HostNs {
+				continue
+			}
+			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
+				r := &ls.reads[i]
+				if h.newLaunch(&r.p, t, s.HostNs, ls.execs, s.Queue, serial) {
+					r.p.index = t.EvIndex - 1
+					r.waiting = true
+					ls.nreads++
+					h.npending++
+				}
 				continue
 			}
 			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
@@ -433,6 +486,10 @@ func (h *Harvester) slot(s *Slot) {
 			ls.inflight++
 			h.execs = append(h.execs, pe)
 		}
+		if ls.nreads > 0 && !ls.queued {
+			ls.queued = true
+			h.readLists = append(h.readLists, ls)
+		}
 		ls.execs++
 	case SlotReset, SlotDestroy:
 		h.endList(s.ListID)
@@ -451,6 +508,32 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 	var pe *pendingExec
 	if s.SnapshotPrev != 0 && ls.execs > 0 {
 		pe = h.newExec(s.SnapshotPrev, s.Context, ls)
+	}
+	if ls.nreads > 0 {
+		// The previous execution's launches waiting in reads (it had no
+		// snapshot): to the snapshot that copies it, or, without one, to
+		// the shared path, marked: a reading from after s began is not
+		// theirs.
+		for i := range ls.reads {
+			r := &ls.reads[i]
+			if !r.waiting {
+				continue
+			}
+			r.waiting = false
+			h.npending--
+			if pe != nil && r.p.rec.ExecutionIndex == ls.execs-1 {
+				pe.launches = append(pe.launches, r.p) // counted below
+			} else {
+				shared := r.p
+				shared.ls, shared.until = ls, s.HostNs
+				if r.hasLast {
+					h.lastTS[shared.event] = r.last
+				}
+				h.addPendingLaunch(&shared)
+			}
+			r.p = pendingLaunch{}
+		}
+		ls.nreads = 0
 	}
 	// With nothing waiting on a shared event (the usual case with
 	// snapshots) there is nothing to look up per launch of the list.
@@ -507,6 +590,162 @@ func (h *Harvester) awaitSnapshot(snapshot, context uint64, ls *listState) {
 		ls.inflight++
 	}
 	h.execs = append(h.execs, h.newExec(snapshot, context, ls))
+}
+
+// sharedOn says whether launches wait on the shared path (Harvester.pending)
+// for an event of ls: nothing to look up while nothing waits there (the
+// usual case).
+func (h *Harvester) sharedOn(ls *listState) bool {
+	if len(h.pending) == 0 {
+		return false
+	}
+	for i := range ls.templates {
+		if len(h.pending[ls.templates[i].Event]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// growReads makes ls.reads as long as its templates, in storage reused
+// from an ended list when there is some; the last readings of the
+// templates it had are kept.
+func (h *Harvester) growReads(ls *listState) {
+	n := len(ls.templates)
+	if len(ls.reads) >= n {
+		return
+	}
+	if ls.reads == nil {
+		if k := len(h.readFree); k > 0 {
+			ls.reads, h.readFree = h.readFree[k-1], h.readFree[:k-1]
+		}
+	}
+	if cap(ls.reads) >= n {
+		ls.reads = ls.reads[:n]
+		return
+	}
+	ls.reads = append(ls.reads, make([]listRead, n-len(ls.reads))...)
+}
+
+// harvestReads reads, in one batch, the events of the launches waiting in
+// the reads of lists whose every submission was seen, and finishes those
+// whose reading is theirs; with final, the others too (without times).
+func (h *Harvester) harvestReads(final bool) {
+	if len(h.readLists) == 0 {
+		return
+	}
+	h.rdEv = h.rdEv[:0]
+	keep := h.readLists[:0]
+	for _, ls := range h.readLists {
+		if ls.nreads == 0 {
+			ls.queued = false
+			continue
+		}
+		keep = append(keep, ls)
+		// One submission count per list, not per launch: a list
+		// submitted again whose slot is not drained yet may hold the new
+		// execution's times in its events.
+		if !final && h.src.ListSubmits(ls.handle) != ls.seq {
+			continue
+		}
+		ls.reading = true
+		for i := range ls.reads {
+			if ls.reads[i].waiting {
+				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
+			}
+		}
+	}
+	clear(h.readLists[len(keep):])
+	h.readLists = keep
+	if len(h.rdEv) == 0 {
+		return
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
+	j := 0
+	for _, ls := range h.readLists {
+		if !ls.reading {
+			continue
+		}
+		ls.reading = false
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting {
+				h.listReading(ls, r, h.rdOut[j], final)
+				j++
+			}
+		}
+	}
+}
+
+// listReading applies a reading of its event to a launch waiting in a
+// list's reads: as reading does for one launch on a shared event. With
+// final, a launch the reading is not of is written without times.
+func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, final bool) {
+	p := &r.p
+	done := func() {
+		r.waiting = false
+		ls.nreads--
+		h.npending--
+	}
+	switch {
+	case rd.Err != nil:
+		done()
+		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+		return
+	case rd.Ready && !(r.hasLast && r.last == rd.TS):
+		if len(h.lastTS) > 0 {
+			if last, seen := h.lastTS[p.event]; seen && last == rd.TS {
+				break // a reading the shared path harvested already
+			}
+		}
+		// A start in the future: the reading is older than the launch
+		// (the masked counter placed it one wrap later); before the
+		// execution: an earlier execution's.
+		if startNs, _ := p.dev.toHost(rd.TS.Start, p.ref); startNs <= h.limit && startNs+1000 >= p.ref {
+			done()
+			r.hasLast, r.last = true, rd.TS
+			h.finishTimed(p, rd.TS, startNs)
+			return
+		}
+	}
+	if final {
+		done()
+		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+	}
+}
+
+// endReads: list ls was reset or destroyed. The launches waiting in its
+// reads get their events read (the application synchronised: they
+// completed) or are written without times; the storage goes back for
+// the next list.
+func (h *Harvester) endReads(ls *listState) {
+	if ls.nreads > 0 {
+		h.rdEv = h.rdEv[:0]
+		for i := range ls.reads {
+			if ls.reads[i].waiting {
+				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
+			}
+		}
+		h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+		h.readNow()
+		j := 0
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting {
+				h.listReading(ls, r, h.rdOut[j], true)
+				j++
+			}
+		}
+	}
+	if ls.reads == nil {
+		return
+	}
+	// Nothing reads an ended list's reads: the next list reuses them (a
+	// few of them kept).
+	if len(h.readFree) < 16 && cap(ls.reads) <= 1<<16 {
+		clear(ls.reads)
+		h.readFree = append(h.readFree, ls.reads[:0])
+	}
+	ls.reads = nil
 }
 
 // newExec returns an execution record, reused when one is free.
@@ -736,6 +975,7 @@ func (h *Harvester) readNow() { h.limit = h.now() + 10_000_000 }
 func (h *Harvester) harvestLocked(final bool) {
 	h.harvestExecs(final)
 	h.harvestImmediate(final)
+	h.harvestReads(final)
 	if h.npending == 0 {
 		h.evOrder = h.evOrder[:0]
 		return
@@ -774,7 +1014,10 @@ func (h *Harvester) harvestLocked(final bool) {
 			if ls := listOf(h.pending[ev]); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
 				h.reading(ev, r.TS, r.Err, false)
 			}
-		} else if final {
+		}
+		if final {
+			// Not signalled, or a reading that is none of theirs (one
+			// harvested already): written without times, not left out.
 			h.reading(ev, KernelTimestamp{}, nil, true)
 		}
 		if len(h.pending[ev]) > 0 {
@@ -1039,7 +1282,11 @@ func (h *Harvester) endList(id uint32) {
 		}
 		h.setPending(ev, keep)
 	}
+	h.endReads(ls)
 	delete(h.lists, id)
+	if h.lastList == ls {
+		h.lastList = nil
+	}
 	ls.ended = true
 	// Executions still in flight have their snapshot list read the events:
 	// they go back to the pool after the last one was read.
@@ -1115,10 +1362,23 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	}
 	clear(h.imm[len(keepImm):])
 	h.imm = keepImm
+	for _, ls := range h.readLists {
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting && r.p.context == ctx {
+				r.waiting = false
+				ls.nreads--
+				h.npending-- // its event goes away with the pools
+				h.finishNoTS(&r.p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			}
+		}
+	}
 	for id, ls := range h.lists {
 		if len(ls.templates) > 0 && ls.templates[0].Context == ctx {
 			ls.dead = true
 			delete(h.lists, id)
+			if h.lastList == ls {
+				h.lastList = nil
+			}
 		}
 	}
 	for ev := range h.lastTS {
@@ -1156,6 +1416,11 @@ func (h *Harvester) PendingBefore() uint64 {
 	for i := range h.imm {
 		t = min(t, h.imm[i].ref)
 	}
+	for _, ls := range h.readLists {
+		if ls.nreads > 0 {
+			t = min(t, ls.readRef)
+		}
+	}
 	return t
 }
 
@@ -1182,6 +1447,11 @@ func (h *Harvester) SettledBefore(t uint64) bool {
 	}
 	for i := range h.imm {
 		if h.imm[i].ref < t {
+			return false
+		}
+	}
+	for _, ls := range h.readLists {
+		if ls.nreads > 0 && ls.readRef < t {
 			return false
 		}
 	}
