@@ -243,7 +243,8 @@ type Harvester struct {
 	npending   int
 	lastTS     map[uint64]KernelTimestamp // event -> last timestamps harvested
 	nextID     uint64
-	buf        []Slot
+	buf        []Slot // the drained batch; slots from next on not processed yet (passWork)
+	next       int
 	// Totals, atomic: the writer reads them with every flush while the
 	// harvester may hold mu and wait for the writer.
 	seen, timed atomic.Uint64
@@ -358,9 +359,24 @@ func (h *Harvester) drainAllLocked() {
 	}
 }
 
-// drainLocked drains one batch of slots and processes them.
+// passWork bounds the work of one pass's slots (a slot, plus a record per
+// launch it makes): an execution makes one record per launch of its list,
+// so a batch of executions of long lists would otherwise be processed in
+// one pass of seconds while the application's rings fill. What is left
+// of the batch is processed by the next passes, before anything more is
+// drained. About 2-4 ms of work.
+const passWork = 4 * DrainBatch
+
+// drainLocked drains one batch of slots and processes them, up to
+// passWork. It returns the batch's size, or DrainBatch while slots of it
+// are left (the caller polls again at once).
 func (h *Harvester) drainLocked() int {
 	h.pass++
+	if h.next < len(h.buf) {
+		// The previous pass stopped inside its batch: finish it first.
+		h.readNow()
+		return h.processSlots()
+	}
 	start := h.now()
 	if h.buf == nil {
 		h.buf = drainBuffer()
@@ -378,8 +394,24 @@ func (h *Harvester) drainLocked() int {
 	if !slices.IsSortedFunc(h.buf, byTime) {
 		slices.SortStableFunc(h.buf, byTime)
 	}
-	for i := range h.buf {
-		h.slot(&h.buf[i])
+	h.next = 0
+	return h.processSlots()
+}
+
+// processSlots processes the drained slots from h.next on, up to passWork.
+func (h *Harvester) processSlots() int {
+	work := 0
+	for h.next < len(h.buf) {
+		seen := h.seenPass
+		h.slot(&h.buf[h.next])
+		h.next++
+		work += 1 + int(h.seenPass-seen)
+		if work >= passWork && h.next < len(h.buf) {
+			// Launches of the slots left are not pending yet: nothing
+			// from the oldest of them on is final.
+			h.drainNs = min(h.drainNs, h.buf[h.next].HostNs)
+			return DrainBatch
+		}
 	}
 	return len(h.buf)
 }

@@ -172,3 +172,68 @@ func TestListReadsAllocs(t *testing.T) {
 		t.Errorf("%.0f allocations per round of %d launches", a, 2*DrainBatch)
 	}
 }
+
+// TestPassWork: a batch of executions of a long list is processed over
+// several passes (passWork), none of them making more than about
+// passWork records; the launches of executions not processed yet hold
+// PendingBefore back, and every launch is written once with its times.
+func TestPassWork(t *testing.T) {
+	const (
+		launches = 4096
+		execs    = 12
+		sec      = uint64(1e9)
+	)
+	x := newHarness()
+	var slots []Slot
+	for i := 0; i < launches; i++ {
+		slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
+	}
+	x.step(slots...)
+	slots = slots[:0]
+	for e := uint64(0); e < execs; e++ {
+		at := 2*sec + e*sec/100
+		s := exec(at, 5, 2000+e)
+		var snap []KernelTimestamp
+		for i := uint64(0); i < launches; i++ {
+			snap = append(snap, tsAt(at+1000+i*10, at+1005+i*10))
+		}
+		x.f.snapshots[s.Snapshot] = snap
+		slots = append(slots, s)
+	}
+	x.f.slots = append(x.f.slots, slots...)
+	x.now = 3 * sec
+	polls := 0
+	for {
+		before := len(x.recs)
+		drained, _ := x.h.Poll()
+		polls++
+		if n := len(x.recs) - before; n > passWork+launches {
+			t.Fatalf("one pass wrote %d records (passWork %d)", n, passWork)
+		}
+		if x.h.next < len(x.h.buf) {
+			left := x.h.buf[x.h.next].HostNs
+			if pend := x.h.PendingBefore(); pend > left {
+				t.Fatalf("PendingBefore %d after the execution at %d not processed yet", pend, left)
+			}
+			if x.h.SettledBefore(left + 1) {
+				t.Fatalf("settled before %d with the execution at %d not processed yet", left+1, left)
+			}
+		}
+		if drained < DrainBatch && len(x.f.slots) == 0 {
+			break
+		}
+	}
+	if polls < 3 {
+		t.Errorf("%d executions of %d launches processed in %d passes", execs, launches, polls)
+	}
+	if len(x.recs) != execs*launches {
+		t.Fatalf("%d records, want %d", len(x.recs), execs*launches)
+	}
+	for _, r := range x.recs {
+		at := 2*sec + uint64(r.ExecutionIndex)*sec/100
+		want := at + 1000 + (r.HostAppendNs-sec)*10
+		if d := int64(r.DeviceStartNs - want); d < -30 || d > 30 || r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+			t.Fatalf("execution %d launch %d: start %d (%v), want %d", r.ExecutionIndex, r.HostAppendNs-sec, r.DeviceStartNs, r.NoTimestampReason, want)
+		}
+	}
+}
