@@ -239,12 +239,16 @@ type Harvester struct {
 	// appended launch after launch: no map lookup per slot).
 	lastListID uint32
 	lastList   *listState
-	tsBuf      []KernelTimestamp
-	npending   int
-	lastTS     map[uint64]KernelTimestamp // event -> last timestamps harvested
-	nextID     uint64
-	buf        []Slot // the drained batch; slots from next on not processed yet (passWork)
-	next       int
+	// appList, appNext: where readOf expects the next reading of a list's
+	// event taken on an application thread.
+	appList  *listState
+	appNext  int
+	tsBuf    []KernelTimestamp
+	npending int
+	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
+	nextID   uint64
+	buf      []Slot // the drained batch; slots from next on not processed yet (passWork)
+	next     int
 	// Totals, atomic: the writer reads them with every flush while the
 	// harvester may hold mu and wait for the writer.
 	seen, timed atomic.Uint64
@@ -541,8 +545,16 @@ func (h *Harvester) slot(s *Slot) {
 	case SlotReset, SlotDestroy:
 		h.endList(s.ListID)
 	case SlotAppTS:
+		if ls, r := h.readOf(s.Event); r != nil {
+			h.listReading(ls, r, EventReading{TS: s.TS, Ready: true}, false)
+			return
+		}
 		h.reading(s.Event, s.TS, nil, false)
 	case SlotAppGone:
+		if ls, r := h.readOf(s.Event); r != nil {
+			h.listReading(ls, r, EventReading{}, true)
+			return
+		}
 		h.reading(s.Event, KernelTimestamp{}, nil, true)
 	}
 }
@@ -652,6 +664,39 @@ func (h *Harvester) sharedOn(ls *listState) bool {
 		}
 	}
 	return false
+}
+
+// readOf finds the launch waiting in a list's reads for event ev, when no
+// launch waits on the shared path for it: a reading the launch path took
+// on the application's thread (a list executed again on another queue
+// without a copy of the previous execution: cgo/regular_lists.c reads the
+// list's events, in order, before that execution). The readings of a
+// list come one event after the other: found next to the last one, not by
+// a lookup per event.
+func (h *Harvester) readOf(ev uint64) (*listState, *listRead) {
+	if len(h.readLists) == 0 || len(h.pending[ev]) > 0 {
+		return nil, nil
+	}
+	if ls := h.appList; ls != nil && ls.nreads > 0 {
+		for i := h.appNext; i < len(ls.reads) && i < h.appNext+8; i++ {
+			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+				h.appNext = i + 1
+				return ls, r
+			}
+		}
+	}
+	for _, ls := range h.readLists {
+		if ls.nreads == 0 {
+			continue
+		}
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+				h.appList, h.appNext = ls, i+1
+				return ls, r
+			}
+		}
+	}
+	return nil, nil
 }
 
 // growReads makes ls.reads as long as its templates, in storage reused
@@ -1333,6 +1378,9 @@ func (h *Harvester) endList(id uint32) {
 	delete(h.lists, id)
 	if h.lastList == ls {
 		h.lastList = nil
+	}
+	if h.appList == ls {
+		h.appList = nil
 	}
 	ls.ended = true
 	// Executions still in flight have their snapshot list read the events:

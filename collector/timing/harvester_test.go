@@ -372,6 +372,21 @@ func TestHarvester(t *testing.T) {
 			x.step()
 			x.h.Final()
 		}, []string{"timed", "NO_TIMESTAMP_REASON_NOT_COMPLETED"}, []uint64{2*sec + 500_000}},
+		{"reads: next execution on another queue, the previous one read on the application's thread", func(x *harness) {
+			x.f.submits[500] = 2
+			x.step(regLaunch(sec, 100, 1, 5), regLaunch(sec+1, 101, 2, 5), regLaunch(sec+2, 102, 3, 5), execSeq(2*sec, 5, 1))
+			// The launch path read the events before the second execution
+			// (cgo/regular_lists.c listev_read_previous), in order.
+			app := func(ev, at uint64) Slot {
+				return Slot{Kind: SlotAppTS, HostNs: 3*sec - 10 + ev - 100, Event: ev, TS: tsAt(at, at+50)}
+			}
+			x.step(app(100, 2*sec+100), app(101, 2*sec+200), app(102, 2*sec+300), execSeq(3*sec, 5, 2))
+			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+150)
+			x.f.signaled[101] = tsAt(3*sec+200, 3*sec+250)
+			x.f.signaled[102] = tsAt(3*sec+300, 3*sec+350)
+			x.step()
+		}, []string{"timed", "timed", "timed", "timed", "timed", "timed"},
+			[]uint64{2*sec + 100, 2*sec + 200, 2*sec + 300, 3*sec + 100, 3*sec + 200, 3*sec + 300}},
 		{"reads: reset before completion", func(x *harness) {
 			x.f.submits[500] = 1
 			x.step(regLaunch(sec, 100, 1, 5), regLaunch(sec+1, 101, 2, 5), execSeq(2*sec, 5, 1))
