@@ -652,14 +652,16 @@ func (h *Harvester) awaitSnapshot(snapshot, context uint64, ls *listState) {
 }
 
 // sharedOn says whether launches wait on the shared path (Harvester.pending)
-// for an event of ls: nothing to look up while nothing waits there (the
+// for one of the events of ls that its reads would wait on: nothing to look up while nothing waits there (the
 // usual case).
 func (h *Harvester) sharedOn(ls *listState) bool {
 	if len(h.pending) == 0 {
 		return false
 	}
 	for i := range ls.templates {
-		if len(h.pending[ls.templates[i].Event]) > 0 {
+		// Only the events a launch of ls would wait on in its reads
+		// (an application event's launch waits on the shared path).
+		if t := &ls.templates[i]; t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 && len(h.pending[t.Event]) > 0 {
 			return true
 		}
 	}

@@ -387,6 +387,23 @@ func TestHarvester(t *testing.T) {
 			x.step()
 		}, []string{"timed", "timed", "timed", "timed", "timed", "timed"},
 			[]uint64{2*sec + 100, 2*sec + 200, 2*sec + 300, 3*sec + 100, 3*sec + 200, 3*sec + 300}},
+		{"reads: an application event's launch waiting on the same list", func(x *harness) {
+			// The application's event is read on its own threads (here
+			// only after the second execution); the launches with
+			// zestall's event still wait in the list's reads.
+			x.f.submits[500] = 1
+			x.step(launch(sec, 200, SlotFlagAppEvent, 5), regLaunch(sec+1, 100, 1, 5), execSeq(2*sec, 5, 1))
+			x.f.signaled[100] = tsAt(2*sec+300, 2*sec+400)
+			x.step()
+			x.f.submits[500] = 2
+			x.step(execSeq(3*sec, 5, 2))
+			if len(x.h.pending) != 1 || len(x.h.pending[200]) != 2 {
+				panic("the launch with zestall's event waits on the shared path")
+			}
+			x.f.signaled[100] = tsAt(3*sec+300, 3*sec+400)
+			x.step()
+			x.step(Slot{Kind: SlotAppTS, HostNs: 4 * sec, Event: 200, TS: tsAt(3*sec+100, 3*sec+200)})
+		}, []string{"timed", "timed", "NO_TIMESTAMP_REASON_OVERWRITTEN", "timed"}, []uint64{2*sec + 300, 3*sec + 300, 3*sec + 100}},
 		{"reads: reset before completion", func(x *harness) {
 			x.f.submits[500] = 1
 			x.step(regLaunch(sec, 100, 1, 5), regLaunch(sec+1, 101, 2, 5), execSeq(2*sec, 5, 1))
