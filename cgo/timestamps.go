@@ -36,9 +36,10 @@ var (
 func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 	if s.raw == nil {
 		// C memory, kept for the process's life: a batch's worth on the
-		// Go heap counted towards the runtime's first collection (4 MiB)
-		// at start-up although C writes only the slots it drains (pages
-		// never written are never touched).
+		// Go heap would count towards the runtime's first collection
+		// (4 MiB) at start-up. zl_drain writes it whole at its first
+		// call, so that its pages are not first touched during the
+		// application's first burst.
 		p := C.calloc(timing.DrainBatch, C.sizeof_zl_slot_t)
 		if p == nil {
 			return dst, 0

@@ -46,3 +46,17 @@ func BenchmarkHarvestRegular(b *testing.B) {
 		run()
 	}
 }
+
+// BenchmarkHarvestRegularRead is BenchmarkHarvestRegular for the first
+// execution of a recording, which has no snapshot: the harvester reads the
+// list's 4096 events (record, execute, synchronise, reset: what
+// zestall-bench-launch's regular mode does).
+func BenchmarkHarvestRegularRead(b *testing.B) {
+	const batch = 4096
+	run := harvestLoop("regular-read", batch)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += batch {
+		run()
+	}
+}

@@ -16,14 +16,27 @@
 // (by reason), or lost before it reached the harvester (by reason).
 //
 // Memory is bounded by what is in flight, not by the run: a launch waits
-// as a value in reused storage (the immediate lists' FIFO, the launch
-// slices of regular-list executions, reused with them; only launches
-// sharing an event, which cannot be told apart until read, wait behind a
-// pointer), is finished into a stream.Launch value in a batch of
-// LaunchBatch that goes to the writer and comes back empty, and reaches
-// stall attribution as a copy. The harvest path makes no heap object per
-// launch (TestHarvestAllocs; TestReuseNoAliasing checks that reused
-// storage carries nothing of an earlier launch).
+// as a value in reused storage (the immediate lists' FIFO; the launch
+// slices of regular-list executions with snapshots, reused with them; the
+// reads of a regular list, one entry per appended launch, for an
+// execution without a snapshot, whose launches wait for their own events:
+// the usual record, execute, synchronise, reset), is finished into a
+// stream.Launch value in a batch of LaunchBatch that goes to the writer
+// and comes back empty, and reaches stall attribution as a copy. Only
+// launches sharing an event, which cannot be told apart until read (an
+// execution submitted before the previous one was read, without a copy of
+// it; application events), wait behind a pointer in a map by event. The
+// harvest path makes no heap object per launch (TestHarvestAllocs,
+// TestListReadsAllocs; TestReuseNoAliasing and TestListReads check that
+// reused storage carries nothing of an earlier launch).
+//
+// A pass's work is bounded, so that the application's rings keep being
+// drained: a pass drains at most DrainBatch slots and processes at most
+// passWork slots and records (a batch of executions of long lists is
+// spread over passes, TestPassWork); a list's events are read in one
+// batch per pass with one submission count per list. The drain batches
+// (this package's and cgo's) are written once at the first pass, not
+// first touched by the passes of the application's first burst.
 // The package builds with CGO_ENABLED=0; tests drive it with a fake Source.
 package timing
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -176,6 +177,28 @@ type listState struct {
 	inflight  int    // executions whose snapshot is not read yet
 	ended     bool   // reset or destroyed: its events go back once inflight is 0
 	dead      bool   // its context is gone: nothing to give back
+	// reads: per template (same index), the launch of the list's latest
+	// execution without a snapshot that waits for its event, read in
+	// bulk by harvestReads (the usual record, execute, synchronise,
+	// reset): values in storage reused with the list, no heap object and
+	// no map entry per launch. nreads of them wait; readRef is that
+	// execution's reference time; queued: the list is in Harvester.readLists.
+	reads   []listRead
+	nreads  int
+	readRef uint64
+	queued  bool
+	reading bool // its events are in this pass's batch (harvestReads)
+}
+
+// listRead is one launch of a regular list waiting for its own event
+// (zestall's, one per launch of the list: listState.reads), and the last
+// reading harvested from that event (what Harvester.lastTS holds for
+// shared events).
+type listRead struct {
+	p       pendingLaunch
+	waiting bool
+	hasLast bool
+	last    KernelTimestamp
 }
 
 // pendingExec is one execution of a regular list whose times a snapshot
@@ -208,11 +231,24 @@ type Harvester struct {
 	execs    []*pendingExec              // executions with snapshots, oldest first
 	execFree []*pendingExec              // read executions, for reuse
 	tplFree  [][]Slot                    // templates of lists given back, for reuse
+	readFree [][]listRead                // reads of lists given back, for reuse
+	// readLists: lists with launches waiting in listState.reads, oldest
+	// execution first.
+	readLists []*listState
+	// lastListID, lastList: the list of the last launch slot (a list is
+	// appended launch after launch: no map lookup per slot).
+	lastListID uint32
+	lastList   *listState
+	// appList, appNext: where readOf expects the next reading of a list's
+	// event taken on an application thread.
+	appList  *listState
+	appNext  int
 	tsBuf    []KernelTimestamp
 	npending int
 	lastTS   map[uint64]KernelTimestamp // event -> last timestamps harvested
 	nextID   uint64
-	buf      []Slot
+	buf      []Slot // the drained batch; slots from next on not processed yet (passWork)
+	next     int
 	// Totals, atomic: the writer reads them with every flush while the
 	// harvester may hold mu and wait for the writer.
 	seen, timed atomic.Uint64
@@ -327,14 +363,27 @@ func (h *Harvester) drainAllLocked() {
 	}
 }
 
-// drainLocked drains one batch of slots and processes them.
+// passWork bounds the work of one pass's slots (a slot, plus a record per
+// launch it makes): an execution makes one record per launch of its list,
+// so a batch of executions of long lists would otherwise be processed in
+// one pass of seconds while the application's rings fill. What is left
+// of the batch is processed by the next passes, before anything more is
+// drained. About 2-4 ms of work.
+const passWork = 4 * DrainBatch
+
+// drainLocked drains one batch of slots and processes them, up to
+// passWork. It returns the batch's size, or DrainBatch while slots of it
+// are left (the caller polls again at once).
 func (h *Harvester) drainLocked() int {
 	h.pass++
+	if h.next < len(h.buf) {
+		// The previous pass stopped inside its batch: finish it first.
+		h.readNow()
+		return h.processSlots()
+	}
 	start := h.now()
 	if h.buf == nil {
-		// Grown by Drain's appends up to DrainBatch, once: a short run
-		// does not hold a batch's 650 KiB.
-		h.buf = make([]Slot, 0, 64)
+		h.buf = drainBuffer()
 	}
 	var oldest uint64
 	h.buf, oldest = h.src.Drain(h.buf[:0])
@@ -349,10 +398,42 @@ func (h *Harvester) drainLocked() int {
 	if !slices.IsSortedFunc(h.buf, byTime) {
 		slices.SortStableFunc(h.buf, byTime)
 	}
-	for i := range h.buf {
-		h.slot(&h.buf[i])
+	h.next = 0
+	return h.processSlots()
+}
+
+// processSlots processes the drained slots from h.next on, up to passWork.
+func (h *Harvester) processSlots() int {
+	work := 0
+	for h.next < len(h.buf) {
+		seen := h.seenPass
+		h.slot(&h.buf[h.next])
+		h.next++
+		work += 1 + int(h.seenPass-seen)
+		if work >= passWork && h.next < len(h.buf) {
+			// Launches of the slots left are not pending yet: nothing
+			// from the oldest of them on is final.
+			h.drainNs = min(h.drainNs, h.buf[h.next].HostNs)
+			return DrainBatch
+		}
 	}
 	return len(h.buf)
+}
+
+// drainBuffer is the batch Drain fills, made once at its full size
+// (DrainBatch slots, about 700 KiB) and written to page by page: by the
+// first pass, on the harvester's goroutine when the rings are still
+// nearly empty. Grown by Drain's appends instead, a burst's first passes
+// took 10-60 ms each (allocation and first touch of each larger copy)
+// while the application's rings filled.
+func drainBuffer() []Slot {
+	buf := make([]Slot, DrainBatch)
+	step := max(1, 4096/int(unsafe.Sizeof(Slot{})))
+	for i := 0; i < len(buf); i += step {
+		buf[i].HostNs = 1 // a write: the page is the process's from now on
+	}
+	clear(buf)
+	return buf[:0]
 }
 
 func (h *Harvester) slot(s *Slot) {
@@ -367,13 +448,17 @@ func (h *Harvester) slot(s *Slot) {
 			h.addPending(s, s.HostNs, 0, s.Queue, false)
 			return
 		}
-		ls := h.lists[s.ListID]
-		if ls == nil {
-			ls = &listState{}
-			if n := len(h.tplFree); n > 0 {
-				ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
+		ls := h.lastList
+		if ls == nil || h.lastListID != s.ListID {
+			ls = h.lists[s.ListID]
+			if ls == nil {
+				ls = &listState{}
+				if n := len(h.tplFree); n > 0 {
+					ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
+				}
+				h.lists[s.ListID] = ls
 			}
-			h.lists[s.ListID] = ls
+			h.lastListID, h.lastList = s.ListID, ls
 		}
 		ls.templates = append(ls.templates, *s)
 	case SlotExec:
@@ -407,9 +492,28 @@ func (h *Harvester) slot(s *Slot) {
 		if s.Snapshot != 0 {
 			pe = h.newExec(s.Snapshot, s.Context, ls)
 		}
+		// Without a snapshot the launches wait for their own events in
+		// the list's reads, unless launches of an earlier execution still
+		// wait on the same events (the shared path sorts out whose a
+		// reading is).
+		direct := pe == nil && !h.sharedOn(ls)
+		if direct {
+			h.growReads(ls)
+			ls.readRef = s.HostNs
+		}
 		for i := range ls.templates {
 			t := &ls.templates[i]
 			if t.HostNs > s.HostNs {
+				continue
+			}
+			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
+				r := &ls.reads[i]
+				if h.newLaunch(&r.p, t, s.HostNs, ls.execs, s.Queue, serial) {
+					r.p.index = t.EvIndex - 1
+					r.waiting = true
+					ls.nreads++
+					h.npending++
+				}
 				continue
 			}
 			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
@@ -433,12 +537,24 @@ func (h *Harvester) slot(s *Slot) {
 			ls.inflight++
 			h.execs = append(h.execs, pe)
 		}
+		if ls.nreads > 0 && !ls.queued {
+			ls.queued = true
+			h.readLists = append(h.readLists, ls)
+		}
 		ls.execs++
 	case SlotReset, SlotDestroy:
 		h.endList(s.ListID)
 	case SlotAppTS:
+		if ls, r := h.readOf(s.Event); r != nil {
+			h.listReading(ls, r, EventReading{TS: s.TS, Ready: true}, false)
+			return
+		}
 		h.reading(s.Event, s.TS, nil, false)
 	case SlotAppGone:
+		if ls, r := h.readOf(s.Event); r != nil {
+			h.listReading(ls, r, EventReading{}, true)
+			return
+		}
 		h.reading(s.Event, KernelTimestamp{}, nil, true)
 	}
 }
@@ -451,6 +567,32 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 	var pe *pendingExec
 	if s.SnapshotPrev != 0 && ls.execs > 0 {
 		pe = h.newExec(s.SnapshotPrev, s.Context, ls)
+	}
+	if ls.nreads > 0 {
+		// The previous execution's launches waiting in reads (it had no
+		// snapshot): to the snapshot that copies it, or, without one, to
+		// the shared path, marked: a reading from after s began is not
+		// theirs.
+		for i := range ls.reads {
+			r := &ls.reads[i]
+			if !r.waiting {
+				continue
+			}
+			r.waiting = false
+			h.npending--
+			if pe != nil && r.p.rec.ExecutionIndex == ls.execs-1 {
+				pe.launches = append(pe.launches, r.p) // counted below
+			} else {
+				shared := r.p
+				shared.ls, shared.until = ls, s.HostNs
+				if r.hasLast {
+					h.lastTS[shared.event] = r.last
+				}
+				h.addPendingLaunch(&shared)
+			}
+			r.p = pendingLaunch{}
+		}
+		ls.nreads = 0
 	}
 	// With nothing waiting on a shared event (the usual case with
 	// snapshots) there is nothing to look up per launch of the list.
@@ -507,6 +649,197 @@ func (h *Harvester) awaitSnapshot(snapshot, context uint64, ls *listState) {
 		ls.inflight++
 	}
 	h.execs = append(h.execs, h.newExec(snapshot, context, ls))
+}
+
+// sharedOn says whether launches wait on the shared path (Harvester.pending)
+// for one of the events of ls that its reads would wait on: nothing to look up while nothing waits there (the
+// usual case).
+func (h *Harvester) sharedOn(ls *listState) bool {
+	if len(h.pending) == 0 {
+		return false
+	}
+	for i := range ls.templates {
+		// Only the events a launch of ls would wait on in its reads
+		// (an application event's launch waits on the shared path).
+		if t := &ls.templates[i]; t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 && len(h.pending[t.Event]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// readOf finds the launch waiting in a list's reads for event ev, when no
+// launch waits on the shared path for it: a reading the launch path took
+// on the application's thread (a list executed again on another queue
+// without a copy of the previous execution: cgo/regular_lists.c reads the
+// list's events, in order, before that execution). The readings of a
+// list come one event after the other: found next to the last one, not by
+// a lookup per event.
+func (h *Harvester) readOf(ev uint64) (*listState, *listRead) {
+	if len(h.readLists) == 0 || len(h.pending[ev]) > 0 {
+		return nil, nil
+	}
+	if ls := h.appList; ls != nil && ls.nreads > 0 {
+		for i := h.appNext; i < len(ls.reads) && i < h.appNext+8; i++ {
+			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+				h.appNext = i + 1
+				return ls, r
+			}
+		}
+	}
+	for _, ls := range h.readLists {
+		if ls.nreads == 0 {
+			continue
+		}
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+				h.appList, h.appNext = ls, i+1
+				return ls, r
+			}
+		}
+	}
+	return nil, nil
+}
+
+// growReads makes ls.reads as long as its templates, in storage reused
+// from an ended list when there is some; the last readings of the
+// templates it had are kept.
+func (h *Harvester) growReads(ls *listState) {
+	n := len(ls.templates)
+	if len(ls.reads) >= n {
+		return
+	}
+	if ls.reads == nil {
+		if k := len(h.readFree); k > 0 {
+			ls.reads, h.readFree = h.readFree[k-1], h.readFree[:k-1]
+		}
+	}
+	if cap(ls.reads) >= n {
+		ls.reads = ls.reads[:n]
+		return
+	}
+	ls.reads = append(ls.reads, make([]listRead, n-len(ls.reads))...)
+}
+
+// harvestReads reads, in one batch, the events of the launches waiting in
+// the reads of lists whose every submission was seen, and finishes those
+// whose reading is theirs; with final, the others too (without times).
+func (h *Harvester) harvestReads(final bool) {
+	if len(h.readLists) == 0 {
+		return
+	}
+	h.rdEv = h.rdEv[:0]
+	keep := h.readLists[:0]
+	for _, ls := range h.readLists {
+		if ls.nreads == 0 {
+			ls.queued = false
+			continue
+		}
+		keep = append(keep, ls)
+		// One submission count per list, not per launch: a list
+		// submitted again whose slot is not drained yet may hold the new
+		// execution's times in its events.
+		if !final && h.src.ListSubmits(ls.handle) != ls.seq {
+			continue
+		}
+		ls.reading = true
+		for i := range ls.reads {
+			if ls.reads[i].waiting {
+				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
+			}
+		}
+	}
+	clear(h.readLists[len(keep):])
+	h.readLists = keep
+	if len(h.rdEv) == 0 {
+		return
+	}
+	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	h.readNow()
+	j := 0
+	for _, ls := range h.readLists {
+		if !ls.reading {
+			continue
+		}
+		ls.reading = false
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting {
+				h.listReading(ls, r, h.rdOut[j], final)
+				j++
+			}
+		}
+	}
+}
+
+// listReading applies a reading of its event to a launch waiting in a
+// list's reads: as reading does for one launch on a shared event. With
+// final, a launch the reading is not of is written without times.
+func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, final bool) {
+	p := &r.p
+	done := func() {
+		r.waiting = false
+		ls.nreads--
+		h.npending--
+	}
+	switch {
+	case rd.Err != nil:
+		done()
+		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+		return
+	case rd.Ready && !(r.hasLast && r.last == rd.TS):
+		if len(h.lastTS) > 0 {
+			if last, seen := h.lastTS[p.event]; seen && last == rd.TS {
+				break // a reading the shared path harvested already
+			}
+		}
+		// A start in the future: the reading is older than the launch
+		// (the masked counter placed it one wrap later); before the
+		// execution: an earlier execution's.
+		if startNs, _ := p.dev.toHost(rd.TS.Start, p.ref); startNs <= h.limit && startNs+1000 >= p.ref {
+			done()
+			r.hasLast, r.last = true, rd.TS
+			h.finishTimed(p, rd.TS, startNs)
+			return
+		}
+	}
+	if final {
+		done()
+		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+	}
+}
+
+// endReads: list ls was reset or destroyed. The launches waiting in its
+// reads get their events read (the application synchronised: they
+// completed) or are written without times; the storage goes back for
+// the next list.
+func (h *Harvester) endReads(ls *listState) {
+	if ls.nreads > 0 {
+		h.rdEv = h.rdEv[:0]
+		for i := range ls.reads {
+			if ls.reads[i].waiting {
+				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
+			}
+		}
+		h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+		h.readNow()
+		j := 0
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting {
+				h.listReading(ls, r, h.rdOut[j], true)
+				j++
+			}
+		}
+	}
+	if ls.reads == nil {
+		return
+	}
+	// Nothing reads an ended list's reads: the next list reuses them (a
+	// few of them kept).
+	if len(h.readFree) < 16 && cap(ls.reads) <= 1<<16 {
+		clear(ls.reads)
+		h.readFree = append(h.readFree, ls.reads[:0])
+	}
+	ls.reads = nil
 }
 
 // newExec returns an execution record, reused when one is free.
@@ -736,6 +1069,7 @@ func (h *Harvester) readNow() { h.limit = h.now() + 10_000_000 }
 func (h *Harvester) harvestLocked(final bool) {
 	h.harvestExecs(final)
 	h.harvestImmediate(final)
+	h.harvestReads(final)
 	if h.npending == 0 {
 		h.evOrder = h.evOrder[:0]
 		return
@@ -774,7 +1108,10 @@ func (h *Harvester) harvestLocked(final bool) {
 			if ls := listOf(h.pending[ev]); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
 				h.reading(ev, r.TS, r.Err, false)
 			}
-		} else if final {
+		}
+		if final {
+			// Not signalled, or a reading that is none of theirs (one
+			// harvested already): written without times, not left out.
 			h.reading(ev, KernelTimestamp{}, nil, true)
 		}
 		if len(h.pending[ev]) > 0 {
@@ -1039,7 +1376,14 @@ func (h *Harvester) endList(id uint32) {
 		}
 		h.setPending(ev, keep)
 	}
+	h.endReads(ls)
 	delete(h.lists, id)
+	if h.lastList == ls {
+		h.lastList = nil
+	}
+	if h.appList == ls {
+		h.appList = nil
+	}
 	ls.ended = true
 	// Executions still in flight have their snapshot list read the events:
 	// they go back to the pool after the last one was read.
@@ -1115,10 +1459,23 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	}
 	clear(h.imm[len(keepImm):])
 	h.imm = keepImm
+	for _, ls := range h.readLists {
+		for i := range ls.reads {
+			if r := &ls.reads[i]; r.waiting && r.p.context == ctx {
+				r.waiting = false
+				ls.nreads--
+				h.npending-- // its event goes away with the pools
+				h.finishNoTS(&r.p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			}
+		}
+	}
 	for id, ls := range h.lists {
 		if len(ls.templates) > 0 && ls.templates[0].Context == ctx {
 			ls.dead = true
 			delete(h.lists, id)
+			if h.lastList == ls {
+				h.lastList = nil
+			}
 		}
 	}
 	for ev := range h.lastTS {
@@ -1156,6 +1513,11 @@ func (h *Harvester) PendingBefore() uint64 {
 	for i := range h.imm {
 		t = min(t, h.imm[i].ref)
 	}
+	for _, ls := range h.readLists {
+		if ls.nreads > 0 {
+			t = min(t, ls.readRef)
+		}
+	}
 	return t
 }
 
@@ -1182,6 +1544,11 @@ func (h *Harvester) SettledBefore(t uint64) bool {
 	}
 	for i := range h.imm {
 		if h.imm[i].ref < t {
+			return false
+		}
+	}
+	for _, ls := range h.readLists {
+		if ls.nreads > 0 && ls.readRef < t {
 			return false
 		}
 	}

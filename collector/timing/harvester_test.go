@@ -133,6 +133,14 @@ func exec(ns uint64, list uint32, snapshot uint64) Slot {
 	return Slot{Kind: SlotExec, HostNs: ns, ListID: list, List: 500, Queue: 1, Device: 7, Context: 9, Snapshot: snapshot}
 }
 
+// execSeq: an execution of a regular list without a snapshot, its
+// submission number seq.
+func execSeq(ns uint64, list uint32, seq uint64) Slot {
+	s := exec(ns, list, 0)
+	s.Seq = seq
+	return s
+}
+
 // TestUntrackedList: a launch on a regular list the launch path does not
 // track (list id 0: created before zestall was active, or past the
 // 2^32-1 list ids, cgo/ids.h) arrives without an event and is recorded
@@ -320,6 +328,112 @@ func TestHarvester(t *testing.T) {
 			x.f.snapshots[1002] = []KernelTimestamp{tsAt(3*sec+100, 3*sec+200)}
 			x.step()
 		}, []string{"timed", "NO_TIMESTAMP_REASON_OVERWRITTEN"}, []uint64{3*sec + 100}},
+		// Launches with their own event of the list (EvIndex > 0) on an
+		// execution without a snapshot wait in the list's reads.
+		{"reads: executed twice, read between", func(x *harness) {
+			x.f.submits[500] = 1
+			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1))
+			x.f.signaled[100] = tsAt(2*sec+100, 2*sec+200)
+			x.step()
+			x.f.submits[500] = 2
+			x.step(execSeq(3*sec, 5, 2))
+			x.step() // the event still holds the first execution's times
+			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+200)
+			x.step()
+		}, []string{"timed", "timed"}, []uint64{2*sec + 100, 3*sec + 100}},
+		{"reads: executed twice, read after both", func(x *harness) {
+			x.f.submits[500] = 2
+			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1), execSeq(3*sec, 5, 2))
+			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+200)
+			x.step()
+		}, []string{"NO_TIMESTAMP_REASON_OVERWRITTEN", "timed"}, []uint64{3*sec + 100}},
+		{"reads: a reading harvested already is not the next execution's", func(x *harness) {
+			// The second execution's reference time precedes the first
+			// one's kernel (submitted while it was queued): only the
+			// reading remembered tells the old times from new ones.
+			x.f.submits[500] = 1
+			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1))
+			x.f.signaled[100] = tsAt(2*sec+500_000, 2*sec+600_000)
+			x.step()
+			x.f.submits[500] = 2
+			x.step(execSeq(2*sec+100_000, 5, 2))
+			x.step()
+			x.h.Final()
+		}, []string{"timed", "NO_TIMESTAMP_REASON_NOT_COMPLETED"}, []uint64{2*sec + 500_000}},
+		{"shared event: a reading harvested already, then exit", func(x *harness) {
+			// As above for a launch without an index among the list's
+			// events (the shared path): written at exit, not left out.
+			x.f.submits[500] = 1
+			x.step(launch(sec, 100, SlotFlagOurs, 5), execSeq(2*sec, 5, 1))
+			x.f.signaled[100] = tsAt(2*sec+500_000, 2*sec+600_000)
+			x.step()
+			x.f.submits[500] = 2
+			x.step(execSeq(2*sec+100_000, 5, 2))
+			x.step()
+			x.h.Final()
+		}, []string{"timed", "NO_TIMESTAMP_REASON_NOT_COMPLETED"}, []uint64{2*sec + 500_000}},
+		{"reads: next execution on another queue, the previous one read on the application's thread", func(x *harness) {
+			x.f.submits[500] = 2
+			x.step(regLaunch(sec, 100, 1, 5), regLaunch(sec+1, 101, 2, 5), regLaunch(sec+2, 102, 3, 5), execSeq(2*sec, 5, 1))
+			// The launch path read the events before the second execution
+			// (cgo/regular_lists.c listev_read_previous), in order.
+			app := func(ev, at uint64) Slot {
+				return Slot{Kind: SlotAppTS, HostNs: 3*sec - 10 + ev - 100, Event: ev, TS: tsAt(at, at+50)}
+			}
+			x.step(app(100, 2*sec+100), app(101, 2*sec+200), app(102, 2*sec+300), execSeq(3*sec, 5, 2))
+			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+150)
+			x.f.signaled[101] = tsAt(3*sec+200, 3*sec+250)
+			x.f.signaled[102] = tsAt(3*sec+300, 3*sec+350)
+			x.step()
+		}, []string{"timed", "timed", "timed", "timed", "timed", "timed"},
+			[]uint64{2*sec + 100, 2*sec + 200, 2*sec + 300, 3*sec + 100, 3*sec + 200, 3*sec + 300}},
+		{"reads: an application event's launch waiting on the same list", func(x *harness) {
+			// The application's event is read on its own threads (here
+			// only after the second execution); the launches with
+			// zestall's event still wait in the list's reads.
+			x.f.submits[500] = 1
+			x.step(launch(sec, 200, SlotFlagAppEvent, 5), regLaunch(sec+1, 100, 1, 5), execSeq(2*sec, 5, 1))
+			x.f.signaled[100] = tsAt(2*sec+300, 2*sec+400)
+			x.step()
+			x.f.submits[500] = 2
+			x.step(execSeq(3*sec, 5, 2))
+			if len(x.h.pending) != 1 || len(x.h.pending[200]) != 2 {
+				panic("the launch with zestall's event waits on the shared path")
+			}
+			x.f.signaled[100] = tsAt(3*sec+300, 3*sec+400)
+			x.step()
+			x.step(Slot{Kind: SlotAppTS, HostNs: 4 * sec, Event: 200, TS: tsAt(3*sec+100, 3*sec+200)})
+		}, []string{"timed", "timed", "NO_TIMESTAMP_REASON_OVERWRITTEN", "timed"}, []uint64{2*sec + 300, 3*sec + 300, 3*sec + 100}},
+		{"reads: reset before completion", func(x *harness) {
+			x.f.submits[500] = 1
+			x.step(regLaunch(sec, 100, 1, 5), regLaunch(sec+1, 101, 2, 5), execSeq(2*sec, 5, 1))
+			x.f.signaled[101] = tsAt(2*sec+100, 2*sec+200)
+			x.step(Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
+			if x.f.released[100] != 1 || x.f.released[101] != 1 || x.h.npending != 0 {
+				panic("the list's events not given back once each at its reset")
+			}
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED", "timed"}, []uint64{2*sec + 100}},
+		{"reads: destroyed in the drain that saw the execution", func(x *harness) {
+			x.f.submits[500] = 1
+			x.f.signaled[100] = tsAt(2*sec+100, 2*sec+200)
+			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1), Slot{Kind: SlotDestroy, HostNs: 3 * sec, ListID: 5})
+		}, []string{"timed"}, []uint64{2*sec + 100}},
+		{"reads: context destroyed", func(x *harness) {
+			x.f.submits[500] = 1
+			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1))
+			x.h.ContextDestroying(9)
+			if x.f.released[100] != 0 || x.h.npending != 0 {
+				panic("an event of a dead context released, or a launch left waiting")
+			}
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
+		{"reads: stopped execution after one waiting", func(x *harness) {
+			x.f.submits[500] = 2
+			stopped := execSeq(3*sec, 5, 2)
+			stopped.Flags |= SlotFlagStopped
+			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1), stopped)
+			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+200) // the stopped execution's
+			x.step()
+		}, []string{"NO_TIMESTAMP_REASON_OVERWRITTEN"}, nil},
 		{"context destroyed", func(x *harness) {
 			x.step(launch(sec, 100, imm, 1))
 			x.h.ContextDestroying(9)

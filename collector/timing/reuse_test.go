@@ -122,9 +122,10 @@ func TestReuseNoAliasing(t *testing.T) {
 }
 
 // TestHarvestAllocs: the harvest path makes no heap object per launch, on
-// immediate lists and on regular lists with snapshots.
+// immediate lists, on regular lists with snapshots and on regular lists
+// whose events are read (an execution without a snapshot).
 func TestHarvestAllocs(t *testing.T) {
-	for _, mode := range []string{"immediate", "regular"} {
+	for _, mode := range []string{"immediate", "regular", "regular-read"} {
 		t.Run(mode, func(t *testing.T) {
 			run := harvestLoop(mode, 1024)
 			run() // warm: storage grows to its size once
@@ -157,6 +158,18 @@ func harvestLoop(mode string, n int) func() {
 				f.slots = append(f.slots, launch(now+i, ev, imm, 1))
 				f.signaled[ev] = tsAt(now+i+100, now+i+200)
 			}
+		case "regular-read":
+			// The first execution of a recording has no snapshot: the
+			// harvester reads the list's events.
+			for i := uint64(0); i < uint64(n); i++ {
+				ev := 1000 + i
+				f.slots = append(f.slots, regLaunch(now+i, ev, uint32(i+1), 5))
+				f.signaled[ev] = tsAt(now+uint64(n)+i*10+100, now+uint64(n)+i*10+105)
+			}
+			e := exec(now+uint64(n), 5, 0)
+			f.submits[e.List]++
+			e.Seq = f.submits[e.List]
+			f.slots = append(f.slots, e)
 		default:
 			for i := uint64(0); i < uint64(n); i++ {
 				f.slots = append(f.slots, regLaunch(now+i, 1000+i, uint32(i+1), 5))

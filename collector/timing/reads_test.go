@@ -1,0 +1,239 @@
+package timing
+
+import (
+	"fmt"
+	"testing"
+
+	pb "github.com/zestall/zestall/proto/zestallpb"
+)
+
+// TestListReads: launches of regular lists executed without a snapshot
+// wait in their list's reads (reused storage, no heap object per launch).
+// Several lists, each with more launches than one drain batch, recorded,
+// executed (alternately with and without snapshots), reset or destroyed
+// and recorded again, round after round: every launch is written once,
+// with the times its execution gave it, and the reads of an ended list
+// serve the next list without carrying anything of its launches.
+func TestListReads(t *testing.T) {
+	const (
+		lists    = 3
+		launches = DrainBatch + 904 // more than one drain batch
+		rounds   = 4
+		sec      = uint64(1e9)
+	)
+	x := newHarness()
+	// step: all of them drained (a drain takes at most DrainBatch slots).
+	step := func(slots ...Slot) {
+		x.step(slots...)
+		for len(x.f.slots) > 0 {
+			x.h.Poll()
+		}
+	}
+	type want struct {
+		start uint64 // device start ns; 0: written without times
+		exec  uint32
+	}
+	wants := map[uint64]want{} // by HostAppendNs (unique)
+	now := sec
+	for round := 0; round < rounds; round++ {
+		var slots []Slot
+		for l := uint32(1); l <= lists; l++ {
+			list := l + 10*uint32(round) // a new list id each round: storage reused across lists
+			for i := 0; i < launches; i++ {
+				// Round 0 launches carry every field (rich): a later
+				// launch in their reused storage must show none of them.
+				var s Slot
+				ev := uint64(l)<<32 | uint64(i)
+				if round == 0 {
+					s = rich(now, ev, SlotFlagOurs, list)
+					s.Queue = 0
+				} else {
+					s = launch(now, ev, SlotFlagOurs, list)
+				}
+				s.EvIndex = uint32(i + 1)
+				slots = append(slots, s)
+				now++
+			}
+		}
+		step(slots...)
+		// Two executions of each list: the first without a snapshot (its
+		// events are read), the second with one. The second is submitted
+		// after the first was read.
+		for e := uint32(0); e < 2; e++ {
+			var execs []Slot
+			for l := uint32(1); l <= lists; l++ {
+				list := l + 10*uint32(round)
+				handle := uint64(list) * 1000
+				x.f.submits[handle]++
+				s := Slot{Kind: SlotExec, HostNs: now, ListID: list, List: handle, Queue: 1, Device: 7, Context: 9, Seq: x.f.submits[handle]}
+				var snap []KernelTimestamp
+				if e == 1 {
+					s.Snapshot = uint64(list)<<8 | 1
+				}
+				for i := 0; i < launches; i++ {
+					start := now + 10_000 + uint64(i)*100
+					ts := tsAt(start, start+50)
+					if e == 0 {
+						x.f.signaled[uint64(l)<<32|uint64(i)] = ts
+					} else {
+						snap = append(snap, ts)
+					}
+					// A launch that never signals: written without times.
+					if i == 7 && e == 0 {
+						delete(x.f.signaled, uint64(l)<<32|uint64(i))
+						start = 0
+					}
+					wants[uint64(e)<<62|uint64(list)<<40|uint64(i)] = want{start, e}
+				}
+				if e == 1 {
+					x.f.snapshots[s.Snapshot] = snap
+				}
+				execs = append(execs, s)
+				now++
+			}
+			step(execs...)
+			if e == 0 && (len(x.h.pending) != 0 || len(x.h.readLists) != lists) {
+				t.Fatalf("round %d: launches on the shared path (%d events) or lists not in readLists (%d)", round, len(x.h.pending), len(x.h.readLists))
+			}
+			x.step()
+			now = x.now
+		}
+		// Reset, or destroy, every list: the never-signalled launch is
+		// written then.
+		var ends []Slot
+		for l := uint32(1); l <= lists; l++ {
+			k := SlotReset
+			if l%2 == 0 {
+				k = SlotDestroy
+			}
+			ends = append(ends, Slot{Kind: k, HostNs: now, ListID: l + 10*uint32(round)})
+		}
+		step(ends...)
+		now = x.now
+		if x.h.npending != 0 || len(x.h.lists) != 0 {
+			t.Fatalf("round %d: %d launches still pending, %d lists kept", round, x.h.npending, len(x.h.lists))
+		}
+	}
+	x.h.Final()
+	if n := len(x.recs); n != len(wants) {
+		t.Fatalf("%d records, want %d", n, len(wants))
+	}
+	ids := map[uint64]bool{}
+	appendNs := map[uint32]uint64{} // list -> its first launch's append
+	for _, r := range x.recs {
+		if first, ok := appendNs[uint32(r.CommandListId)]; !ok || r.HostAppendNs < first {
+			appendNs[uint32(r.CommandListId)] = r.HostAppendNs
+		}
+	}
+	for _, r := range x.recs {
+		if ids[r.Id] {
+			t.Fatalf("id %d written twice", r.Id)
+		}
+		ids[r.Id] = true
+		i := r.HostAppendNs - appendNs[uint32(r.CommandListId)]
+		key := uint64(r.ExecutionIndex)<<62 | r.CommandListId<<40 | i
+		w, ok := wants[key]
+		if !ok {
+			t.Fatalf("a record of no launch: %+v", r)
+		}
+		delete(wants, key)
+		what := fmt.Sprintf("list %d launch %d execution %d", r.CommandListId, i, r.ExecutionIndex)
+		if w.start == 0 {
+			if r.NoTimestampReason != pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED {
+				t.Errorf("%s: %v, want NOT_COMPLETED", what, r.NoTimestampReason)
+			}
+			continue
+		}
+		if r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+			t.Errorf("%s: no times (%v)", what, r.NoTimestampReason)
+		} else if d := int64(r.DeviceStartNs - w.start); d < -30 || d > 30 {
+			t.Errorf("%s: starts at %d, want %d", what, r.DeviceStartNs, w.start)
+		}
+		if r.CommandListId > 10 {
+			checkPlain(t, what, r)
+		}
+	}
+	if len(x.h.readFree) == 0 {
+		t.Errorf("no reads storage kept for reuse")
+	}
+	var c pb.Counters
+	x.h.Counters(&c)
+	if c.LaunchesSeen != uint64(len(x.recs)) {
+		t.Errorf("seen %d, written %d", c.LaunchesSeen, len(x.recs))
+	}
+}
+
+// TestListReadsAllocs: executions without snapshots of a list recorded
+// again and again allocate nothing per launch (its reads are reused).
+func TestListReadsAllocs(t *testing.T) {
+	run := harvestLoop("regular-read", 2*DrainBatch)
+	run() // warm: storage grows to its size once
+	if a := testing.AllocsPerRun(10, run); a > 8 {
+		t.Errorf("%.0f allocations per round of %d launches", a, 2*DrainBatch)
+	}
+}
+
+// TestPassWork: a batch of executions of a long list is processed over
+// several passes (passWork), none of them making more than about
+// passWork records; the launches of executions not processed yet hold
+// PendingBefore back, and every launch is written once with its times.
+func TestPassWork(t *testing.T) {
+	const (
+		launches = 4096
+		execs    = 12
+		sec      = uint64(1e9)
+	)
+	x := newHarness()
+	var slots []Slot
+	for i := 0; i < launches; i++ {
+		slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
+	}
+	x.step(slots...)
+	slots = slots[:0]
+	for e := uint64(0); e < execs; e++ {
+		at := 2*sec + e*sec/100
+		s := exec(at, 5, 2000+e)
+		var snap []KernelTimestamp
+		for i := uint64(0); i < launches; i++ {
+			snap = append(snap, tsAt(at+1000+i*10, at+1005+i*10))
+		}
+		x.f.snapshots[s.Snapshot] = snap
+		slots = append(slots, s)
+	}
+	x.f.slots = append(x.f.slots, slots...)
+	x.now = 3 * sec
+	polls := 0
+	for {
+		before := len(x.recs)
+		drained, _ := x.h.Poll()
+		polls++
+		if n := len(x.recs) - before; n > passWork+launches {
+			t.Fatalf("one pass wrote %d records (passWork %d)", n, passWork)
+		}
+		if x.h.next < len(x.h.buf) {
+			left := x.h.buf[x.h.next].HostNs
+			if pend := x.h.PendingBefore(); pend > left {
+				t.Fatalf("PendingBefore %d after the execution at %d not processed yet", pend, left)
+			}
+			if x.h.SettledBefore(left + 1) {
+				t.Fatalf("settled before %d with the execution at %d not processed yet", left+1, left)
+			}
+		}
+		if drained < DrainBatch && len(x.f.slots) == 0 {
+			break
+		}
+	}
+	if polls < 3 {
+		t.Errorf("%d executions of %d launches processed in %d passes", execs, launches, polls)
+	}
+	if len(x.recs) != execs*launches {
+		t.Fatalf("%d records, want %d", len(x.recs), execs*launches)
+	}
+	for _, r := range x.recs {
+		at := 2*sec + uint64(r.ExecutionIndex)*sec/100
+		want := at + 1000 + (r.HostAppendNs-sec)*10
+		if d := int64(r.DeviceStartNs - want); d < -30 || d > 30 || r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+			t.Fatalf("execution %d launch %d: start %d (%v), want %d", r.ExecutionIndex, r.HostAppendNs-sec, r.DeviceStartNs, r.NoTimestampReason, want)
+		}
+	}
+}
