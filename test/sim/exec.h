@@ -403,7 +403,8 @@ SIM_HIDDEN void ev_read(sim_event_t *ev, ev_state_t *st, bool parts);
 SIM_HIDDEN void event_ref(sim_event_t *ev);
 SIM_HIDDEN void event_reset_at(sim_event_t *ev, uint64_t t);
 SIM_HIDDEN void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host);
-SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref);
+SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref,
+                                   uint64_t submitted);
 SIM_HIDDEN void posts_apply(void);
 SIM_HIDDEN void event_unref(sim_event_t *ev);
 SIM_HIDDEN void write_kernel_timestamp(const ev_parts_t *p, ze_kernel_timestamp_result_t *out);
