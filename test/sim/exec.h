@@ -406,6 +406,9 @@ SIM_HIDDEN void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *part
 SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref,
                                    uint64_t submitted);
 SIM_HIDDEN void posts_apply(void);
+/* A lower bound of the host clock (exec_event.c "the clock floor"). */
+SIM_HIDDEN uint64_t clock_floor(void);
+SIM_HIDDEN void clock_floor_raise(uint64_t now);
 SIM_HIDDEN void event_unref(sim_event_t *ev);
 SIM_HIDDEN void write_kernel_timestamp(const ev_parts_t *p, ze_kernel_timestamp_result_t *out);
 

@@ -430,6 +430,7 @@ uint64_t backpressure_locked(sim_engine_t *eng) {
 
 ze_result_t wait_for(probe_fn probe, void *arg, uint64_t timeout) {
     uint64_t start = sim_now_ns();
+    clock_floor_raise(start);
     uint64_t deadline = timeout == UINT64_MAX ? T_NEVER : sat_add(start, timeout);
     uint64_t poll = POLL_MIN_NS;
     for (;;) {

@@ -158,9 +158,11 @@ void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool hos
  * smaller store leaves a smaller, still valid, bound. */
 static _Atomic uint64_t g_clock_floor;
 
-static void clock_floor_raise(uint64_t now) {
+void clock_floor_raise(uint64_t now) {
     if (now > atomic_load_explicit(&g_clock_floor, RLX)) atomic_store_explicit(&g_clock_floor, now, RLX);
 }
+
+uint64_t clock_floor(void) { return atomic_load_explicit(&g_clock_floor, RLX); }
 
 /* The host clock, read by an observer; raises the floor. */
 static uint64_t observer_now(void) {
@@ -175,7 +177,7 @@ static uint64_t observer_now(void) {
  * a device-side reset (signalled only before it). */
 static bool ev_state_signalled_now(const ev_state_t *st, bool parts) {
     if (st->sig_t == T_NEVER || (parts && st->parts.n == 0)) return false;
-    if (st->reset_t == T_NEVER && st->sig_t <= atomic_load_explicit(&g_clock_floor, RLX)) return true;
+    if (st->reset_t == T_NEVER && st->sig_t <= clock_floor()) return true;
     uint64_t now = observer_now();
     return st->sig_t <= now && (st->reset_t == T_NEVER || now < st->reset_t);
 }
