@@ -2,7 +2,7 @@
  * zestall-bench-simevent: the simulated driver's own cost per call of the
  * event operations a profiler's harvester makes, in isolation (issue 14;
  * test/sim/README.md "Cost"; BENCHMARKS.md).
- *   zestall-bench-simevent [rounds = 50] [batch = 4096]
+ *   zestall-bench-simevent [rounds = 50] [batch = 4096] [cold = 0]
  * One thread, one immediate list, a kernel-timestamp pool of `batch`
  * events. Each round times, per call and on the thread's CPU clock:
  *   append        zeCommandListAppendLaunchKernel without a signal event
@@ -12,7 +12,13 @@
  *   ts again      the same query again
  *   status        zeEventQueryStatus of each event
  *   reset         zeEventHostReset of each event
- * once through the loader (libze_loader, as an application calls) and once
+ * With cold = 1 the thread writes 16 MiB of other memory (not timed)
+ * after the appends and after the first queries, so the queries and the
+ * reset meet cold caches, as a profiler's harvester does, which reads
+ * events long after they were appended, on a machine running the
+ * application (on Intel's driver the first read of an event's memory
+ * after the device wrote it misses the cache too).
+ * Runs once through the loader (libze_loader, as an application calls) and once
  * straight into the simulator's functions (its DDI tables, taken from the
  * library the loader loaded), so the loader's dispatch shows apart. Prints
  * one JSON line per path with the median over rounds of ns per call.
@@ -40,6 +46,14 @@ typedef struct calls {
     ze_result_t(ZE_APICALL *status)(ze_event_handle_t);
     ze_result_t(ZE_APICALL *reset)(ze_event_handle_t);
 } calls_t;
+
+static uint8_t *cold_buf; /* cold = 1: written between the phases */
+#define COLD_BYTES (16u << 20)
+
+static void evict(void) {
+    if (cold_buf == NULL) return;
+    for (size_t i = 0; i < COLD_BYTES; i += 64) cold_buf[i]++;
+}
 
 static uint64_t cpu_ns(void) {
     struct timespec ts;
@@ -73,6 +87,8 @@ static void run(const char *path, const calls_t *c, ze_command_list_handle_t l, 
         uint64_t t1 = cpu_ns();
         for (uint32_t i = 0; i < batch; i++) check(c->append(l, k, &g, ev[i], 0, NULL), "append with signal");
         uint64_t t2 = cpu_ns();
+        evict();
+        uint64_t t2c = cpu_ns();
         for (uint32_t i = 0; i < batch; i++) {
             check(c->ts(ev[i], &ts), "zeEventQueryKernelTimestamp (first)");
             if (ts.global.kernelEnd < ts.global.kernelStart) app_die("kernel end before start");
@@ -82,13 +98,16 @@ static void run(const char *path, const calls_t *c, ze_command_list_handle_t l, 
         uint64_t t4 = cpu_ns();
         for (uint32_t i = 0; i < batch; i++) check(c->status(ev[i]), "zeEventQueryStatus");
         uint64_t t5 = cpu_ns();
+        evict();
+        uint64_t t5c = cpu_ns();
         for (uint32_t i = 0; i < batch; i++) check(c->reset(ev[i]), "zeEventHostReset");
         uint64_t t6 = cpu_ns();
-        uint64_t t[] = {t0, t1, t2, t3, t4, t5, t6};
-        for (int o = 0; o < NOPS; o++) per[o][r] = (double)(t[o + 1] - t[o]) / batch;
+        /* the phases, without the eviction between them */
+        uint64_t start[] = {t0, t1, t2c, t3, t4, t5c}, stop[] = {t1, t2, t3, t4, t5, t6};
+        for (int o = 0; o < NOPS; o++) per[o][r] = (double)(stop[o] - start[o]) / batch;
         if (c->status(ev[0]) != ZE_RESULT_NOT_READY) app_die("an event is signalled after its host reset");
     }
-    printf("{\"path\":\"%s\",\"rounds\":%d,\"batch\":%u", path, rounds, batch);
+    printf("{\"path\":\"%s\",\"rounds\":%d,\"batch\":%u,\"cold\":%d", path, rounds, batch, cold_buf != NULL);
     for (int o = 0; o < NOPS; o++) {
         qsort(per[o], (size_t)rounds, sizeof(double), cmp_double);
         printf(",\"%s_ns\":%.1f", op_names[o], per[o][rounds / 2]);
@@ -101,7 +120,10 @@ static void run(const char *path, const calls_t *c, ze_command_list_handle_t l, 
 int main(int argc, char **argv) {
     int rounds = argc > 1 ? atoi(argv[1]) : 50;
     long batch = argc > 2 ? strtol(argv[2], NULL, 0) : 4096;
-    if (rounds < 1 || batch < 1 || batch > 65536) app_die("usage: zestall-bench-simevent [rounds] [batch <= 65536]");
+    int cold = argc > 3 ? atoi(argv[3]) : 0;
+    if (rounds < 1 || batch < 1 || batch > 65536 || cold < 0 || cold > 1)
+        app_die("usage: zestall-bench-simevent [rounds] [batch <= 65536] [cold 0|1]");
+    if (cold && (cold_buf = calloc(1, COLD_BYTES)) == NULL) app_die("out of memory");
     const char *sim = getenv("ZE_ENABLE_ALT_DRIVERS");
     if (sim == NULL || *sim == 0 || strchr(sim, ',') != NULL)
         app_die("ZE_ENABLE_ALT_DRIVERS must name the simulated driver (one library)");

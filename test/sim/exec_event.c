@@ -210,6 +210,8 @@ typedef struct ev_post {
     bool ref;            /* holds a reference to ev (persisted commands) */
 } ev_post_t;
 
+#define POST_PREFETCH 8 /* signals fetched ahead by an applier */
+
 static _Atomic(sim_engine_t *) g_posting; /* engines that ever posted; never shrinks */
 static pthread_mutex_t g_post_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises appliers */
 
@@ -220,6 +222,11 @@ static uint64_t posts_apply_engine_locked(sim_engine_t *eng) {
     uint32_t t = atomic_load_explicit(&eng->post_tail, memory_order_acquire);
     uint64_t submitted = 0;
     for (; h != t; h++) {
+        /* The events' memory was last touched by whoever reset them, long
+         * ago: fetch a few signals ahead so that their cache misses
+         * overlap instead of stalling one after the other (the device's
+         * writes cost the host no CPU on Intel's hardware). */
+        if (t - h > POST_PREFETCH) __builtin_prefetch(&eng->posts[(h + POST_PREFETCH) % POST_RING].ev->seq, 1);
         const ev_post_t *p = &eng->posts[h % POST_RING];
         ev_parts_t parts;
         parts.n = 1;
