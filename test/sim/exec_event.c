@@ -51,9 +51,9 @@ static void ev_write_end(sim_event_t *ev) {
 static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p) {
     uint32_t n = p->n < SIM_MAX_PARTS ? p->n : SIM_MAX_PARTS;
     for (uint32_t i = 0; i < n; i++) {
-        atomic_store_explicit(&ev->pstart[i], p->start[i], RLX);
-        atomic_store_explicit(&ev->pend[i], p->end[i], RLX);
-        atomic_store_explicit(&ev->pdev[i], p->dev[i], RLX);
+        atomic_store_explicit(&ev->part[i].start, p->start[i], RLX);
+        atomic_store_explicit(&ev->part[i].end, p->end[i], RLX);
+        atomic_store_explicit(&ev->part[i].dev, p->dev[i], RLX);
     }
     atomic_store_explicit(&ev->nparts, n, RLX);
 }
@@ -71,9 +71,9 @@ void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
             st->parts.n = atomic_load_explicit(&ev->nparts, RLX);
             if (parts) {
                 for (uint32_t i = 0; i < st->parts.n && i < SIM_MAX_PARTS; i++) {
-                    st->parts.start[i] = atomic_load_explicit(&ev->pstart[i], RLX);
-                    st->parts.end[i] = atomic_load_explicit(&ev->pend[i], RLX);
-                    st->parts.dev[i] = atomic_load_explicit(&ev->pdev[i], RLX);
+                    st->parts.start[i] = atomic_load_explicit(&ev->part[i].start, RLX);
+                    st->parts.end[i] = atomic_load_explicit(&ev->part[i].end, RLX);
+                    st->parts.dev[i] = atomic_load_explicit(&ev->part[i].dev, RLX);
                 }
             }
             atomic_thread_fence(memory_order_acquire);
