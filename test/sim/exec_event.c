@@ -2,8 +2,10 @@
  * exec_event.c — event pools and events: event state (signal and reset
  * times, kernel timestamps) written in a seqlock section and read
  * lock-free by host observers, commands' signals posted by the engines and
- * applied by the next access to event state, status, host waits,
- * kernel-timestamp queries, and the metrics notification events.
+ * applied by the next access to event state, the clock floor that lets
+ * observers of completed work decide without reading the host clock,
+ * status, host waits, kernel-timestamp queries, and the metrics
+ * notification events.
  */
 #include "exec.h"
 
