@@ -395,6 +395,97 @@ static void test_bad_handles(void) {
     (void)n;
 }
 
+/* An event's status and timestamps as a host observer sees them while
+ * its kernel runs and after: never signalled before the kernel's end
+ * (the driver decides "signalled by now" without reading the host clock
+ * when it can, test/sim/README.md "Cost"), signalled from then on, and a
+ * device-side reset that has not happened yet leaves it signalled. */
+static void test_event_not_before_end(void) {
+    ze_device_handle_t d = zc.devices[0];
+    ze_device_properties_t p0;
+    if (!zc_device_props(d, &p0, false)) return;
+    zc_work_t w;
+    if (!zc_work_open(&w, d, zc.compute_bin, zc.compute_size) || !w.ok) {
+        zc_work_close(&w);
+        return;
+    }
+    int li = zc_work_find(&w, zc.long_kernel);
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
+                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, 2};
+    ze_event_pool_handle_t pool = NULL;
+    ze_event_handle_t ev = NULL, done = NULL;
+    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_desc_t ed1 = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 1, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    if (li < 0 || !REQUIRE_OK(zeEventPoolCreate(zc.context, &pd, 1, &d, &pool), "not before end: zeEventPoolCreate") ||
+        !REQUIRE_OK(zeEventCreate(pool, &ed, &ev), "not before end: zeEventCreate") ||
+        !REQUIRE_OK(zeEventCreate(pool, &ed1, &done), "not before end: zeEventCreate"))
+        goto out;
+    uint32_t tbits = p0.timestampValidBits, kbits = p0.kernelTimestampValidBits;
+    uint64_t kmask = kbits >= 64 ? ~0ull : (1ull << kbits) - 1;
+    ze_group_count_t g = {128, 1, 1}; /* 8192 items of the long kernel: about 16 ms */
+    for (int rep = 0; rep < 3; rep++) {
+        if (!REQUIRE_OK(zeCommandListAppendLaunchKernel(w.imm, w.k[li], &g, ev, 0, NULL), "not before end: launch"))
+            break;
+        long not_ready = 0, early = 0;
+        uint64_t h0, d0, h1, d1 = 0, last_nr_ticks = 0, deadline = zc_host_ns() + 10ull * 1000000000ull;
+        ze_result_t r;
+        for (;;) {
+            REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &h0, &d0), "zeDeviceGetGlobalTimestamps");
+            r = zeEventQueryStatus(ev);
+            ze_kernel_timestamp_result_t ts;
+            ze_result_t rt = zeEventQueryKernelTimestamp(ev, &ts);
+            REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &h1, &d1), "zeDeviceGetGlobalTimestamps");
+            if (r == ZE_RESULT_SUCCESS && rt == ZE_RESULT_SUCCESS) break;
+            /* NOT_READY from status may meet SUCCESS from the timestamp query just after it, never the reverse */
+            if (r == ZE_RESULT_SUCCESS) early++;
+            else not_ready++, last_nr_ticks = d0;
+            if (zc_host_ns() > deadline) break;
+        }
+        CHECK(r == ZE_RESULT_SUCCESS, "not before end: the event signals", "status %#x", (unsigned)r);
+        CHECK(early == 0, "not before end: no timestamp query NOT_READY after a status SUCCESS", "%ld", early);
+        ze_kernel_timestamp_result_t ts;
+        if (!REQUIRE_OK(zeEventQueryKernelTimestamp(ev, &ts), "not before end: zeEventQueryKernelTimestamp")) break;
+        /* The first SUCCESS came at or after the kernel's end (ticks read
+         * just after it): this is what a floor above the host clock breaks.
+         * Whether a NOT_READY was seen at all depends on scheduling (the
+         * first query may come after the 16 ms), so it is not required. */
+        uint32_t bits = kbits < tbits ? kbits : tbits;
+        uint64_t after_end = masked_diff(ts.global.kernelEnd & kmask, d1 & kmask, bits);
+        CHECK(after_end < (kmask >> 1), "not before end: first signalled at or after the kernel's end",
+              "end %#llx, ticks after the query %#llx", (unsigned long long)ts.global.kernelEnd,
+              (unsigned long long)d1);
+        /* the last NOT_READY began before the kernel's end */
+        if (not_ready > 0) {
+            uint64_t before_end = masked_diff(last_nr_ticks & kmask, ts.global.kernelEnd & kmask, bits);
+            CHECK(before_end > 0 && before_end < (kmask >> 1), "not before end: NOT_READY only before the kernel's end",
+                  "end %#llx, ticks before the last NOT_READY %#llx", (unsigned long long)ts.global.kernelEnd,
+                  (unsigned long long)last_nr_ticks);
+        }
+        CHECK_RES(zeEventHostSynchronize(ev, 0), ZE_RESULT_SUCCESS,
+                  "not before end: zeEventHostSynchronize(0) after it");
+        CHECK_RES(zeEventHostReset(ev), ZE_RESULT_SUCCESS, "not before end: zeEventHostReset");
+        CHECK_RES(zeEventQueryStatus(ev), ZE_RESULT_NOT_READY, "not before end: NOT_READY after the host reset");
+    }
+    /* a device-side reset that has not run yet: still signalled until it runs */
+    CHECK_RES(zeEventHostSignal(ev), ZE_RESULT_SUCCESS, "not before end: zeEventHostSignal");
+    /* 65536 items, about 130 ms: the query below comes before the reset runs even on a loaded machine */
+    ze_group_count_t g_long = {1024, 1, 1};
+    CHECK_RES(zeCommandListAppendLaunchKernel(w.imm, w.k[li], &g_long, NULL, 0, NULL), ZE_RESULT_SUCCESS,
+              "not before end: a long launch before the reset");
+    CHECK_RES(zeCommandListAppendEventReset(w.imm, ev), ZE_RESULT_SUCCESS,
+              "not before end: zeCommandListAppendEventReset");
+    CHECK_RES(zeEventQueryStatus(ev), ZE_RESULT_SUCCESS, "not before end: signalled until the device-side reset runs");
+    CHECK_RES(zeCommandListAppendBarrier(w.imm, done, 0, NULL), ZE_RESULT_SUCCESS,
+              "not before end: barrier after the reset");
+    CHECK_RES(zeEventHostSynchronize(done, UINT64_MAX), ZE_RESULT_SUCCESS, "not before end: the barrier signals");
+    CHECK_RES(zeEventQueryStatus(ev), ZE_RESULT_NOT_READY, "not before end: NOT_READY once the device-side reset ran");
+out:
+    if (done) zeEventDestroy(done);
+    if (ev) zeEventDestroy(ev);
+    if (pool) zeEventPoolDestroy(pool);
+    zc_work_close(&w);
+}
+
 void zc_test_device(void) {
     test_repeated_init();
     test_hierarchy();
@@ -403,5 +494,6 @@ void zc_test_device(void) {
     test_kernel_timestamps();
     test_query_kernel_timestamps();
     test_signal_order();
+    test_event_not_before_end();
     test_bad_handles();
 }

@@ -31,6 +31,14 @@ void sim_sleep_until(uint64_t t, uint64_t max_ns) {
 /* ticks = offset + floor((host_ns - epoch) * hz / 1e9), exact in 128 bits,
  * floor also for host times before the epoch. */
 uint64_t sim_dev_ticks(const sim_device_t *dev, uint64_t host_ns) {
+    /* floor(d * hz / 1e9) with d = q * 1e9 + r is q * hz + floor(r * hz /
+     * 1e9): 64-bit arithmetic by constants while r * hz fits (hz below
+     * 18 GHz), instead of two 128-bit library divisions. The same value. */
+    if (host_ns >= dev->epoch_ns && sim_cfg.timestamp_hz < 18000000000ull) {
+        uint64_t d = host_ns - dev->epoch_ns;
+        return sim_cfg.timestamp_offset_ticks + (d / 1000000000ull) * sim_cfg.timestamp_hz +
+               (d % 1000000000ull) * sim_cfg.timestamp_hz / 1000000000ull;
+    }
     __int128 d = (__int128)host_ns - (__int128)dev->epoch_ns;
     __int128 num = d * (__int128)sim_cfg.timestamp_hz;
     __int128 q = num / 1000000000;

@@ -109,9 +109,10 @@ struct sim_event {
     atomic_bool has_streamer;   /* a metrics notification event */
     uint64_t id;                /* global, for ground truth */
     atomic_uint refs;           /* the application + pending commands + posted signals + streamer */
-    /* Metrics notification event (streamer attached). */
-    pthread_mutex_t streamer_lock;
-    struct sim_streamer *streamer;
+    /* The memory part starts 64 bytes in (SIM_EVENT_MEMORY_OFFSET): with
+     * calloc's 16-byte alignment its first 48 bytes lie in one cache line
+     * for half of the events and two for the others. */
+    char pad_memory_[64 - 36];
     /* The event's memory. A seqlock over the state below: odd while a
      * writer (a signal, a reset) updates it, which also excludes other
      * writers (exec_event.c ev_write_begin; no mutex). Readers -- host
@@ -119,13 +120,24 @@ struct sim_event {
      * a wait passes -- never write it: they read the state lock-free, as
      * an application reads an event's host-visible memory on Intel's
      * driver. */
+    /* Laid out like a timestamp packet: what a signal writes and a query
+     * reads of a one-part event (seq, nparts, the times, part 0) is 48
+     * contiguous bytes, one or two cache lines (three when the parts were
+     * separate arrays), which the observer that applies posted signals
+     * meets cold (README.md "Cost"). */
     atomic_uint seq;
+    _Atomic uint32_t nparts;
     /* Signalled in [sig_t, reset_t) of host time. T_NEVER = not known. */
     _Atomic uint64_t sig_t, reset_t;
-    _Atomic uint32_t nparts;
-    _Atomic uint64_t pstart[SIM_MAX_PARTS], pend[SIM_MAX_PARTS];
-    _Atomic(sim_device_t *) pdev[SIM_MAX_PARTS];
+    struct {
+        _Atomic uint64_t start, end;
+        _Atomic(sim_device_t *) dev;
+    } part[SIM_MAX_PARTS];
+    /* Metrics notification event (streamer attached). */
+    pthread_mutex_t streamer_lock;
+    struct sim_streamer *streamer;
 };
+_Static_assert(offsetof(struct sim_event, seq) == 64, "sim_event: the memory part starts 64 bytes in");
 
 /* ------------------------------------------------------------------ */
 /* Commands                                                            */
@@ -403,8 +415,12 @@ SIM_HIDDEN void ev_read(sim_event_t *ev, ev_state_t *st, bool parts);
 SIM_HIDDEN void event_ref(sim_event_t *ev);
 SIM_HIDDEN void event_reset_at(sim_event_t *ev, uint64_t t);
 SIM_HIDDEN void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host);
-SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref);
+SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref,
+                                   uint64_t submitted);
 SIM_HIDDEN void posts_apply(void);
+/* A lower bound of the host clock (exec_event.c "the clock floor"). */
+SIM_HIDDEN uint64_t clock_floor(void);
+SIM_HIDDEN void clock_floor_raise(uint64_t now);
 SIM_HIDDEN void event_unref(sim_event_t *ev);
 SIM_HIDDEN void write_kernel_timestamp(const ev_parts_t *p, ze_kernel_timestamp_result_t *out);
 

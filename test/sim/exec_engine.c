@@ -261,7 +261,7 @@ uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, const sim_c
             parts.end[0] = end;
             parts.dev[0] = eng->dev;
         }
-        event_signal_device(eng, c->signal, end, &parts, c->owns);
+        event_signal_device(eng, c->signal, end, &parts, c->owns, now);
     }
     return end;
 }
@@ -430,6 +430,7 @@ uint64_t backpressure_locked(sim_engine_t *eng) {
 
 ze_result_t wait_for(probe_fn probe, void *arg, uint64_t timeout) {
     uint64_t start = sim_now_ns();
+    clock_floor_raise(start);
     uint64_t deadline = timeout == UINT64_MAX ? T_NEVER : sat_add(start, timeout);
     uint64_t poll = POLL_MIN_NS;
     for (;;) {

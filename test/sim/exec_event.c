@@ -2,8 +2,10 @@
  * exec_event.c — event pools and events: event state (signal and reset
  * times, kernel timestamps) written in a seqlock section and read
  * lock-free by host observers, commands' signals posted by the engines and
- * applied by the next access to event state, status, host waits,
- * kernel-timestamp queries, and the metrics notification events.
+ * applied by the next access to event state, the clock floor that lets
+ * observers of completed work decide without reading the host clock,
+ * status, host waits, kernel-timestamp queries, and the metrics
+ * notification events.
  */
 #include "exec.h"
 
@@ -51,9 +53,9 @@ static void ev_write_end(sim_event_t *ev) {
 static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p) {
     uint32_t n = p->n < SIM_MAX_PARTS ? p->n : SIM_MAX_PARTS;
     for (uint32_t i = 0; i < n; i++) {
-        atomic_store_explicit(&ev->pstart[i], p->start[i], RLX);
-        atomic_store_explicit(&ev->pend[i], p->end[i], RLX);
-        atomic_store_explicit(&ev->pdev[i], p->dev[i], RLX);
+        atomic_store_explicit(&ev->part[i].start, p->start[i], RLX);
+        atomic_store_explicit(&ev->part[i].end, p->end[i], RLX);
+        atomic_store_explicit(&ev->part[i].dev, p->dev[i], RLX);
     }
     atomic_store_explicit(&ev->nparts, n, RLX);
 }
@@ -71,9 +73,9 @@ void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
             st->parts.n = atomic_load_explicit(&ev->nparts, RLX);
             if (parts) {
                 for (uint32_t i = 0; i < st->parts.n && i < SIM_MAX_PARTS; i++) {
-                    st->parts.start[i] = atomic_load_explicit(&ev->pstart[i], RLX);
-                    st->parts.end[i] = atomic_load_explicit(&ev->pend[i], RLX);
-                    st->parts.dev[i] = atomic_load_explicit(&ev->pdev[i], RLX);
+                    st->parts.start[i] = atomic_load_explicit(&ev->part[i].start, RLX);
+                    st->parts.end[i] = atomic_load_explicit(&ev->part[i].end, RLX);
+                    st->parts.dev[i] = atomic_load_explicit(&ev->part[i].dev, RLX);
                 }
             }
             atomic_thread_fence(memory_order_acquire);
@@ -105,21 +107,33 @@ static bool ev_apply_signal_locked(sim_event_t *ev, uint64_t t) {
     return true;
 }
 
-/* Signal at host time t with the given timestamps, without applying
- * posted signals first (posts_apply itself, and event_signal). */
-static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
+/* Writes a signal at host time t with the given timestamps, without
+ * applying posted signals first and without the handshake below (the
+ * caller makes it once for all the signals it writes). */
+static void ev_signal_write(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
     ev_write_begin(ev);
     if (host && atomic_load_explicit(&ev->reset_t, RLX) != T_NEVER) atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     /* Like the hardware, the last writer's timestamps are what a query reads. */
     if (ev_apply_signal_locked(ev, t)) ev_store_parts(ev, parts);
     ev_write_end(ev);
-    /* The handshake with engines blocked on events (exec_engine.c,
-     * progress_after_signal): an engine counts itself in g_blocked before
-     * it reads an event, and both sides order that with a full fence. When
-     * nobody is blocked -- the common case -- the signal touches no shared
-     * counter: an engine that blocks later reads this signal itself. */
+}
+
+/* The handshake with engines blocked on events (exec_engine.c,
+ * progress_after_signal), after one or more signals were written: an
+ * engine counts itself in g_blocked before it reads an event, and both
+ * sides order that with a full fence. When nobody is blocked -- the common
+ * case -- the signals touch no shared counter: an engine that blocks later
+ * reads them itself. */
+static void ev_signals_written(void) {
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&g_blocked, RLX) != 0) atomic_fetch_add(&g_signal_epoch, 1);
+}
+
+/* Signal at host time t with the given timestamps, without applying
+ * posted signals first (event_signal). */
+static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
+    ev_signal_write(ev, t, parts, host);
+    ev_signals_written();
 }
 
 /* Signal at host time t with the given timestamps (engine or host), now.
@@ -127,6 +141,47 @@ static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts
 void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
     posts_apply();
     ev_signal_apply(ev, t, parts, host);
+}
+
+/* ---- the clock floor ---------------------------------------------- */
+
+/* A lower bound of the host clock: the largest reading some thread has
+ * published (any value ever stored is a CLOCK_MONOTONIC_RAW reading
+ * taken before the store, so every later reader's clock is at least it).
+ * An observer asks "has the event signalled by now?": with the signal
+ * time at or below the floor the answer is yes without reading the clock,
+ * as on Intel's driver, where a query reads the event's memory and no
+ * clock (test/sim/README.md "Cost"). The floor is raised by the appliers
+ * of posted signals (with the submission time of the commands they apply:
+ * at ZESIM_TIME_SCALE=0 a command ends at its submission time or before,
+ * so observers of completed work read no clock at all) and by the
+ * observers' own clock reads; never by an appending thread (a shared line
+ * written at every append). Stores without read-modify-write: a racing
+ * smaller store leaves a smaller, still valid, bound. */
+static _Atomic uint64_t g_clock_floor;
+
+void clock_floor_raise(uint64_t now) {
+    if (now > atomic_load_explicit(&g_clock_floor, RLX)) atomic_store_explicit(&g_clock_floor, now, RLX);
+}
+
+uint64_t clock_floor(void) { return atomic_load_explicit(&g_clock_floor, RLX); }
+
+/* The host clock, read by an observer; raises the floor. */
+static uint64_t observer_now(void) {
+    uint64_t now = sim_now_ns();
+    clock_floor_raise(now);
+    return now;
+}
+
+/* Whether st is signalled as seen now (the rule of ev_state_signalled_at;
+ * with parts, the timestamps must be there too), reading the host clock
+ * only when the floor cannot decide: the signal time above the floor, or
+ * a device-side reset (signalled only before it). */
+static bool ev_state_signalled_now(const ev_state_t *st, bool parts) {
+    if (st->sig_t == T_NEVER || (parts && st->parts.n == 0)) return false;
+    if (st->reset_t == T_NEVER && st->sig_t <= clock_floor()) return true;
+    uint64_t now = observer_now();
+    return st->sig_t <= now && (st->reset_t == T_NEVER || now < st->reset_t);
 }
 
 /* ---- posted signals ----------------------------------------------- */
@@ -152,18 +207,28 @@ typedef struct ev_post {
     sim_event_t *ev;
     uint64_t t;          /* signal time: the command's end */
     uint64_t start, end; /* its one timestamp part */
+    uint64_t submitted;  /* the host clock read at the command's submission */
     sim_device_t *dev;
     bool ref;            /* holds a reference to ev (persisted commands) */
 } ev_post_t;
 
+#define POST_PREFETCH 8 /* signals fetched ahead by an applier */
+
 static _Atomic(sim_engine_t *) g_posting; /* engines that ever posted; never shrinks */
 static pthread_mutex_t g_post_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises appliers */
 
-/* g_post_lock held: applies eng's posted signals in order. */
-static void posts_apply_engine_locked(sim_engine_t *eng) {
+/* g_post_lock held: applies eng's posted signals in order; returns the
+ * latest submission clock reading among them (0: none). */
+static uint64_t posts_apply_engine_locked(sim_engine_t *eng) {
     uint32_t h = atomic_load_explicit(&eng->post_head, RLX);
     uint32_t t = atomic_load_explicit(&eng->post_tail, memory_order_acquire);
+    uint64_t submitted = 0;
     for (; h != t; h++) {
+        /* The events' memory was last touched by whoever reset them, long
+         * ago: fetch a few signals ahead so that their cache misses
+         * overlap instead of stalling one after the other (the device's
+         * writes cost the host no CPU on Intel's hardware). */
+        if (t - h > POST_PREFETCH) __builtin_prefetch(&eng->posts[(h + POST_PREFETCH) % POST_RING].ev->seq, 1);
         const ev_post_t *p = &eng->posts[h % POST_RING];
         ev_parts_t parts;
         parts.n = 1;
@@ -172,11 +237,13 @@ static void posts_apply_engine_locked(sim_engine_t *eng) {
         parts.dev[0] = p->dev;
         sim_event_t *ev = p->ev;
         bool ref = p->ref;
-        ev_signal_apply(ev, p->t, &parts, false);
+        if (p->submitted > submitted) submitted = p->submitted;
+        ev_signal_write(ev, p->t, &parts, false);
         if (ref) event_unref(ev);
     }
     /* Release: the slots were read before the producer may reuse them. */
     atomic_store_explicit(&eng->post_head, h, memory_order_release);
+    return submitted;
 }
 
 static bool posts_pending(void) {
@@ -187,14 +254,22 @@ static bool posts_pending(void) {
     return false;
 }
 
-/* Applies every posted signal. Without any, a read of one line per engine
- * that ever posted. Takes no engine lock (engine lock -> g_post_lock). */
+/* Applies every posted signal. Without any, a read of two lines per
+ * engine that ever posted. Takes no engine lock (engine lock ->
+ * g_post_lock). The handshake with blocked engines is made once for all
+ * the signals applied, and the latest submission time among them raises
+ * the clock floor (clock_floor_raise). */
 void posts_apply(void) {
     if (!posts_pending()) return;
+    uint64_t submitted = 0;
     pthread_mutex_lock(&g_post_lock);
-    for (sim_engine_t *e = atomic_load_explicit(&g_posting, memory_order_acquire); e; e = e->post_next)
-        posts_apply_engine_locked(e);
+    for (sim_engine_t *e = atomic_load_explicit(&g_posting, memory_order_acquire); e; e = e->post_next) {
+        uint64_t s = posts_apply_engine_locked(e);
+        if (s > submitted) submitted = s;
+    }
     pthread_mutex_unlock(&g_post_lock);
+    ev_signals_written();
+    clock_floor_raise(submitted);
 }
 
 /* eng->lock held: the signal of a command eng has scheduled (ending at t).
@@ -203,8 +278,10 @@ void posts_apply(void) {
  * event, or an engine blocked on events (then the write, followed by the
  * caller's progress_after_signal, releases it at once, as before). ref:
  * the command is persisted and may drop the last reference of ev before
- * the signal is applied, so the post holds one. */
-void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref) {
+ * the signal is applied, so the post holds one. submitted: the host clock
+ * read at the command's submission (raises the clock floor when applied). */
+void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref,
+                         uint64_t submitted) {
     if (parts->n != 1 || atomic_load_explicit(&ev->has_streamer, RLX) || atomic_load_explicit(&g_blocked, RLX) != 0) {
         event_signal(ev, t, parts, false);
         return;
@@ -239,6 +316,7 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
     p->start = parts->start[0];
     p->end = parts->end[0];
     p->dev = parts->dev[0];
+    p->submitted = submitted;
     p->ref = ref;
     if (ref) event_ref(ev);
     atomic_store_explicit(&eng->post_tail, tail + 1, memory_order_release);
@@ -470,7 +548,28 @@ static ze_result_t ZE_APICALL sim_zeEventHostSynchronize(ze_event_handle_t hEven
             poll = umin64(poll * 2, POLL_MAX_NS);
         }
     }
+    /* Completed work: one clock read (Intel's driver reads the clock for
+     * its timeout before the first status query, event_impl.inl
+     * EventImp::hostSynchronize) and a read of the event's state. */
+    uint64_t now = observer_now();
+    ev_state_t st;
+    ev_read(ev, &st, false);
+    if (st.sig_t != T_NEVER && st.sig_t <= now && (st.reset_t == T_NEVER || now < st.reset_t))
+        return ZE_RESULT_SUCCESS;
     return wait_for(probe_event, ev, timeout);
+}
+
+/* Whether ev is signalled now, as a host observer sees it: a lock-free
+ * read of its state, and the clock only when the floor cannot decide
+ * (ev_state_signalled_now). When it is not, engines blocked on events are
+ * advanced once (they may be about to signal it) and the state is read
+ * again. parts: the timestamps must be there (the timestamp queries). */
+static bool ev_host_signalled(sim_event_t *ev, ev_state_t *st, bool parts) {
+    ev_read(ev, st, parts);
+    if (ev_state_signalled_now(st, parts)) return true;
+    if (!progress_if_blocked()) return false;
+    ev_read(ev, st, parts);
+    return ev_state_signalled_now(st, parts);
 }
 
 static ze_result_t ZE_APICALL sim_zeEventQueryStatus(ze_event_handle_t hEvent) {
@@ -478,7 +577,8 @@ static ze_result_t ZE_APICALL sim_zeEventQueryStatus(ze_event_handle_t hEvent) {
     if (ev == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     int s = notify_state(ev);
     if (s >= 0) return s ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
-    return wait_for(probe_event, ev, 0);
+    ev_state_t st;
+    return ev_host_signalled(ev, &st, false) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
 /* Global = earliest start / latest end of the parts, in device ticks
@@ -505,16 +605,11 @@ static ze_result_t ZE_APICALL sim_zeEventQueryKernelTimestamp(ze_event_handle_t 
     /* Undefined by the spec for other pools (Intel returns whatever the
      * event memory holds); refuse to make the mistake visible. */
     if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    /* A read of the event's memory: no engine or event lock (see "Cost"
-     * in README.md). Engines are advanced only when one is blocked. */
+    /* A read of the event's memory: no engine or event lock, and no
+     * clock read for completed work (see "Cost" in README.md). Engines are
+     * advanced only when one is blocked. */
     ev_state_t st;
-    ev_read(ev, &st, true);
-    uint64_t now = sim_now_ns();
-    if (!ev_state_signalled_at(&st, now) && progress_if_blocked()) {
-        ev_read(ev, &st, true);
-        now = sim_now_ns();
-    }
-    if (!ev_state_signalled_at(&st, now)) return ZE_RESULT_NOT_READY;
+    if (!ev_host_signalled(ev, &st, true)) return ZE_RESULT_NOT_READY;
     write_kernel_timestamp(&st.parts, dstptr);
     return ZE_RESULT_SUCCESS;
 }
@@ -533,19 +628,14 @@ static ze_result_t ev_parts_query(ze_event_handle_t hEvent, ze_device_handle_t h
     if (ev == NULL || SIM_OBJ(sim_device_t, hDevice, SIM_K_DEVICE) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    ev_read(ev, st, true);
-    uint64_t now = sim_now_ns();
-    if (!ev_state_signalled_at(st, now) && progress_if_blocked()) {
-        ev_read(ev, st, true);
-        now = sim_now_ns();
-    }
+    bool signalled = ev_host_signalled(ev, st, true);
     uint32_t avail = st->parts.n ? st->parts.n : 1;
     if (*pCount == 0 || *pCount > avail) {
         *pCount = avail;
         if (!have_out) return ZE_RESULT_SUCCESS;
     }
     if (!have_out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!ev_state_signalled_at(st, now)) return ZE_RESULT_NOT_READY;
+    if (!signalled) return ZE_RESULT_NOT_READY;
     *evp = ev;
     *fill = true;
     return ZE_RESULT_SUCCESS;
