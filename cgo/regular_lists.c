@@ -334,7 +334,10 @@ ZESTALL_GUARDED_VOID(zl_snapshot_release, (uint64_t snapshot), (snapshot))
 /* Before a regular list runs again, the timestamps its previous execution
  * left in zestall's events are read here, on the application's thread:
  * the new execution will overwrite them, and zestall's goroutine may not
- * have read them yet (a replay loop synchronised by the application). */
+ * have read them yet (a replay loop synchronised by the application).
+ * The readings are published in the list's event order: the harvester
+ * looks for each next to the previous one (collector/timing's readOf)
+ * before it searches. */
 static void listev_read_previous(ze_command_list_handle_t l) {
     zl_listev_t *x = listev_of(l, false);
     if (x == NULL) return;
