@@ -170,7 +170,7 @@ func zestallModuleCreated(m C.ze_module_handle_t, dev C.ze_device_handle_t) {
 
 //export zestallModuleDestroyed
 func zestallModuleDestroyed(m C.ze_module_handle_t) {
-	defer recoverTo("zeModuleDestroy epilogue")
+	defer recoverTo("zeModuleDestroy prologue")
 	if h := current(); h != nil {
 		h.ModuleDestroyed(uintptr(unsafe.Pointer(m)))
 	}
@@ -216,7 +216,7 @@ func zestallKernelCreated(k C.ze_kernel_handle_t, m C.ze_module_handle_t, id C.u
 
 //export zestallKernelDestroyed
 func zestallKernelDestroyed(k C.ze_kernel_handle_t) {
-	defer recoverTo("zeKernelDestroy epilogue")
+	defer recoverTo("zeKernelDestroy prologue")
 	if h := current(); h != nil {
 		h.KernelDestroyed(uintptr(unsafe.Pointer(k)))
 	}

@@ -72,11 +72,19 @@ static void ZE_APICALL on_module_create(ze_module_create_params_t *p, ze_result_
     zestallModuleCreated(**p->pphModule, *p->phDevice);
 }
 
+/* The destroy callbacks are prologues: in an epilogue the driver has
+ * freed the handle already, and a module or kernel created meanwhile on
+ * another thread (or by zestall's own copies, separate.c) may have the same
+ * address, whose entries the epilogue would then forget
+ * (docs/level-zero-loader.md §10 "Hazards", P17). A destroy that fails
+ * (the application destroys a module still in use) is then forgotten all
+ * the same: the application may not use the object afterwards anyway. */
 static void ZE_APICALL on_module_destroy(ze_module_destroy_params_t *p, ze_result_t r,
                                          void *user, void **inst) {
+    (void)r;
     (void)user;
     (void)inst;
-    if (r != ZE_RESULT_SUCCESS || !go_allowed() || zsep_internal_thread()) return;
+    if (!go_allowed() || zsep_internal_thread()) return;
     zestallModuleDestroyed(*p->phModule);
     zsep_module_destroyed(*p->phModule);
 }
@@ -93,9 +101,10 @@ static void ZE_APICALL on_kernel_create(ze_kernel_create_params_t *p, ze_result_
 
 static void ZE_APICALL on_kernel_destroy(ze_kernel_destroy_params_t *p, ze_result_t r,
                                          void *user, void **inst) {
+    (void)r;
     (void)user;
     (void)inst;
-    if (r != ZE_RESULT_SUCCESS || !go_allowed()) return;
+    if (!go_allowed()) return;
     zl_kernel_destroyed(*p->phKernel);
     zestallKernelDestroyed(*p->phKernel);
     zsep_kernel_destroyed(*p->phKernel);
@@ -212,9 +221,9 @@ static void create_tracer(void) {
     /* Per-API registration only (the table setters would erase it:
      * docs/level-zero-loader.md §10 "Hazards", P6). */
     zelTracerModuleCreateRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_module_create);
-    zelTracerModuleDestroyRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_module_destroy);
+    zelTracerModuleDestroyRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_module_destroy);
     zelTracerKernelCreateRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_kernel_create);
-    zelTracerKernelDestroyRegisterCallback(tracer, ZEL_REGISTER_EPILOGUE, on_kernel_destroy);
+    zelTracerKernelDestroyRegisterCallback(tracer, ZEL_REGISTER_PROLOGUE, on_kernel_destroy);
     zl_register(tracer);
     resolve_extensions();
     enumerate_devices();

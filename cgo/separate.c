@@ -63,8 +63,8 @@
  * mirrored: see README "Launch separation".
  *
  * Lifetimes: copies die with the application's object (a kernel's copies
- * in its zeKernelDestroy epilogue, a module's in its zeModuleDestroy
- * epilogue): the application may destroy an object only when no command
+ * in its zeKernelDestroy prologue, a module's in its zeModuleDestroy
+ * prologue): the application may destroy an object only when no command
  * list in flight uses it, and its launches ran the copies in its place. A
  * module destroyed while the copier makes one of its copies is freed by
  * the copier when that call returns. zeContextDestroy waits for a copy

@@ -36,7 +36,7 @@ void zsep_context_destroying(uint64_t ctx);
  * makes (they are traced, being outside any callback). */
 bool zsep_internal_thread(void);
 
-/* layer.c, module and kernel create/destroy epilogues (the module's
+/* layer.c, module and kernel create epilogues and destroy prologues (the module's
  * context and build flags, the kernel's creation flags, before Go runs). */
 void zsep_module_seen(ze_module_handle_t m, ze_context_handle_t ctx, const char *build_flags);
 void zsep_module_destroyed(ze_module_handle_t m);
