@@ -103,10 +103,16 @@ func TestLaunchAttribution(t *testing.T) {
 				// for ~100 ms at load average 11 on 2 vCPUs); then rows
 				// are SHARED, never wrong (checked above), and the run is
 				// tried again.
-				if tt.want != allLaunch || m.exact == m.total || attempt == maxAttempts || t.Failed() {
+				// Likewise a misattribution needs launches the harvester
+				// has timed before their late samples are read: on an
+				// overloaded machine (seen under the race detector beside
+				// other builds) every row of the latency-0 case was SHARED,
+				// never wrong; tried again too.
+				retry := (tt.want == allLaunch && m.exact != m.total) || (tt.want == wrong && m.wrong == 0)
+				if !retry || attempt == maxAttempts || t.Failed() {
 					break
 				}
-				t.Logf("attempt %d: the reader did not read inside every gap; again", attempt)
+				t.Logf("attempt %d: the reader or harvester did not run inside every gap; again", attempt)
 			}
 			switch tt.want {
 			case allLaunch:
