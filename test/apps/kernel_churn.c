@@ -27,8 +27,11 @@
  * zeKernelDestroy or zeModuleDestroy has not returned) is a reuse during a
  * destroy, the race of P17. Glibc keeps freed memory per thread (tcache,
  * arenas): run with GLIBC_TUNABLES=glibc.malloc.tcache_count=0:
- * glibc.malloc.arena_max=1 so the driver's freed objects go to any thread.
- * The last line:
+ * glibc.malloc.arena_max=1 so the driver's freed objects go to any thread,
+ * and with ZESIM_DESTROY_PAUSE_NS=20000 so the simulated driver's destroys
+ * return late enough for other threads to create objects meanwhile
+ * (thousands of kernels and about a hundred modules per run, against none
+ * or a handful without; test/e2e/churn_test.go). The last line:
  *   kernel-churn threads T iterations I launches L kernels K modules M
  *   kernel_reuse_cross A kernel_reuse_during_destroy B
  *   module_reuse_cross C module_reuse_during_destroy D
