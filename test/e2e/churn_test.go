@@ -35,8 +35,8 @@ import (
 // object in zeKernelDestroy and zeModuleDestroy (ZESIM_DESTROY_PAUSE_NS,
 // a driver thread preempted right after the free), so the other threads
 // create kernels at the freed address before the destroy returns to the
-// tracing layer's epilogues. The app counts those reuses (3,000–4,500
-// kernels and 76–144 modules per run, 2 vCPUs shared with other jobs); the
+// tracing layer's epilogues. The app counts those reuses (2,500–4,500
+// kernels and 28–144 modules per run, 2 vCPUs shared with other jobs); the
 // test fails if no kernel or no module handle was reused during another
 // thread's destroy (it would have proved nothing about it). With both
 // destroy callbacks registered as epilogues again (before commit abd58db)
