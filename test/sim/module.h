@@ -160,6 +160,16 @@ SIM_HIDDEN kern_priv_t *kern_of(ze_kernel_handle_t h);
 SIM_HIDDEN mod_priv_t *mod_of(ze_module_handle_t h);
 SIM_HIDDEN void mod_release(mod_priv_t *mp);
 
+/* ZESIM_DESTROY_PAUSE_NS: zeKernelDestroy and zeModuleDestroy return this
+ * long after freeing the object, as a driver thread preempted right after
+ * the free: another thread may be given the same handle for a new object
+ * before the destroy returns to the tracing layer's epilogues
+ * (docs/level-zero-loader.md §10 "Hazards", P17). */
+static inline void sim_destroy_pause(void) {
+    uint64_t ns = sim_cfg.destroy_pause_ns;
+    if (ns != 0) sim_sleep_until(sim_now_ns() + ns, ns);
+}
+
 /* module_ocloc.c */
 SIM_HIDDEN void gb_str(growbuf_t *g, const char *s);
 SIM_HIDDEN ze_result_t compile_spirv(const uint8_t *spv, size_t size, const char *flags, uint8_t **zebin, size_t *zebin_size, growbuf_t *log);

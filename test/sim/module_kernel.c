@@ -77,6 +77,7 @@ static ze_result_t ZE_APICALL sim_zeKernelDestroy(ze_kernel_handle_t hKernel) {
     free(kp->attrs);
     free(kp);
     mod_release(mp);
+    sim_destroy_pause();
     return ZE_RESULT_SUCCESS;
 }
 

@@ -251,6 +251,7 @@ static ze_result_t ZE_APICALL sim_zeModuleDestroy(ze_module_handle_t hModule) {
     gt_module_event(mp, "destroy");
     heap_free(sim_root(mp->m.device), mp->m.isa_va);
     mod_release(mp);
+    sim_destroy_pause();
     return ZE_RESULT_SUCCESS;
 }
 

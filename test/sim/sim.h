@@ -173,6 +173,7 @@ typedef struct sim_config {
     bool metric_tracer;          /* ZESIM_METRIC_TRACER=1: working zetMetricTracer*Exp */
     bool builtin_kernels;        /* ZESIM_BUILTIN_KERNELS=1: compute-engine copies/fills run as built-in kernels */
     uint64_t euss_poll_ns;       /* ZESIM_EUSS_POLL_NS: KMD write-pointer poll period, 0 = reads see every sample at once */
+    uint64_t destroy_pause_ns;   /* ZESIM_DESTROY_PAUSE_NS: zeKernelDestroy/zeModuleDestroy wait after freeing the object */
     uint64_t seed;               /* ZESIM_SEED                          */
     const char *ground_truth_path; /* ZESIM_GROUND_TRUTH               */
     double time_scale;           /* ZESIM_TIME_SCALE: multiplies every modelled duration */
