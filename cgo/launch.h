@@ -12,6 +12,8 @@
 
 #include "abi.h" /* everything shared with Go: states, reasons, the slot contract */
 
+/* Go's timing.Slot mirrors this field for field (cgo/timestamps.go
+ * asserts every offset and size): change both together. */
 typedef struct zl_slot {
     uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */
     uint64_t list;         /* command list handle (APP_TS: global start) */
@@ -40,8 +42,10 @@ typedef struct zl_slot {
 void zl_register(zel_tracer_handle_t tracer);
 
 /* Called from Go (the harvester goroutine). */
-/* Copies up to cap pending slots; *oldest_left is the host_ns of the
- * oldest slot left in the rings (UINT64_MAX: none). */
+/* Copies up to cap pending slots to dst; *oldest_left is the host_ns of
+ * the oldest slot left in the rings (UINT64_MAX: none). dst is the
+ * harvester's batch, Go memory (timing.Slot has this struct's layout,
+ * asserted in cgo/timestamps.go): used for the call only, never kept. */
 uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left);
 uint64_t zl_dropped(void);          /* slots other than launches lost to full rings */
 uint64_t zl_launches_dropped(void); /* launches passed untouched: their ring was full */

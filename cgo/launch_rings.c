@@ -215,15 +215,6 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
     uint64_t oldest = UINT64_MAX;
     pthread_mutex_lock(&drain_lock);
-    /* The first pass (the harvester's first, when the rings are still
-     * nearly empty) writes the whole batch once: its pages, fresh from
-     * calloc's mmap, would otherwise be first touched by the passes of the
-     * application's first burst (2-3 ms each while its ring fills). */
-    static zl_slot_t *touched;
-    if (dst != touched) {
-        memset(dst, 0, (size_t)cap * sizeof *dst);
-        touched = dst;
-    }
     /* A pass starts at the ring after the last one the previous pass
      * took slots from, around the list: when the batch fills before every
      * ring is empty, each thread's ring gets its turn (the first rings of

@@ -17,7 +17,6 @@ import (
 // (launch_rings.c), zestall's per-event calls (event_reads.c), regular
 // lists (regular_lists.c) and the collection state (launch.c).
 type source struct {
-	raw     []C.zl_slot_t
 	snapBuf []C.uint64_t // snapshot results, 4 words each
 	rd      []C.zl_event_reading_t
 }
@@ -33,56 +32,56 @@ var (
 	_ [unsafe.Offsetof(C.zl_event_ref_t{}.event) - unsafe.Offsetof(timing.EventRef{}.Event)]byte
 )
 
+// timing.Slot has zl_slot_t's layout, field for field, or this does not
+// compile: zl_drain writes the slots straight into the harvester's batch.
+var (
+	_ [unsafe.Sizeof(timing.Slot{}) - C.sizeof_zl_slot_t]byte
+	_ [C.sizeof_zl_slot_t - unsafe.Sizeof(timing.Slot{})]byte
+	_ [unsafe.Alignof(timing.Slot{}) - unsafe.Alignof(C.zl_slot_t{})]byte
+	_ [unsafe.Alignof(C.zl_slot_t{}) - unsafe.Alignof(timing.Slot{})]byte
+)
+
+// ... and every field has its zl_slot_t field's offset and size (any
+// difference makes the array's length negative).
+var (
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.HostNs) ^ unsafe.Offsetof(C.zl_slot_t{}.host_ns)) | (unsafe.Sizeof(timing.Slot{}.HostNs) ^ unsafe.Sizeof(C.zl_slot_t{}.host_ns)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.List) ^ unsafe.Offsetof(C.zl_slot_t{}.list)) | (unsafe.Sizeof(timing.Slot{}.List) ^ unsafe.Sizeof(C.zl_slot_t{}.list)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Event) ^ unsafe.Offsetof(C.zl_slot_t{}.event)) | (unsafe.Sizeof(timing.Slot{}.Event) ^ unsafe.Sizeof(C.zl_slot_t{}.event)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Device) ^ unsafe.Offsetof(C.zl_slot_t{}.device)) | (unsafe.Sizeof(timing.Slot{}.Device) ^ unsafe.Sizeof(C.zl_slot_t{}.device)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Context) ^ unsafe.Offsetof(C.zl_slot_t{}.context)) | (unsafe.Sizeof(timing.Slot{}.Context) ^ unsafe.Sizeof(C.zl_slot_t{}.context)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Queue) ^ unsafe.Offsetof(C.zl_slot_t{}.queue)) | (unsafe.Sizeof(timing.Slot{}.Queue) ^ unsafe.Sizeof(C.zl_slot_t{}.queue)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.KernelID) ^ unsafe.Offsetof(C.zl_slot_t{}.kernel_id)) | (unsafe.Sizeof(timing.Slot{}.KernelID) ^ unsafe.Sizeof(C.zl_slot_t{}.kernel_id)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.ListID) ^ unsafe.Offsetof(C.zl_slot_t{}.list_id)) | (unsafe.Sizeof(timing.Slot{}.ListID) ^ unsafe.Sizeof(C.zl_slot_t{}.list_id)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.GroupCount) ^ unsafe.Offsetof(C.zl_slot_t{}.group_count)) | (unsafe.Sizeof(timing.Slot{}.GroupCount) ^ unsafe.Sizeof(C.zl_slot_t{}.group_count)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.GroupSize) ^ unsafe.Offsetof(C.zl_slot_t{}.group_size)) | (unsafe.Sizeof(timing.Slot{}.GroupSize) ^ unsafe.Sizeof(C.zl_slot_t{}.group_size)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Kind) ^ unsafe.Offsetof(C.zl_slot_t{}.kind)) | (unsafe.Sizeof(timing.Slot{}.Kind) ^ unsafe.Sizeof(C.zl_slot_t{}.kind)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.LaunchKind) ^ unsafe.Offsetof(C.zl_slot_t{}.launch_kind)) | (unsafe.Sizeof(timing.Slot{}.LaunchKind) ^ unsafe.Sizeof(C.zl_slot_t{}.launch_kind)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Flags) ^ unsafe.Offsetof(C.zl_slot_t{}.flags)) | (unsafe.Sizeof(timing.Slot{}.Flags) ^ unsafe.Sizeof(C.zl_slot_t{}.flags)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Reason) ^ unsafe.Offsetof(C.zl_slot_t{}.reason)) | (unsafe.Sizeof(timing.Slot{}.Reason) ^ unsafe.Sizeof(C.zl_slot_t{}.reason)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.CodeCopy) ^ unsafe.Offsetof(C.zl_slot_t{}.code_copy)) | (unsafe.Sizeof(timing.Slot{}.CodeCopy) ^ unsafe.Sizeof(C.zl_slot_t{}.code_copy)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.EvIndex) ^ unsafe.Offsetof(C.zl_slot_t{}.ev_index)) | (unsafe.Sizeof(timing.Slot{}.EvIndex) ^ unsafe.Sizeof(C.zl_slot_t{}.ev_index)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.SyclLocation) ^ unsafe.Offsetof(C.zl_slot_t{}.sycl_location)) | (unsafe.Sizeof(timing.Slot{}.SyclLocation) ^ unsafe.Sizeof(C.zl_slot_t{}.sycl_location)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Snapshot) ^ unsafe.Offsetof(C.zl_slot_t{}.snapshot)) | (unsafe.Sizeof(timing.Slot{}.Snapshot) ^ unsafe.Sizeof(C.zl_slot_t{}.snapshot)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.SnapshotPrev) ^ unsafe.Offsetof(C.zl_slot_t{}.snapshot_prev)) | (unsafe.Sizeof(timing.Slot{}.SnapshotPrev) ^ unsafe.Sizeof(C.zl_slot_t{}.snapshot_prev)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.Seq) ^ unsafe.Offsetof(C.zl_slot_t{}.seq)) | (unsafe.Sizeof(timing.Slot{}.Seq) ^ unsafe.Sizeof(C.zl_slot_t{}.seq)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.Slot{}.SyclTask) ^ unsafe.Offsetof(C.zl_slot_t{}.sycl_task)) | (unsafe.Sizeof(timing.Slot{}.SyclTask) ^ unsafe.Sizeof(C.zl_slot_t{}.sycl_task)))]byte
+)
+
 func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
-	if s.raw == nil {
-		// C memory, kept for the process's life: a batch's worth on the
-		// Go heap would count towards the runtime's first collection
-		// (4 MiB) at start-up. zl_drain writes it whole at its first
-		// call, so that its pages are not first touched during the
-		// application's first burst.
-		p := C.calloc(timing.DrainBatch, C.sizeof_zl_slot_t)
-		if p == nil {
-			return dst, 0
-		}
-		s.raw = unsafe.Slice((*C.zl_slot_t)(p), timing.DrainBatch)
+	room := cap(dst) - len(dst)
+	if room <= 0 {
+		return dst, 0
 	}
+	room = min(room, timing.DrainBatch)
 	// One batch per call: under a sustained launch rate the rings never
 	// run empty, and the harvester must get to reading and writing.
+	// zl_drain writes the slots into dst's free room itself (timing.Slot
+	// is zl_slot_t, see above): Go memory without Go pointers, which C
+	// uses for the call's duration only and does not keep.
 	var oldest C.uint64_t
-	n := int(C.zl_drain(&s.raw[0], C.uint32_t(len(s.raw)), &oldest))
-	for i := 0; i < n; i++ {
-		r := &s.raw[i]
-		dst = append(dst, timing.Slot{
-			Kind:         timing.SlotKind(r.kind),
-			HostNs:       uint64(r.host_ns),
-			List:         uint64(r.list),
-			Event:        uint64(r.event),
-			Device:       uint64(r.device),
-			Context:      uint64(r.context),
-			Queue:        uint64(r.queue),
-			KernelID:     uint32(r.kernel_id),
-			ListID:       uint32(r.list_id),
-			GroupCount:   [3]uint32{uint32(r.group_count[0]), uint32(r.group_count[1]), uint32(r.group_count[2])},
-			GroupSize:    [3]uint16{uint16(r.group_size[0]), uint16(r.group_size[1]), uint16(r.group_size[2])},
-			LaunchKind:   uint8(r.launch_kind),
-			Flags:        uint8(r.flags),
-			Reason:       uint8(r.reason),
-			EvIndex:      uint32(r.ev_index),
-			Snapshot:     uint64(r.snapshot),
-			SnapshotPrev: uint64(r.snapshot_prev),
-			Seq:          uint64(r.seq),
-			SyclTask:     uint64(r.sycl_task),
-			SyclLocation: uint32(r.sycl_location),
-			CodeCopy:     uint16(r.code_copy),
-		})
-		if r.kind == C.ZL_SLOT_APP_TS {
-			d := &dst[len(dst)-1]
-			d.TS = timing.KernelTimestamp{Start: uint64(r.list), End: uint64(r.device),
-				ContextStart: uint64(r.context), ContextEnd: uint64(r.queue)}
-			d.List, d.Device, d.Context, d.Queue = 0, 0, 0, 0
-		}
-	}
-	return dst, uint64(oldest)
+	free := dst[len(dst):cap(dst)]
+	n := int(C.zl_drain((*C.zl_slot_t)(unsafe.Pointer(&free[0])), C.uint32_t(room), &oldest))
+	return dst[:len(dst)+n], uint64(oldest)
 }
 
 func (s *source) Enable(on bool) {

@@ -18,26 +18,35 @@ import (
 // cgo/abi.h (abi_timing.go).
 
 // Slot is one event of the launch path, recorded in C on an application
-// thread and drained by the harvester.
+// thread and drained by the harvester. It has cgo/launch.h's zl_slot_t
+// layout, field for field (package cgo asserts every offset and the size
+// at compile time): the launch path's drain writes a batch of them
+// straight into the harvester's buffer, with no conversion.
 type Slot struct {
-	Kind       SlotKind
 	HostNs     uint64 // CLOCK_MONOTONIC_RAW at the append or execute
-	List       uint64 // command list handle
+	List       uint64 // command list handle (SlotAppTS: TS().Start)
 	Event      uint64 // event carrying the timestamps (0 if none)
-	Device     uint64 // device handle of the list
-	Context    uint64 // context handle of the list
-	Queue      uint64 // SlotExec: queue handle
+	Device     uint64 // device handle of the list (SlotAppTS: TS().End)
+	Context    uint64 // context handle of the list (SlotAppTS: TS().ContextStart)
+	Queue      uint64 // SlotExec: queue handle (SlotAppTS: TS().ContextEnd)
 	KernelID   uint32
 	ListID     uint32
 	GroupCount [3]uint32
 	GroupSize  [3]uint16
+	Kind       SlotKind
 	LaunchKind uint8 // pb.LaunchKind
 	Flags      uint8
-	Reason     uint8           // pb.NoTimestampReason when SlotFlagNoEvent
-	TS         KernelTimestamp // SlotAppTS: the event's timestamps
+	Reason     uint8 // pb.NoTimestampReason when SlotFlagNoEvent
+	// SlotLaunch: the code the launch ran, 0 the kernel's own, n the
+	// module's copy n (launch separation by copies; pb.Launch.code_copy).
+	CodeCopy uint16
 	// SlotLaunch on a regular list: 1 + the index of its event among the
 	// list's events that a snapshot copies (0: none).
 	EvIndex uint32
+	// SlotLaunch: the SYCL task open on the appending thread and its
+	// source location (0: none), copied into Launch.sycl_task_id and
+	// sycl_location_id.
+	SyclLocation uint32
 	// SlotExec: the snapshot that copies this execution's times (0:
 	// none, the events are read instead).
 	Snapshot uint64
@@ -45,15 +54,14 @@ type Slot struct {
 	// times, which had none (0: none).
 	SnapshotPrev uint64
 	// SlotExec: the list's submission number (see Source.ListSubmits).
-	Seq uint64
-	// SlotLaunch: the SYCL task open on the appending thread and its
-	// source location (0: none), copied into Launch.sycl_task_id and
-	// sycl_location_id.
-	SyclTask     uint64
-	SyclLocation uint32
-	// SlotLaunch: the code the launch ran, 0 the kernel's own, n the
-	// module's copy n (launch separation by copies; pb.Launch.code_copy).
-	CodeCopy uint16
+	Seq      uint64
+	SyclTask uint64 // SlotLaunch: see SyclLocation
+}
+
+// TS is a SlotAppTS slot's timestamps, which it carries in the fields
+// that name a list's handles (it has no list).
+func (s *Slot) TS() KernelTimestamp {
+	return KernelTimestamp{Start: s.List, End: s.Device, ContextStart: s.Context, ContextEnd: s.Queue}
 }
 
 // KernelTimestamp is what zeEventQueryKernelTimestamp returned, in device
@@ -63,8 +71,9 @@ type KernelTimestamp struct {
 }
 
 // DrainBatch is the most slots one Source.Drain returns: 4096 amortise
-// a pass's calls as well as 8192 did, and the two buffers of that many
-// slots (Go's and cgo's) are live for the whole run.
+// a pass's calls as well as 8192 did, and the buffer of that many slots
+// (the harvester's, which package cgo's drain fills in place) is live
+// for the whole run.
 const DrainBatch = 4096
 
 // EventReading is one event's state, read in bulk (Source.KernelTimestamps).
@@ -87,7 +96,9 @@ type Source interface {
 	Serialize(on bool)
 	// Drain appends pending slots of the application threads, at most
 	// DrainBatch per call, and says the HostNs of the oldest slot left
-	// (math.MaxUint64: none).
+	// (math.MaxUint64: none). It may fill only dst's spare capacity
+	// (package cgo's drain writes the slots there in place; the
+	// harvester's batch has room for DrainBatch).
 	Drain(dst []Slot) (slots []Slot, oldestLeft uint64)
 	// Dropped counts what was lost because a thread's ring was full:
 	// launches (passed untouched) and other slots.
@@ -421,7 +432,7 @@ func (h *Harvester) processSlots() int {
 }
 
 // drainBuffer is the batch Drain fills, made once at its full size
-// (DrainBatch slots, about 700 KiB) and written to page by page: by the
+// (DrainBatch slots, 480 KiB) and written to page by page: by the
 // first pass, on the harvester's goroutine when the rings are still
 // nearly empty. Grown by Drain's appends instead, a burst's first passes
 // took 10-60 ms each (allocation and first touch of each larger copy)
@@ -546,10 +557,10 @@ func (h *Harvester) slot(s *Slot) {
 		h.endList(s.ListID)
 	case SlotAppTS:
 		if ls, r := h.readOf(s.Event); r != nil {
-			h.listReading(ls, r, EventReading{TS: s.TS, Ready: true}, false)
+			h.listReading(ls, r, EventReading{TS: s.TS(), Ready: true}, false)
 			return
 		}
-		h.reading(s.Event, s.TS, nil, false)
+		h.reading(s.Event, s.TS(), nil, false)
 	case SlotAppGone:
 		if ls, r := h.readOf(s.Event); r != nil {
 			h.listReading(ls, r, EventReading{}, true)

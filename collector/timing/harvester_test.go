@@ -24,6 +24,13 @@ type fakeSource struct {
 	listsNoID        uint64            // command lists created without an id
 }
 
+// appTSSlot is the SlotAppTS slot of an application's event read at
+// hostNs on its thread (the launch path's encoding: Slot.TS).
+func appTSSlot(hostNs, event uint64, ts KernelTimestamp) Slot {
+	return Slot{Kind: SlotAppTS, HostNs: hostNs, Event: event,
+		List: ts.Start, Device: ts.End, Context: ts.ContextStart, Queue: ts.ContextEnd}
+}
+
 func newFake() *fakeSource {
 	return &fakeSource{signaled: map[uint64]KernelTimestamp{}, released: map[uint64]int{}, failing: map[uint64]bool{},
 		snapshots: map[uint64][]KernelTimestamp{}, snapshotReleased: map[uint64]int{}, submits: map[uint64]uint64{}}
@@ -227,7 +234,7 @@ func TestHarvester(t *testing.T) {
 			x.step(launch(sec, 200, SlotFlagImmediate|SlotFlagAppEvent, 1))
 			x.f.signaled[200] = tsAt(sec+10, sec+20) // never queried by the harvester
 			x.step()
-			x.step(Slot{Kind: SlotAppTS, HostNs: sec + 50, Event: 200, TS: tsAt(sec+100, sec+200)})
+			x.step(appTSSlot(sec+50, 200, tsAt(sec+100, sec+200)))
 		}, []string{"timed"}, []uint64{sec + 100}},
 		{"application event destroyed unread", func(x *harness) {
 			x.step(launch(sec, 200, SlotFlagImmediate|SlotFlagAppEvent, 1), Slot{Kind: SlotAppGone, HostNs: sec + 1, Event: 200})
@@ -378,7 +385,7 @@ func TestHarvester(t *testing.T) {
 			// The launch path read the events before the second execution
 			// (cgo/regular_lists.c listev_read_previous), in order.
 			app := func(ev, at uint64) Slot {
-				return Slot{Kind: SlotAppTS, HostNs: 3*sec - 10 + ev - 100, Event: ev, TS: tsAt(at, at+50)}
+				return appTSSlot(3*sec-10+ev-100, ev, tsAt(at, at+50))
 			}
 			x.step(app(100, 2*sec+100), app(101, 2*sec+200), app(102, 2*sec+300), execSeq(3*sec, 5, 2))
 			x.f.signaled[100] = tsAt(3*sec+100, 3*sec+150)
@@ -402,7 +409,7 @@ func TestHarvester(t *testing.T) {
 			}
 			x.f.signaled[100] = tsAt(3*sec+300, 3*sec+400)
 			x.step()
-			x.step(Slot{Kind: SlotAppTS, HostNs: 4 * sec, Event: 200, TS: tsAt(3*sec+100, 3*sec+200)})
+			x.step(appTSSlot(4*sec, 200, tsAt(3*sec+100, 3*sec+200)))
 		}, []string{"timed", "timed", "NO_TIMESTAMP_REASON_OVERWRITTEN", "timed"}, []uint64{2*sec + 300, 3*sec + 300, 3*sec + 100}},
 		{"reads: reset before completion", func(x *harness) {
 			x.f.submits[500] = 1
