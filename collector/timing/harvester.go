@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
@@ -198,7 +197,6 @@ type listState struct {
 	nreads  int
 	readRef uint64
 	queued  bool
-	reading bool // its events are in this pass's batch (harvestReads)
 }
 
 // listRead is one launch of a regular list waiting for its own event
@@ -246,6 +244,7 @@ type Harvester struct {
 	// readLists: lists with launches waiting in listState.reads, oldest
 	// execution first.
 	readLists []*listState
+	readBatch []*listState // harvestReads: the lists it reads this pass
 	// lastListID, lastList: the list of the last launch slot (a list is
 	// appended launch after launch: no map lookup per slot).
 	lastListID uint32
@@ -439,11 +438,7 @@ func (h *Harvester) processSlots() int {
 // while the application's rings filled.
 func drainBuffer() []Slot {
 	buf := make([]Slot, DrainBatch)
-	step := max(1, 4096/int(unsafe.Sizeof(Slot{})))
-	for i := 0; i < len(buf); i += step {
-		buf[i].HostNs = 1 // a write: the page is the process's from now on
-	}
-	clear(buf)
+	clear(buf) // writes every page: each is the process's from now on
 	return buf[:0]
 }
 
@@ -739,7 +734,7 @@ func (h *Harvester) harvestReads(final bool) {
 	if len(h.readLists) == 0 {
 		return
 	}
-	h.rdEv = h.rdEv[:0]
+	h.readBatch = h.readBatch[:0]
 	keep := h.readLists[:0]
 	for _, ls := range h.readLists {
 		if ls.nreads == 0 {
@@ -750,29 +745,36 @@ func (h *Harvester) harvestReads(final bool) {
 		// One submission count per list, not per launch: a list
 		// submitted again whose slot is not drained yet may hold the new
 		// execution's times in its events.
-		if !final && h.src.ListSubmits(ls.handle) != ls.seq {
-			continue
+		if final || h.src.ListSubmits(ls.handle) == ls.seq {
+			h.readBatch = append(h.readBatch, ls)
 		}
-		ls.reading = true
+	}
+	clear(h.readLists[len(keep):])
+	h.readLists = keep
+	h.readWaiting(h.readBatch, final)
+	clear(h.readBatch)
+}
+
+// readWaiting reads, in one batch, the events of the launches waiting in
+// the reads of lists, and applies each reading to its launch
+// (listReading; with final, a launch the reading is not of is written
+// without times).
+func (h *Harvester) readWaiting(lists []*listState, final bool) {
+	h.rdEv = h.rdEv[:0]
+	for _, ls := range lists {
 		for i := range ls.reads {
 			if ls.reads[i].waiting {
 				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
 			}
 		}
 	}
-	clear(h.readLists[len(keep):])
-	h.readLists = keep
 	if len(h.rdEv) == 0 {
 		return
 	}
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
 	h.readNow()
 	j := 0
-	for _, ls := range h.readLists {
-		if !ls.reading {
-			continue
-		}
-		ls.reading = false
+	for _, ls := range lists {
 		for i := range ls.reads {
 			if r := &ls.reads[i]; r.waiting {
 				h.listReading(ls, r, h.rdOut[j], final)
@@ -787,11 +789,7 @@ func (h *Harvester) harvestReads(final bool) {
 // final, a launch the reading is not of is written without times.
 func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, final bool) {
 	p := &r.p
-	done := func() {
-		r.waiting = false
-		ls.nreads--
-		h.npending--
-	}
+	done := func() { h.readDone(ls, r) }
 	switch {
 	case rd.Err != nil:
 		done()
@@ -819,27 +817,20 @@ func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, fin
 	}
 }
 
+// readDone: launch r of ls waits no more (it is written, or about to be).
+func (h *Harvester) readDone(ls *listState, r *listRead) {
+	r.waiting = false
+	ls.nreads--
+	h.npending--
+}
+
 // endReads: list ls was reset or destroyed. The launches waiting in its
 // reads get their events read (the application synchronised: they
 // completed) or are written without times; the storage goes back for
 // the next list.
 func (h *Harvester) endReads(ls *listState) {
 	if ls.nreads > 0 {
-		h.rdEv = h.rdEv[:0]
-		for i := range ls.reads {
-			if ls.reads[i].waiting {
-				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
-			}
-		}
-		h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
-		h.readNow()
-		j := 0
-		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting {
-				h.listReading(ls, r, h.rdOut[j], true)
-				j++
-			}
-		}
+		h.readWaiting([]*listState{ls}, true)
 	}
 	if ls.reads == nil {
 		return
@@ -1473,9 +1464,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
 			if r := &ls.reads[i]; r.waiting && r.p.context == ctx {
-				r.waiting = false
-				ls.nreads--
-				h.npending-- // its event goes away with the pools
+				h.readDone(ls, r) // its event goes away with the pools
 				h.finishNoTS(&r.p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			}
 		}
