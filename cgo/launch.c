@@ -439,10 +439,14 @@ static void ZE_APICALL epi_pool_create(ze_event_pool_create_params_t *p, ze_resu
     uint64_t v[ZMAP_WORDS] = {(*p->pdesc)->flags, 0, 0};
     zmap_put(&pools, (uintptr_t)**p->pphEventPool, v);
 }
-static void ZE_APICALL epi_pool_destroy(ze_event_pool_destroy_params_t *p, ze_result_t r, void *u, void **i) {
-    (void)u, (void)i;
+/* In the prologue, as for lists and events (pro_list_destroy): once the
+ * driver freed the pool, a pool created meanwhile on another thread may
+ * have its handle, whose entry an epilogue would remove
+ * (docs/level-zero-loader.md §10 "Hazards", P17). */
+static void ZE_APICALL pro_pool_destroy(ze_event_pool_destroy_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)r, (void)u, (void)i;
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
-    if (r == ZE_RESULT_SUCCESS) zmap_del(&pools, (uintptr_t)*p->phEventPool);
+    zmap_del(&pools, (uintptr_t)*p->phEventPool);
 }
 static void ZE_APICALL epi_event_create(ze_event_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
@@ -575,7 +579,7 @@ void zl_register(zel_tracer_handle_t t) {
     zelTracerCommandQueueExecuteCommandListsRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_execute);
     zelTracerCommandQueueExecuteCommandListsRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_execute);
     zelTracerEventPoolCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_pool_create);
-    zelTracerEventPoolDestroyRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_pool_destroy);
+    zelTracerEventPoolDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_pool_destroy);
     zelTracerEventCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_create);
     zelTracerEventDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_destroy);
     zelTracerEventHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_sync);
