@@ -454,10 +454,14 @@ static void test_event_not_before_end(void) {
         CHECK(after_end < (kmask >> 1), "not before end: first signalled at or after the kernel's end",
               "end %#llx, ticks after the query %#llx", (unsigned long long)ts.global.kernelEnd,
               (unsigned long long)d1);
-        /* the last NOT_READY began before the kernel's end */
+        /* the last NOT_READY began before the kernel's end: its ticks,
+         * read before the query, are at most the end's. Equal ticks are
+         * right: a timer tick can outlast a query (26 ns at PVC's
+         * 38.4 MHz, 52 ns at Xe2's 19.2 MHz), so the end may fall later
+         * in the tick the query began in (seen in 1 of 8 Xe2 runs). */
         if (not_ready > 0) {
             uint64_t before_end = masked_diff(last_nr_ticks & kmask, ts.global.kernelEnd & kmask, bits);
-            CHECK(before_end > 0 && before_end < (kmask >> 1), "not before end: NOT_READY only before the kernel's end",
+            CHECK(before_end < (kmask >> 1), "not before end: NOT_READY only before the kernel's end",
                   "end %#llx, ticks before the last NOT_READY %#llx", (unsigned long long)ts.global.kernelEnd,
                   (unsigned long long)last_nr_ticks);
         }
