@@ -290,6 +290,19 @@ static inline void app_set_args(ze_kernel_handle_t k, const char *name, void *co
     CK(zeKernelSetGroupSize(k, group, 1, 1));
 }
 
+/* Every kernel of m named in names (app_kernel_names), in that order, each
+ * with its arguments set from the 3 buffers bufs (app_set_args: group size
+ * 64, 256 bytes where an argument is local memory). */
+static inline ze_kernel_handle_t *app_kernels(ze_module_handle_t m, char **names, uint32_t nk, void *const *bufs) {
+    ze_kernel_handle_t *k = calloc(nk, sizeof *k);
+    if (!k) app_die("out of memory");
+    for (uint32_t i = 0; i < nk; i++) {
+        k[i] = app_kernel(m, names[i]);
+        app_set_args(k[i], names[i], bufs, 3, 64, 256);
+    }
+    return k;
+}
+
 static inline ze_command_queue_handle_t app_queue(app_env_t *env, uint32_t ordinal) {
     ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, ordinal, 0, 0,
                                   ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};

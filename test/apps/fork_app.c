@@ -48,15 +48,10 @@ static long round_trip(app_env_t *env, ze_command_list_handle_t imm, ze_event_ha
     char **names;
     uint32_t nk = app_kernel_names(m, &names);
     if (nk == 0) app_die("module has no kernels");
-    ze_kernel_handle_t *k = calloc(nk, sizeof *k);
-    if (!k) app_die("out of memory");
     void *bufs[3] = {app_alloc_device(env, N * 4), app_alloc_device(env, N * 4), app_alloc_shared(env, N * 4)};
     ze_group_count_t g = {N / 64, 1, 1};
     long n = 0;
-    for (uint32_t i = 0; i < nk; i++) {
-        k[i] = app_kernel(m, names[i]);
-        app_set_args(k[i], names[i], bufs, 3, 64, 256);
-    }
+    ze_kernel_handle_t *k = app_kernels(m, names, nk, bufs);
     for (int it = 0; it < launches; it++)
         for (uint32_t i = 0; i < nk; i++, n++) CK(zeCommandListAppendLaunchKernel(imm, k[i], &g, NULL, 0, NULL));
     CK(zeCommandListAppendBarrier(imm, done, 0, NULL));

@@ -43,15 +43,11 @@ int main(int argc, char **argv) {
     char **names;
     uint32_t nk = app_kernel_names(mod, &names);
     if (nk == 0) app_die("module has no kernels");
-    ze_kernel_handle_t *k = calloc(nk, sizeof *k);
     ze_command_list_handle_t *lists = calloc((size_t)alive, sizeof *lists);
-    if (!k || !lists) app_die("out of memory");
+    if (!lists) app_die("out of memory");
     const size_t bytes = N * sizeof(float);
     void *bufs[3] = {app_alloc_device(&env, bytes), app_alloc_device(&env, bytes), app_alloc_device(&env, bytes)};
-    for (uint32_t i = 0; i < nk; i++) {
-        k[i] = app_kernel(mod, names[i]);
-        app_set_args(k[i], names[i], bufs, 3, 64, 256);
-    }
+    ze_kernel_handle_t *k = app_kernels(mod, names, nk, bufs);
     ze_command_queue_handle_t q = app_queue(&env, env.compute_ordinal);
     ze_group_count_t groups = {N / 64, 1, 1};
     long early = -1;

@@ -37,15 +37,10 @@ int main(int argc, char **argv) {
     char **names;
     uint32_t nk = app_kernel_names(mod, &names);
     if (nk == 0) app_die("module has no kernels");
-    ze_kernel_handle_t *k = calloc(nk, sizeof *k);
-    if (!k) app_die("out of memory");
     const size_t bytes = N * sizeof(float);
     void *a = app_alloc_device(&env, bytes), *b = app_alloc_device(&env, bytes), *c = app_alloc_device(&env, bytes);
     void *bufs[3] = {a, b, c};
-    for (uint32_t i = 0; i < nk; i++) {
-        k[i] = app_kernel(mod, names[i]);
-        app_set_args(k[i], names[i], bufs, 3, 64, 256);
-    }
+    ze_kernel_handle_t *k = app_kernels(mod, names, nk, bufs);
     ze_command_list_handle_t l = app_imm_list(&env, env.compute_ordinal, APP_COMMAND_QUEUE_FLAG_IN_ORDER);
     ze_event_pool_handle_t pool = app_pool(&env, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1);
     ze_event_handle_t done = app_event(pool, 0, true);

@@ -21,8 +21,6 @@ int main(int argc, char **argv) {
     char **names;
     uint32_t nk = app_kernel_names(mod, &names);
     if (nk == 0) app_die("module has no kernels");
-    ze_kernel_handle_t *k = calloc(nk, sizeof *k);
-    if (!k) app_die("out of memory");
 
     const size_t bytes = N * sizeof(float);
     float *host_in = malloc(bytes), *host_out = malloc(bytes);
@@ -31,10 +29,7 @@ int main(int argc, char **argv) {
     void *a = app_alloc_device(&env, bytes), *b = app_alloc_device(&env, bytes), *c = app_alloc_device(&env, bytes);
     float *shared = app_alloc_shared(&env, bytes);
     void *bufs[3] = {a, b, c};
-    for (uint32_t i = 0; i < nk; i++) {
-        k[i] = app_kernel(mod, names[i]);
-        app_set_args(k[i], names[i], bufs, 3, 64, 256);
-    }
+    ze_kernel_handle_t *k = app_kernels(mod, names, nk, bufs);
 
     ze_command_queue_handle_t q = app_queue(&env, env.compute_ordinal);
     ze_command_list_handle_t l = app_list(&env, env.compute_ordinal);
