@@ -804,10 +804,10 @@ func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, fin
 		// A start in the future: the reading is older than the launch
 		// (the masked counter placed it one wrap later); before the
 		// execution: an earlier execution's.
-		if startNs, _ := p.dev.toHost(rd.TS.Start, p.ref); startNs <= h.limit && startNs+1000 >= p.ref {
+		if startNs, startTicks := p.dev.toHost(rd.TS.Start, p.ref); startNs <= h.limit && startNs+1000 >= p.ref {
 			done()
 			r.hasLast, r.last = true, rd.TS
-			h.finishTimed(p, rd.TS, startNs)
+			h.finishTimed(p, rd.TS, startNs, startTicks)
 			return
 		}
 	}
@@ -988,9 +988,9 @@ func (h *Harvester) harvestImmediate(final bool) {
 			// is this launch's, unless the clock places it in the future
 			// (not run yet) or before the append (as the shared path,
 			// which waits for a plausible reading).
-			if startNs, _ := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
+			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
 				h.immDone(l)
-				h.finishTimedRec(&l.rec, l.dev, l.ref, r.TS, startNs)
+				h.finishTimedRec(&l.rec, l.dev, r.TS, startNs, startTicks)
 				continue
 			}
 		}
@@ -1173,14 +1173,14 @@ func (h *Harvester) finishExec(pe *pendingExec, ts []KernelTimestamp, ready bool
 		case !ready || int(p.index) >= len(ts):
 			h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 		default:
-			startNs, _ := p.dev.toHost(ts[p.index].Start, p.ref)
+			startNs, startTicks := p.dev.toHost(ts[p.index].Start, p.ref)
 			if startNs+1000 < p.ref || startNs > limit {
 				// Not this execution's times (the event did not signal
 				// in it): the copy's values are undefined.
 				h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 				continue
 			}
-			h.finishTimed(p, ts[p.index], startNs)
+			h.finishTimed(p, ts[p.index], startNs, startTicks)
 		}
 	}
 	if ready {
@@ -1226,11 +1226,11 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	// in the future means the reading is older than the launch (the
 	// masked counter placed it one wrap later).
 	var owner *pendingLaunch
-	var startNs uint64
+	var startNs, startTicks uint64
 	limit := h.limit
 	later := false // the reading is of an execution after some launch's `until`
 	for _, p := range ps {
-		s, _ := p.dev.toHost(ts.Start, p.ref)
+		s, sTicks := p.dev.toHost(ts.Start, p.ref)
 		if s > limit {
 			continue // not a reading of anything that ran yet
 		}
@@ -1239,7 +1239,7 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 			continue
 		}
 		if s+1000 >= p.ref && (owner == nil || p.ref >= owner.ref) {
-			owner, startNs = p, s
+			owner, startNs, startTicks = p, s, sTicks
 		}
 	}
 	if owner == nil {
@@ -1269,7 +1269,7 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	for _, p := range ps {
 		switch {
 		case p == owner:
-			h.finishTimed(p, ts, startNs)
+			h.finishTimed(p, ts, startNs, startTicks)
 		case p.ref < owner.ref:
 			h.release(p)
 			h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_OVERWRITTEN)
@@ -1277,18 +1277,19 @@ func (h *Harvester) reading(ev uint64, ts KernelTimestamp, err error, gone bool)
 	}
 }
 
-func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs uint64) {
+func (h *Harvester) finishTimed(p *pendingLaunch, ts KernelTimestamp, startNs, startTicks uint64) {
 	h.release(p)
 	if p.stopped {
 		return
 	}
-	h.finishTimedRec(&p.rec, p.dev, p.ref, ts, startNs)
+	h.finishTimedRec(&p.rec, p.dev, ts, startNs, startTicks)
 }
 
-// finishTimedRec writes rec with the times ts (startNs: its start in host
-// ns, converted with c from a reference ref before the kernel).
-func (h *Harvester) finishTimedRec(rec *stream.Launch, c *Clock, ref uint64, ts KernelTimestamp, startNs uint64) {
-	_, startTicks := c.toHost(ts.Start, ref)
+// finishTimedRec writes rec with the times ts (startNs, startTicks: its
+// start in host ns and unmasked ticks, as c.toHost converted it from a
+// reference before the kernel when the caller judged the reading: not
+// converted twice).
+func (h *Harvester) finishTimedRec(rec *stream.Launch, c *Clock, ts KernelTimestamp, startNs, startTicks uint64) {
 	dur := (ts.End - ts.Start) & c.kernelMask
 	if ts.End < ts.Start {
 		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_WRAPPED)
