@@ -404,12 +404,23 @@ func (h *Harvester) drainLocked() int {
 	// Slots of different threads: process in time order, so an execute
 	// sees the appends that preceded it. (One thread's slots come in
 	// order: usually nothing to sort.)
-	byTime := func(a, b Slot) int { return cmp.Compare(a.HostNs, b.HostNs) }
-	if !slices.IsSortedFunc(h.buf, byTime) {
-		slices.SortStableFunc(h.buf, byTime)
+	if !inTimeOrder(h.buf) {
+		slices.SortStableFunc(h.buf, func(a, b Slot) int { return cmp.Compare(a.HostNs, b.HostNs) })
 	}
 	h.next = 0
 	return h.processSlots()
+}
+
+// inTimeOrder says whether the slots are in HostNs order: a plain loop
+// over the batch (slices.IsSortedFunc called its comparison function per
+// slot, 5-7 % of the harvester's time per launch).
+func inTimeOrder(buf []Slot) bool {
+	for i := 1; i < len(buf); i++ {
+		if buf[i].HostNs < buf[i-1].HostNs {
+			return false
+		}
+	}
+	return true
 }
 
 // processSlots processes the drained slots from h.next on, up to passWork.
