@@ -77,8 +77,12 @@ type benchSource struct {
 const benchEvent0 = 1000
 
 func (f *benchSource) Drain(dst []Slot) ([]Slot, uint64) {
-	dst = append(dst, f.batch...)
-	f.batch = f.batch[:0]
+	n := min(len(f.batch), DrainBatch)
+	dst = append(dst, f.batch[:n]...)
+	f.batch = f.batch[:copy(f.batch, f.batch[n:])]
+	if len(f.batch) > 0 {
+		return dst, f.batch[0].HostNs
+	}
 	return dst, math.MaxUint64
 }
 
@@ -111,6 +115,9 @@ func BenchmarkHarvestImmediateAlone(b *testing.B) {
 			f.ts[i] = tsAt(now+i*200+100, now+i*200+150)
 		}
 		now += 1e6
+		for len(f.batch) > 0 {
+			h.Poll()
+		}
 		h.Poll()
 	}
 	b.StopTimer()
