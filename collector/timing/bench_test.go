@@ -126,3 +126,40 @@ func BenchmarkHarvestImmediateAlone(b *testing.B) {
 		b.Fatalf("timed %d of %d", h.timed.Load(), b.N)
 	}
 }
+
+// BenchmarkHarvestRegularReadAlone is BenchmarkHarvestRegularRead with
+// benchSource: a regular list of 4096 launches recorded, executed once
+// without a snapshot (the harvester reads the list's events), and reset,
+// per pass; the harvester's own time.
+func BenchmarkHarvestRegularReadAlone(b *testing.B) {
+	const batch = 4096
+	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	now := uint64(1e9)
+	h.now = func() uint64 { return now }
+	b.ReportAllocs()
+	cpu0 := processCPUNs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += batch {
+		for i := uint64(0); i < batch; i++ {
+			f.batch = append(f.batch, regLaunch(now+i, benchEvent0+i, uint32(i+1), 5))
+			f.ts[i] = tsAt(now+batch+i*10+100, now+batch+i*10+105)
+		}
+		e := exec(now+batch, 5, 0)
+		f.submits[e.List]++
+		e.Seq = f.submits[e.List]
+		f.batch = append(f.batch, e)
+		now += 1e6
+		for len(f.batch) > 0 {
+			h.Poll()
+		}
+		f.batch = append(f.batch, Slot{Kind: SlotReset, HostNs: now, ListID: 5})
+		now += 1e6
+		h.Poll()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
+	if h.timed.Load() < uint64(b.N) {
+		b.Fatalf("timed %d of %d", h.timed.Load(), b.N)
+	}
+}

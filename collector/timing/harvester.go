@@ -1314,7 +1314,9 @@ func (h *Harvester) finishTimedRec(rec *stream.Launch, c *Clock, ts KernelTimest
 
 func (h *Harvester) release(p *pendingLaunch) {
 	if p.ours {
-		delete(h.lastTS, p.event)
+		if len(h.lastTS) > 0 {
+			delete(h.lastTS, p.event)
+		}
 		h.rel = append(h.rel, EventRef{Context: p.context, Event: p.event})
 		p.ours = false
 	}
@@ -1411,9 +1413,13 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 		return
 	}
 	ls.dead = true // once
+	// Usually no reading is kept in lastTS: then no map operation per launch.
+	shared := len(h.lastTS) > 0
 	for i := range ls.templates {
 		if t := &ls.templates[i]; t.Flags&SlotFlagOurs != 0 {
-			delete(h.lastTS, t.Event)
+			if shared {
+				delete(h.lastTS, t.Event)
+			}
 			h.rel = append(h.rel, EventRef{Context: t.Context, Event: t.Event})
 		}
 	}
