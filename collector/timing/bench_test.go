@@ -163,3 +163,31 @@ func BenchmarkHarvestRegularReadAlone(b *testing.B) {
 		b.Fatalf("timed %d of %d", h.timed.Load(), b.N)
 	}
 }
+
+// TestHarvestImmediateNoAllocs: with a source that allocates nothing
+// itself (benchSource), a pass of immediate launches allocates nothing at
+// all once its storage grew (TestHarvestAllocs allows a few per pass: the
+// fake's maps and a list's state per reset).
+func TestHarvestImmediateNoAllocs(t *testing.T) {
+	const batch = 1024
+	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	now := uint64(1e9)
+	h.now = func() uint64 { return now }
+	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
+	pass := func() {
+		for i := uint64(0); i < batch; i++ {
+			f.batch = append(f.batch, launch(now+i*200, benchEvent0+i, imm, 1))
+			f.ts[i] = tsAt(now+i*200+100, now+i*200+150)
+		}
+		now += 1e6
+		h.Poll()
+	}
+	pass() // warm: storage grows to its size once
+	if a := testing.AllocsPerRun(20, pass); a != 0 {
+		t.Errorf("%.1f allocations per pass of %d immediate launches, want 0", a, batch)
+	}
+	if h.timed.Load() != 22*batch {
+		t.Errorf("timed %d of %d", h.timed.Load(), 22*batch)
+	}
+}
