@@ -189,3 +189,81 @@ func harvestLoop(mode string, n int) func() {
 		}
 	}
 }
+
+// TestImmediateAcrossDrains: an immediate launch's record is made from its
+// drained slot when it finishes in the pass that drained it, and from a
+// copy made before the next drain overwrites the batch otherwise
+// (immLaunch); either way it holds its own slot's fields, and its id is
+// the one it was drained with. Launches finish out of order, across
+// passes that drain new slots, and in a context destroyed while they wait.
+func TestImmediateAcrossDrains(t *testing.T) {
+	const sec = uint64(1e9)
+	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
+	x := newHarness()
+	mk := func(i uint64, ctx uint64) Slot {
+		s := launch(i*sec, 1000+i, imm, 1)
+		s.KernelID = uint32(10 + i)
+		s.GroupCount = [3]uint32{uint32(i), uint32(i + 1), 1}
+		s.SyclTask = 100 + i
+		s.Queue = 50 + i%2
+		s.Context = ctx
+		if i%3 == 0 {
+			s.Flags |= SlotFlagSerial
+		}
+		return s
+	}
+	ready := func(i uint64) { x.f.signaled[1000+i] = tsAt(i*sec+100, i*sec+200+i) }
+	// Pass 1: launches 1-4 drained; 2 and 4 signalled (finish in-pass).
+	ready(2)
+	ready(4)
+	x.step(mk(1, 9), mk(2, 9), mk(3, 9), mk(4, 9))
+	// Pass 2: new slots 5-6 overwrite the batch; 1 finishes now, 3 still waits.
+	ready(1)
+	ready(6)
+	x.step(mk(5, 9), mk(6, 9))
+	// Pass 3: 7 in another context; 3 and 5 finish, 7 waits.
+	ready(3)
+	ready(5)
+	x.step(mk(7, 8))
+	// The context of 7 goes away while it waits (no times), after one more
+	// drain of a launch that waits too (8, in the same context).
+	x.step(mk(8, 8))
+	x.h.ContextDestroying(8)
+	x.h.Final()
+	if len(x.recs) != 8 {
+		t.Fatalf("%d records, want 8", len(x.recs))
+	}
+	seen := map[uint64]bool{}
+	var queues [2][]uint64
+	for _, r := range x.recs {
+		i := r.SyclTaskId - 100
+		if i < 1 || i > 8 || seen[i] {
+			t.Fatalf("record %+v: not one of the launches, or twice", r)
+		}
+		seen[i] = true
+		s := mk(i, 0)
+		if r.Id != i || r.KernelId != uint64(s.KernelID) || r.GroupCountX != s.GroupCount[0] || r.GroupCountY != s.GroupCount[1] ||
+			r.HostAppendNs != s.HostNs || r.QueueId == 0 {
+			t.Errorf("launch %d: record %+v does not hold its slot's fields", i, r)
+		}
+		if serial := r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED) != 0; serial != (i%3 == 0) {
+			t.Errorf("launch %d: serialized %v", i, serial)
+		}
+		timed := r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
+		if want := i <= 6; timed != want {
+			t.Errorf("launch %d: timed %v, want %v (%v)", i, timed, want, r.NoTimestampReason)
+		}
+		// Ticks of 26 ns (hz): times within a tick of the slot's.
+		if d, e := int64(r.DeviceStartNs-(i*sec+100)), int64(r.DeviceEndNs-(i*sec+200+i)); timed && (d < -30 || d > 30 || e < -30 || e > 30) {
+			t.Errorf("launch %d: times %d-%d", i, r.DeviceStartNs, r.DeviceEndNs)
+		}
+		queues[i%2] = append(queues[i%2], r.QueueId)
+	}
+	for p, qs := range queues {
+		for _, q := range qs {
+			if q != qs[0] || q == queues[1-p][0] {
+				t.Errorf("queue ids %v: one per queue handle, two handles", queues)
+			}
+		}
+	}
+}

@@ -279,5 +279,7 @@ void sim_config_load(void) {
         if (strcmp(v, "1") == 0) sim_cfg.log = true;
         else if (strcmp(v, "0") != 0) cfg_warn("ZESIM_LOG", v, "0");
     }
+    v = getenv("ZESIM_STATS");
+    sim_cfg.stats = (v != NULL && *v != '\0' && strcmp(v, "0") != 0) ? strdup(v) : NULL;
     set_queue_groups();
 }

@@ -181,6 +181,7 @@ typedef struct sim_config {
     uint64_t default_ps_per_item; /* ZESIM_KERNEL_COST default           */
     const char *kernel_cost;     /* ZESIM_KERNEL_COST="name=ps_per_item[/overhead_ns],..." */
     bool log;                    /* ZESIM_LOG=1: trace calls to stderr  */
+    const char *stats;           /* ZESIM_STATS: "1" (stderr) or a file: the device emulation's cost line at exit */
     /* Command queue groups (zeDeviceGetCommandQueueGroupProperties order;
      * ordinal = index here). core_config.c fills them per model; exec_*.c creates
      * one engine per (ordinal, index). */
