@@ -13,3 +13,4 @@
 package proto
 
 //go:generate protoc --proto_path=. --go_out=. --go_opt=module=github.com/zestall/zestall/proto zestall.proto
+//go:generate go run ./internal/wiregen -o zestallwire/zestall.wire.go -conv pbstream/convert.go

@@ -1,0 +1,37 @@
+package pbstream
+
+// The helpers of the generated conversions (convert.go).
+
+// copyOptional copies the value of an optional field, so that the two
+// records do not share it.
+func copyOptional[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// convertList converts each message of a list.
+func convertList[S, D any](s []S, convert func(S) D) []D {
+	if s == nil {
+		return nil
+	}
+	d := make([]D, len(s))
+	for i, m := range s {
+		d[i] = convert(m)
+	}
+	return d
+}
+
+// convertEnums converts a list of enum values.
+func convertEnums[D, S ~int32](s []S) []D {
+	if s == nil {
+		return nil
+	}
+	d := make([]D, len(s))
+	for i, v := range s {
+		d[i] = D(v)
+	}
+	return d
+}
