@@ -2,10 +2,9 @@
 // zestallpb (the Go code protoc-gen-go generates from zestall.proto), for
 // offline tools: cmd/zestall and the tests. The framing and the Writer are
 // package proto/stream's, which works on package zestallwire's plain types
-// so that libzestall.so links no protobuf runtime; this package converts
-// between the two (RecordToWire, RecordFromWire and one pair per message
-// type, generated with zestallwire by proto/internal/wiregen into
-// convert.go) and holds the Reader, which decodes with proto.Unmarshal.
+// so that libzestall.so links no protobuf runtime; this package holds the
+// Reader, which decodes with proto.Unmarshal, and [Write], which gives a
+// zestallpb record to a stream.Writer (through package pbconv).
 //
 // # Reading
 //
@@ -27,7 +26,7 @@
 //
 // # Writing zestallpb records
 //
-// [Write] converts a record with RecordToWire and gives it to a
+// [Write] converts a record with pbconv.RecordToWire and gives it to a
 // stream.Writer (zestall merge, tests).
 //
 // # Security

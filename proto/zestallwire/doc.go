@@ -12,8 +12,12 @@
 // reflection packages it pulls in were about half of libzestall.so's
 // start-up and of its relocations (BENCHMARKS.md, start-up). The Writer
 // encodes these types by their struct tags (proto/stream/tagenc.go) to the
-// bytes proto.Marshal makes of the zestallpb twins; package pbstream's
-// tests hold every message type to that.
+// bytes proto.Marshal makes of the zestallpb twins; proto/stream's tests
+// hold every message type to that (converting with package pbconv).
+//
+// The writer side imports this package as pb: its types are the schema's
+// protobuf messages, in another Go form, and code that moved from
+// zestallpb to them kept its text.
 //
 // zestall.wire.go is generated from zestall.proto, through zestallpb, by
 // proto/internal/wiregen: do not edit it; run `go generate ./proto`.

@@ -1,4 +1,4 @@
-package pbstream
+package pbconv
 
 // The helpers of the generated conversions (convert.go).
 
