@@ -309,6 +309,9 @@ func (f *tagField) appendField(b []byte, fv reflect.Value) ([]byte, bool) {
 		if f.packed {
 			b = appendTag(b, f.num, wireBytes)
 			start := len(b)
+			if b2, ok := appendPackedVarints(b, f, fv); ok {
+				return insertLength(b2, start), true
+			}
 			for i := 0; i < n; i++ {
 				b = f.appendValue(b, fv.Index(i))
 			}
@@ -340,6 +343,29 @@ func (f *tagField) appendField(b []byte, fv reflect.Value) ([]byte, bool) {
 		return b, true
 	}
 	return f.appendOne(b, fv)
+}
+
+// appendPackedVarints appends the values of fv, a packed varint list of
+// unsigned integers (StallRows' and Unattributed's columns), without
+// reflection per value, which was most of a stall record's encoding; false
+// for another list. A pointer in an interface is no allocation.
+func appendPackedVarints(b []byte, f *tagField, fv reflect.Value) ([]byte, bool) {
+	if f.wire != tagVarint || !fv.CanAddr() {
+		return b, false
+	}
+	switch p := fv.Addr().Interface().(type) {
+	case *[]uint64:
+		for _, v := range *p {
+			b = appendVarint(b, v)
+		}
+	case *[]uint32:
+		for _, v := range *p {
+			b = appendVarint(b, uint64(v))
+		}
+	default:
+		return b, false
+	}
+	return b, true
 }
 
 // appendOne encodes one value of field f with its tag.
