@@ -380,9 +380,14 @@ func hasKind(rec *pb.Record) bool {
 	if rec == nil || rec.Kind == nil {
 		return false
 	}
-	// The member's wrapper holds the message in its one field.
+	// The member's wrapper (a pointer to a struct) holds the message in
+	// its one field.
 	v := reflect.ValueOf(rec.Kind)
-	return !v.IsNil() && !v.Elem().Field(0).IsNil()
+	if v.Kind() != reflect.Ptr || v.IsNil() || v.Elem().Kind() != reflect.Struct || v.Elem().NumField() != 1 {
+		return false
+	}
+	f := v.Elem().Field(0)
+	return f.Kind() != reflect.Ptr || !f.IsNil()
 }
 
 func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
