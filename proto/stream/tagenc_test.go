@@ -139,6 +139,10 @@ func TestTagEncoding(t *testing.T) {
 			if err := proto.Unmarshal(got[1:], back); err != nil || !proto.Equal(back, m.Interface()) {
 				t.Fatalf("%s, variant %d: read back %v (%v), want %v", md.FullName(), variant, back, err, m.Interface())
 			}
+			// And the conversions lose nothing on the way back.
+			if again, ok := pbconv.MessageFromWire(wm); !ok || !proto.Equal(again.(proto.Message), m.Interface()) {
+				t.Fatalf("%s, variant %d: converted back %v, want %v", md.FullName(), variant, again, m.Interface())
+			}
 		}
 	}
 	// Not a zestallwire message: declined (a zestallpb message has
