@@ -7,987 +7,1122 @@ import (
 	zw "github.com/zestall/zestall/proto/zestallwire"
 )
 
-// RecordToWire copies m to a zw.Record.
+// RecordToWire copies m to a new zw.Record.
 func RecordToWire(m *pb.Record) *zw.Record {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Record{
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
-	switch k := m.Kind.(type) {
-	case *pb.Record_Header:
-		c.Kind = &zw.Record_Header{Header: HeaderToWire(k.Header)}
-	case *pb.Record_Module:
-		c.Kind = &zw.Record_Module{Module: ModuleToWire(k.Module)}
-	case *pb.Record_ModuleDestroyed:
-		c.Kind = &zw.Record_ModuleDestroyed{ModuleDestroyed: ModuleDestroyedToWire(k.ModuleDestroyed)}
-	case *pb.Record_Kernel:
-		c.Kind = &zw.Record_Kernel{Kernel: KernelToWire(k.Kernel)}
-	case *pb.Record_KernelDestroyed:
-		c.Kind = &zw.Record_KernelDestroyed{KernelDestroyed: KernelDestroyedToWire(k.KernelDestroyed)}
-	case *pb.Record_Launch:
-		c.Kind = &zw.Record_Launch{Launch: LaunchToWire(k.Launch)}
-	case *pb.Record_StallRows:
-		c.Kind = &zw.Record_StallRows{StallRows: StallRowsToWire(k.StallRows)}
-	case *pb.Record_Unattributed:
-		c.Kind = &zw.Record_Unattributed{Unattributed: UnattributedToWire(k.Unattributed)}
-	case *pb.Record_Window:
-		c.Kind = &zw.Record_Window{Window: WindowToWire(k.Window)}
-	case *pb.Record_Counters:
-		c.Kind = &zw.Record_Counters{Counters: CountersToWire(k.Counters)}
-	case *pb.Record_MergeSource:
-		c.Kind = &zw.Record_MergeSource{MergeSource: MergeSourceToWire(k.MergeSource)}
-	case *pb.Record_SyclLocation:
-		c.Kind = &zw.Record_SyclLocation{SyclLocation: SyclLocationToWire(k.SyclLocation)}
-	case *pb.Record_SyclSpan:
-		c.Kind = &zw.Record_SyclSpan{SyclSpan: SyclSpanToWire(k.SyclSpan)}
-	case *pb.Record_SyclGraph:
-		c.Kind = &zw.Record_SyclGraph{SyclGraph: SyclGraphToWire(k.SyclGraph)}
-	}
+	c := new(zw.Record)
+	CopyRecordToWire(c, m)
 	return c
 }
 
-// RecordFromWire copies m to a pb.Record.
+// CopyRecordToWire sets every field of dst to m's.
+func CopyRecordToWire(dst *zw.Record, m *pb.Record) {
+	dst.Kind = nil
+	switch k := m.Kind.(type) {
+	case *pb.Record_Header:
+		dst.Kind = &zw.Record_Header{Header: HeaderToWire(k.Header)}
+	case *pb.Record_Module:
+		dst.Kind = &zw.Record_Module{Module: ModuleToWire(k.Module)}
+	case *pb.Record_ModuleDestroyed:
+		dst.Kind = &zw.Record_ModuleDestroyed{ModuleDestroyed: ModuleDestroyedToWire(k.ModuleDestroyed)}
+	case *pb.Record_Kernel:
+		dst.Kind = &zw.Record_Kernel{Kernel: KernelToWire(k.Kernel)}
+	case *pb.Record_KernelDestroyed:
+		dst.Kind = &zw.Record_KernelDestroyed{KernelDestroyed: KernelDestroyedToWire(k.KernelDestroyed)}
+	case *pb.Record_Launch:
+		dst.Kind = &zw.Record_Launch{Launch: LaunchToWire(k.Launch)}
+	case *pb.Record_StallRows:
+		dst.Kind = &zw.Record_StallRows{StallRows: StallRowsToWire(k.StallRows)}
+	case *pb.Record_Unattributed:
+		dst.Kind = &zw.Record_Unattributed{Unattributed: UnattributedToWire(k.Unattributed)}
+	case *pb.Record_Window:
+		dst.Kind = &zw.Record_Window{Window: WindowToWire(k.Window)}
+	case *pb.Record_Counters:
+		dst.Kind = &zw.Record_Counters{Counters: CountersToWire(k.Counters)}
+	case *pb.Record_MergeSource:
+		dst.Kind = &zw.Record_MergeSource{MergeSource: MergeSourceToWire(k.MergeSource)}
+	case *pb.Record_SyclLocation:
+		dst.Kind = &zw.Record_SyclLocation{SyclLocation: SyclLocationToWire(k.SyclLocation)}
+	case *pb.Record_SyclSpan:
+		dst.Kind = &zw.Record_SyclSpan{SyclSpan: SyclSpanToWire(k.SyclSpan)}
+	case *pb.Record_SyclGraph:
+		dst.Kind = &zw.Record_SyclGraph{SyclGraph: SyclGraphToWire(k.SyclGraph)}
+	}
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// RecordFromWire copies m to a new pb.Record.
 func RecordFromWire(m *zw.Record) *pb.Record {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Record{}
-	switch k := m.Kind.(type) {
-	case *zw.Record_Header:
-		c.Kind = &pb.Record_Header{Header: HeaderFromWire(k.Header)}
-	case *zw.Record_Module:
-		c.Kind = &pb.Record_Module{Module: ModuleFromWire(k.Module)}
-	case *zw.Record_ModuleDestroyed:
-		c.Kind = &pb.Record_ModuleDestroyed{ModuleDestroyed: ModuleDestroyedFromWire(k.ModuleDestroyed)}
-	case *zw.Record_Kernel:
-		c.Kind = &pb.Record_Kernel{Kernel: KernelFromWire(k.Kernel)}
-	case *zw.Record_KernelDestroyed:
-		c.Kind = &pb.Record_KernelDestroyed{KernelDestroyed: KernelDestroyedFromWire(k.KernelDestroyed)}
-	case *zw.Record_Launch:
-		c.Kind = &pb.Record_Launch{Launch: LaunchFromWire(k.Launch)}
-	case *zw.Record_StallRows:
-		c.Kind = &pb.Record_StallRows{StallRows: StallRowsFromWire(k.StallRows)}
-	case *zw.Record_Unattributed:
-		c.Kind = &pb.Record_Unattributed{Unattributed: UnattributedFromWire(k.Unattributed)}
-	case *zw.Record_Window:
-		c.Kind = &pb.Record_Window{Window: WindowFromWire(k.Window)}
-	case *zw.Record_Counters:
-		c.Kind = &pb.Record_Counters{Counters: CountersFromWire(k.Counters)}
-	case *zw.Record_MergeSource:
-		c.Kind = &pb.Record_MergeSource{MergeSource: MergeSourceFromWire(k.MergeSource)}
-	case *zw.Record_SyclLocation:
-		c.Kind = &pb.Record_SyclLocation{SyclLocation: SyclLocationFromWire(k.SyclLocation)}
-	case *zw.Record_SyclSpan:
-		c.Kind = &pb.Record_SyclSpan{SyclSpan: SyclSpanFromWire(k.SyclSpan)}
-	case *zw.Record_SyclGraph:
-		c.Kind = &pb.Record_SyclGraph{SyclGraph: SyclGraphFromWire(k.SyclGraph)}
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Record)
+	CopyRecordFromWire(c, m)
 	return c
 }
 
-// HeaderToWire copies m to a zw.Header.
+// CopyRecordFromWire sets every field of dst to m's.
+func CopyRecordFromWire(dst *pb.Record, m *zw.Record) {
+	dst.Kind = nil
+	switch k := m.Kind.(type) {
+	case *zw.Record_Header:
+		dst.Kind = &pb.Record_Header{Header: HeaderFromWire(k.Header)}
+	case *zw.Record_Module:
+		dst.Kind = &pb.Record_Module{Module: ModuleFromWire(k.Module)}
+	case *zw.Record_ModuleDestroyed:
+		dst.Kind = &pb.Record_ModuleDestroyed{ModuleDestroyed: ModuleDestroyedFromWire(k.ModuleDestroyed)}
+	case *zw.Record_Kernel:
+		dst.Kind = &pb.Record_Kernel{Kernel: KernelFromWire(k.Kernel)}
+	case *zw.Record_KernelDestroyed:
+		dst.Kind = &pb.Record_KernelDestroyed{KernelDestroyed: KernelDestroyedFromWire(k.KernelDestroyed)}
+	case *zw.Record_Launch:
+		dst.Kind = &pb.Record_Launch{Launch: LaunchFromWire(k.Launch)}
+	case *zw.Record_StallRows:
+		dst.Kind = &pb.Record_StallRows{StallRows: StallRowsFromWire(k.StallRows)}
+	case *zw.Record_Unattributed:
+		dst.Kind = &pb.Record_Unattributed{Unattributed: UnattributedFromWire(k.Unattributed)}
+	case *zw.Record_Window:
+		dst.Kind = &pb.Record_Window{Window: WindowFromWire(k.Window)}
+	case *zw.Record_Counters:
+		dst.Kind = &pb.Record_Counters{Counters: CountersFromWire(k.Counters)}
+	case *zw.Record_MergeSource:
+		dst.Kind = &pb.Record_MergeSource{MergeSource: MergeSourceFromWire(k.MergeSource)}
+	case *zw.Record_SyclLocation:
+		dst.Kind = &pb.Record_SyclLocation{SyclLocation: SyclLocationFromWire(k.SyclLocation)}
+	case *zw.Record_SyclSpan:
+		dst.Kind = &pb.Record_SyclSpan{SyclSpan: SyclSpanFromWire(k.SyclSpan)}
+	case *zw.Record_SyclGraph:
+		dst.Kind = &pb.Record_SyclGraph{SyclGraph: SyclGraphFromWire(k.SyclGraph)}
+	}
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// HeaderToWire copies m to a new zw.Header.
 func HeaderToWire(m *pb.Header) *zw.Header {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Header{
-		FormatVersion:       m.FormatVersion,
-		ToolVersion:         m.ToolVersion,
-		Pid:                 m.Pid,
-		MpiRank:             copyOptional(m.MpiRank),
-		HostName:            m.HostName,
-		Argv:                m.Argv,
-		StartHostNs:         m.StartHostNs,
-		StartUnixNs:         m.StartUnixNs,
-		Config:              convertList(m.Config, ConfigEntryToWire),
-		Devices:             convertList(m.Devices, DeviceToWire),
-		LocalRank:           copyOptional(m.LocalRank),
-		JobSize:             copyOptional(m.JobSize),
-		RankVariable:        m.RankVariable,
-		JobId:               m.JobId,
-		ZeAffinityMask:      m.ZeAffinityMask,
-		OtherProcessesKnown: m.OtherProcessesKnown,
-		Sycl:                SyclSetupToWire(m.Sycl),
-		LaunchSeparation:    zw.LaunchSeparation(m.LaunchSeparation),
-		CodeCopiesPerModule: m.CodeCopiesPerModule,
-		CodeCopiesMax:       m.CodeCopiesMax,
-		CodeCopyMemoryLimit: m.CodeCopyMemoryLimit,
-		UnknownFields:       m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Header)
+	CopyHeaderToWire(c, m)
 	return c
 }
 
-// HeaderFromWire copies m to a pb.Header.
+// CopyHeaderToWire sets every field of dst to m's.
+func CopyHeaderToWire(dst *zw.Header, m *pb.Header) {
+	dst.FormatVersion = m.FormatVersion
+	dst.ToolVersion = m.ToolVersion
+	dst.Pid = m.Pid
+	dst.MpiRank = m.MpiRank
+	dst.HostName = m.HostName
+	dst.Argv = m.Argv
+	dst.StartHostNs = m.StartHostNs
+	dst.StartUnixNs = m.StartUnixNs
+	dst.Config = convertList(m.Config, ConfigEntryToWire)
+	dst.Devices = convertList(m.Devices, DeviceToWire)
+	dst.LocalRank = m.LocalRank
+	dst.JobSize = m.JobSize
+	dst.RankVariable = m.RankVariable
+	dst.JobId = m.JobId
+	dst.ZeAffinityMask = m.ZeAffinityMask
+	dst.OtherProcessesKnown = m.OtherProcessesKnown
+	dst.Sycl = SyclSetupToWire(m.Sycl)
+	dst.LaunchSeparation = zw.LaunchSeparation(m.LaunchSeparation)
+	dst.CodeCopiesPerModule = m.CodeCopiesPerModule
+	dst.CodeCopiesMax = m.CodeCopiesMax
+	dst.CodeCopyMemoryLimit = m.CodeCopyMemoryLimit
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// HeaderFromWire copies m to a new pb.Header.
 func HeaderFromWire(m *zw.Header) *pb.Header {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Header{
-		FormatVersion:       m.FormatVersion,
-		ToolVersion:         m.ToolVersion,
-		Pid:                 m.Pid,
-		MpiRank:             copyOptional(m.MpiRank),
-		HostName:            m.HostName,
-		Argv:                m.Argv,
-		StartHostNs:         m.StartHostNs,
-		StartUnixNs:         m.StartUnixNs,
-		Config:              convertList(m.Config, ConfigEntryFromWire),
-		Devices:             convertList(m.Devices, DeviceFromWire),
-		LocalRank:           copyOptional(m.LocalRank),
-		JobSize:             copyOptional(m.JobSize),
-		RankVariable:        m.RankVariable,
-		JobId:               m.JobId,
-		ZeAffinityMask:      m.ZeAffinityMask,
-		OtherProcessesKnown: m.OtherProcessesKnown,
-		Sycl:                SyclSetupFromWire(m.Sycl),
-		LaunchSeparation:    pb.LaunchSeparation(m.LaunchSeparation),
-		CodeCopiesPerModule: m.CodeCopiesPerModule,
-		CodeCopiesMax:       m.CodeCopiesMax,
-		CodeCopyMemoryLimit: m.CodeCopyMemoryLimit,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Header)
+	CopyHeaderFromWire(c, m)
 	return c
 }
 
-// SyclSetupToWire copies m to a zw.SyclSetup.
+// CopyHeaderFromWire sets every field of dst to m's.
+func CopyHeaderFromWire(dst *pb.Header, m *zw.Header) {
+	dst.FormatVersion = m.FormatVersion
+	dst.ToolVersion = m.ToolVersion
+	dst.Pid = m.Pid
+	dst.MpiRank = m.MpiRank
+	dst.HostName = m.HostName
+	dst.Argv = m.Argv
+	dst.StartHostNs = m.StartHostNs
+	dst.StartUnixNs = m.StartUnixNs
+	dst.Config = convertList(m.Config, ConfigEntryFromWire)
+	dst.Devices = convertList(m.Devices, DeviceFromWire)
+	dst.LocalRank = m.LocalRank
+	dst.JobSize = m.JobSize
+	dst.RankVariable = m.RankVariable
+	dst.JobId = m.JobId
+	dst.ZeAffinityMask = m.ZeAffinityMask
+	dst.OtherProcessesKnown = m.OtherProcessesKnown
+	dst.Sycl = SyclSetupFromWire(m.Sycl)
+	dst.LaunchSeparation = pb.LaunchSeparation(m.LaunchSeparation)
+	dst.CodeCopiesPerModule = m.CodeCopiesPerModule
+	dst.CodeCopiesMax = m.CodeCopiesMax
+	dst.CodeCopyMemoryLimit = m.CodeCopyMemoryLimit
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// SyclSetupToWire copies m to a new zw.SyclSetup.
 func SyclSetupToWire(m *pb.SyclSetup) *zw.SyclSetup {
 	if m == nil {
 		return nil
 	}
-	c := &zw.SyclSetup{
-		State:         zw.SyclXptiState(m.State),
-		Subscribers:   m.Subscribers,
-		Dispatcher:    m.Dispatcher,
-		Streams:       m.Streams,
-		Problem:       m.Problem,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.SyclSetup)
+	CopySyclSetupToWire(c, m)
 	return c
 }
 
-// SyclSetupFromWire copies m to a pb.SyclSetup.
+// CopySyclSetupToWire sets every field of dst to m's.
+func CopySyclSetupToWire(dst *zw.SyclSetup, m *pb.SyclSetup) {
+	dst.State = zw.SyclXptiState(m.State)
+	dst.Subscribers = m.Subscribers
+	dst.Dispatcher = m.Dispatcher
+	dst.Streams = m.Streams
+	dst.Problem = m.Problem
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// SyclSetupFromWire copies m to a new pb.SyclSetup.
 func SyclSetupFromWire(m *zw.SyclSetup) *pb.SyclSetup {
 	if m == nil {
 		return nil
 	}
-	c := &pb.SyclSetup{
-		State:       pb.SyclXptiState(m.State),
-		Subscribers: m.Subscribers,
-		Dispatcher:  m.Dispatcher,
-		Streams:     m.Streams,
-		Problem:     m.Problem,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.SyclSetup)
+	CopySyclSetupFromWire(c, m)
 	return c
 }
 
-// ConfigEntryToWire copies m to a zw.ConfigEntry.
+// CopySyclSetupFromWire sets every field of dst to m's.
+func CopySyclSetupFromWire(dst *pb.SyclSetup, m *zw.SyclSetup) {
+	dst.State = pb.SyclXptiState(m.State)
+	dst.Subscribers = m.Subscribers
+	dst.Dispatcher = m.Dispatcher
+	dst.Streams = m.Streams
+	dst.Problem = m.Problem
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// ConfigEntryToWire copies m to a new zw.ConfigEntry.
 func ConfigEntryToWire(m *pb.ConfigEntry) *zw.ConfigEntry {
 	if m == nil {
 		return nil
 	}
-	c := &zw.ConfigEntry{
-		Key:             m.Key,
-		Value:           m.Value,
-		FromEnvironment: m.FromEnvironment,
-		UnknownFields:   m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.ConfigEntry)
+	CopyConfigEntryToWire(c, m)
 	return c
 }
 
-// ConfigEntryFromWire copies m to a pb.ConfigEntry.
+// CopyConfigEntryToWire sets every field of dst to m's.
+func CopyConfigEntryToWire(dst *zw.ConfigEntry, m *pb.ConfigEntry) {
+	dst.Key = m.Key
+	dst.Value = m.Value
+	dst.FromEnvironment = m.FromEnvironment
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// ConfigEntryFromWire copies m to a new pb.ConfigEntry.
 func ConfigEntryFromWire(m *zw.ConfigEntry) *pb.ConfigEntry {
 	if m == nil {
 		return nil
 	}
-	c := &pb.ConfigEntry{
-		Key:             m.Key,
-		Value:           m.Value,
-		FromEnvironment: m.FromEnvironment,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.ConfigEntry)
+	CopyConfigEntryFromWire(c, m)
 	return c
 }
 
-// DeviceToWire copies m to a zw.Device.
+// CopyConfigEntryFromWire sets every field of dst to m's.
+func CopyConfigEntryFromWire(dst *pb.ConfigEntry, m *zw.ConfigEntry) {
+	dst.Key = m.Key
+	dst.Value = m.Value
+	dst.FromEnvironment = m.FromEnvironment
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// DeviceToWire copies m to a new zw.Device.
 func DeviceToWire(m *pb.Device) *zw.Device {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Device{
-		Id:                       m.Id,
-		ParentId:                 m.ParentId,
-		Name:                     m.Name,
-		PciDeviceId:              m.PciDeviceId,
-		Platform:                 m.Platform,
-		IpVersion:                m.IpVersion,
-		SubDeviceIndex:           copyOptional(m.SubDeviceIndex),
-		XeCoreCount:              m.XeCoreCount,
-		TimerFrequencyHz:         m.TimerFrequencyHz,
-		TimestampValidBits:       m.TimestampValidBits,
-		KernelTimestampValidBits: m.KernelTimestampValidBits,
-		Uuid:                     m.Uuid,
-		StallSampling:            StallSamplingToWire(m.StallSampling),
-		AffinityEntry:            m.AffinityEntry,
-		UnknownFields:            m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Device)
+	CopyDeviceToWire(c, m)
 	return c
 }
 
-// DeviceFromWire copies m to a pb.Device.
+// CopyDeviceToWire sets every field of dst to m's.
+func CopyDeviceToWire(dst *zw.Device, m *pb.Device) {
+	dst.Id = m.Id
+	dst.ParentId = m.ParentId
+	dst.Name = m.Name
+	dst.PciDeviceId = m.PciDeviceId
+	dst.Platform = m.Platform
+	dst.IpVersion = m.IpVersion
+	dst.SubDeviceIndex = m.SubDeviceIndex
+	dst.XeCoreCount = m.XeCoreCount
+	dst.TimerFrequencyHz = m.TimerFrequencyHz
+	dst.TimestampValidBits = m.TimestampValidBits
+	dst.KernelTimestampValidBits = m.KernelTimestampValidBits
+	dst.Uuid = m.Uuid
+	dst.StallSampling = StallSamplingToWire(m.StallSampling)
+	dst.AffinityEntry = m.AffinityEntry
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// DeviceFromWire copies m to a new pb.Device.
 func DeviceFromWire(m *zw.Device) *pb.Device {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Device{
-		Id:                       m.Id,
-		ParentId:                 m.ParentId,
-		Name:                     m.Name,
-		PciDeviceId:              m.PciDeviceId,
-		Platform:                 m.Platform,
-		IpVersion:                m.IpVersion,
-		SubDeviceIndex:           copyOptional(m.SubDeviceIndex),
-		XeCoreCount:              m.XeCoreCount,
-		TimerFrequencyHz:         m.TimerFrequencyHz,
-		TimestampValidBits:       m.TimestampValidBits,
-		KernelTimestampValidBits: m.KernelTimestampValidBits,
-		Uuid:                     m.Uuid,
-		StallSampling:            StallSamplingFromWire(m.StallSampling),
-		AffinityEntry:            m.AffinityEntry,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Device)
+	CopyDeviceFromWire(c, m)
 	return c
 }
 
-// StallSamplingToWire copies m to a zw.StallSampling.
+// CopyDeviceFromWire sets every field of dst to m's.
+func CopyDeviceFromWire(dst *pb.Device, m *zw.Device) {
+	dst.Id = m.Id
+	dst.ParentId = m.ParentId
+	dst.Name = m.Name
+	dst.PciDeviceId = m.PciDeviceId
+	dst.Platform = m.Platform
+	dst.IpVersion = m.IpVersion
+	dst.SubDeviceIndex = m.SubDeviceIndex
+	dst.XeCoreCount = m.XeCoreCount
+	dst.TimerFrequencyHz = m.TimerFrequencyHz
+	dst.TimestampValidBits = m.TimestampValidBits
+	dst.KernelTimestampValidBits = m.KernelTimestampValidBits
+	dst.Uuid = m.Uuid
+	dst.StallSampling = StallSamplingFromWire(m.StallSampling)
+	dst.AffinityEntry = m.AffinityEntry
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// StallSamplingToWire copies m to a new zw.StallSampling.
 func StallSamplingToWire(m *pb.StallSampling) *zw.StallSampling {
 	if m == nil {
 		return nil
 	}
-	c := &zw.StallSampling{
-		Enabled:             m.Enabled,
-		OffReason:           zw.StallSamplingOff(m.OffReason),
-		Detail:              m.Detail,
-		Metrics:             convertList(m.Metrics, MetricToWire),
-		SamplingPeriodNs:    m.SamplingPeriodNs,
-		RequestedPeriodNs:   m.RequestedPeriodNs,
-		NotifyEveryNReports: m.NotifyEveryNReports,
-		SubDeviceSets:       m.SubDeviceSets,
-		UnknownFields:       m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.StallSampling)
+	CopyStallSamplingToWire(c, m)
 	return c
 }
 
-// StallSamplingFromWire copies m to a pb.StallSampling.
+// CopyStallSamplingToWire sets every field of dst to m's.
+func CopyStallSamplingToWire(dst *zw.StallSampling, m *pb.StallSampling) {
+	dst.Enabled = m.Enabled
+	dst.OffReason = zw.StallSamplingOff(m.OffReason)
+	dst.Detail = m.Detail
+	dst.Metrics = convertList(m.Metrics, MetricToWire)
+	dst.SamplingPeriodNs = m.SamplingPeriodNs
+	dst.RequestedPeriodNs = m.RequestedPeriodNs
+	dst.NotifyEveryNReports = m.NotifyEveryNReports
+	dst.SubDeviceSets = m.SubDeviceSets
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// StallSamplingFromWire copies m to a new pb.StallSampling.
 func StallSamplingFromWire(m *zw.StallSampling) *pb.StallSampling {
 	if m == nil {
 		return nil
 	}
-	c := &pb.StallSampling{
-		Enabled:             m.Enabled,
-		OffReason:           pb.StallSamplingOff(m.OffReason),
-		Detail:              m.Detail,
-		Metrics:             convertList(m.Metrics, MetricFromWire),
-		SamplingPeriodNs:    m.SamplingPeriodNs,
-		RequestedPeriodNs:   m.RequestedPeriodNs,
-		NotifyEveryNReports: m.NotifyEveryNReports,
-		SubDeviceSets:       m.SubDeviceSets,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.StallSampling)
+	CopyStallSamplingFromWire(c, m)
 	return c
 }
 
-// MetricToWire copies m to a zw.Metric.
+// CopyStallSamplingFromWire sets every field of dst to m's.
+func CopyStallSamplingFromWire(dst *pb.StallSampling, m *zw.StallSampling) {
+	dst.Enabled = m.Enabled
+	dst.OffReason = pb.StallSamplingOff(m.OffReason)
+	dst.Detail = m.Detail
+	dst.Metrics = convertList(m.Metrics, MetricFromWire)
+	dst.SamplingPeriodNs = m.SamplingPeriodNs
+	dst.RequestedPeriodNs = m.RequestedPeriodNs
+	dst.NotifyEveryNReports = m.NotifyEveryNReports
+	dst.SubDeviceSets = m.SubDeviceSets
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// MetricToWire copies m to a new zw.Metric.
 func MetricToWire(m *pb.Metric) *zw.Metric {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Metric{
-		Name:          m.Name,
-		Description:   m.Description,
-		Units:         m.Units,
-		MetricType:    m.MetricType,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Metric)
+	CopyMetricToWire(c, m)
 	return c
 }
 
-// MetricFromWire copies m to a pb.Metric.
+// CopyMetricToWire sets every field of dst to m's.
+func CopyMetricToWire(dst *zw.Metric, m *pb.Metric) {
+	dst.Name = m.Name
+	dst.Description = m.Description
+	dst.Units = m.Units
+	dst.MetricType = m.MetricType
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// MetricFromWire copies m to a new pb.Metric.
 func MetricFromWire(m *zw.Metric) *pb.Metric {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Metric{
-		Name:        m.Name,
-		Description: m.Description,
-		Units:       m.Units,
-		MetricType:  m.MetricType,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Metric)
+	CopyMetricFromWire(c, m)
 	return c
 }
 
-// ModuleToWire copies m to a zw.Module.
+// CopyMetricFromWire sets every field of dst to m's.
+func CopyMetricFromWire(dst *pb.Metric, m *zw.Metric) {
+	dst.Name = m.Name
+	dst.Description = m.Description
+	dst.Units = m.Units
+	dst.MetricType = m.MetricType
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// ModuleToWire copies m to a new zw.Module.
 func ModuleToWire(m *pb.Module) *zw.Module {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Module{
-		Id:                   m.Id,
-		DeviceId:             m.DeviceId,
-		ContentHash:          m.ContentHash,
-		NativeBinary:         m.NativeBinary,
-		DebugInfo:            m.DebugInfo,
-		ContentModuleId:      m.ContentModuleId,
-		CreatedHostNs:        m.CreatedHostNs,
-		MissingDetail:        m.MissingDetail,
-		CodeCopies:           m.CodeCopies,
-		CopyIneligibleReason: m.CopyIneligibleReason,
-		CopyIsaBytes:         m.CopyIsaBytes,
-		CopyCreateNs:         m.CopyCreateNs,
-		CopyIsaBytesEach:     m.CopyIsaBytesEach,
-		UnknownFields:        m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Module)
+	CopyModuleToWire(c, m)
 	return c
 }
 
-// ModuleFromWire copies m to a pb.Module.
+// CopyModuleToWire sets every field of dst to m's.
+func CopyModuleToWire(dst *zw.Module, m *pb.Module) {
+	dst.Id = m.Id
+	dst.DeviceId = m.DeviceId
+	dst.ContentHash = m.ContentHash
+	dst.NativeBinary = m.NativeBinary
+	dst.DebugInfo = m.DebugInfo
+	dst.ContentModuleId = m.ContentModuleId
+	dst.CreatedHostNs = m.CreatedHostNs
+	dst.MissingDetail = m.MissingDetail
+	dst.CodeCopies = m.CodeCopies
+	dst.CopyIneligibleReason = m.CopyIneligibleReason
+	dst.CopyIsaBytes = m.CopyIsaBytes
+	dst.CopyCreateNs = m.CopyCreateNs
+	dst.CopyIsaBytesEach = m.CopyIsaBytesEach
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// ModuleFromWire copies m to a new pb.Module.
 func ModuleFromWire(m *zw.Module) *pb.Module {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Module{
-		Id:                   m.Id,
-		DeviceId:             m.DeviceId,
-		ContentHash:          m.ContentHash,
-		NativeBinary:         m.NativeBinary,
-		DebugInfo:            m.DebugInfo,
-		ContentModuleId:      m.ContentModuleId,
-		CreatedHostNs:        m.CreatedHostNs,
-		MissingDetail:        m.MissingDetail,
-		CodeCopies:           m.CodeCopies,
-		CopyIneligibleReason: m.CopyIneligibleReason,
-		CopyIsaBytes:         m.CopyIsaBytes,
-		CopyCreateNs:         m.CopyCreateNs,
-		CopyIsaBytesEach:     m.CopyIsaBytesEach,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Module)
+	CopyModuleFromWire(c, m)
 	return c
 }
 
-// ModuleDestroyedToWire copies m to a zw.ModuleDestroyed.
+// CopyModuleFromWire sets every field of dst to m's.
+func CopyModuleFromWire(dst *pb.Module, m *zw.Module) {
+	dst.Id = m.Id
+	dst.DeviceId = m.DeviceId
+	dst.ContentHash = m.ContentHash
+	dst.NativeBinary = m.NativeBinary
+	dst.DebugInfo = m.DebugInfo
+	dst.ContentModuleId = m.ContentModuleId
+	dst.CreatedHostNs = m.CreatedHostNs
+	dst.MissingDetail = m.MissingDetail
+	dst.CodeCopies = m.CodeCopies
+	dst.CopyIneligibleReason = m.CopyIneligibleReason
+	dst.CopyIsaBytes = m.CopyIsaBytes
+	dst.CopyCreateNs = m.CopyCreateNs
+	dst.CopyIsaBytesEach = m.CopyIsaBytesEach
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// ModuleDestroyedToWire copies m to a new zw.ModuleDestroyed.
 func ModuleDestroyedToWire(m *pb.ModuleDestroyed) *zw.ModuleDestroyed {
 	if m == nil {
 		return nil
 	}
-	c := &zw.ModuleDestroyed{
-		Id:            m.Id,
-		HostNs:        m.HostNs,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.ModuleDestroyed)
+	CopyModuleDestroyedToWire(c, m)
 	return c
 }
 
-// ModuleDestroyedFromWire copies m to a pb.ModuleDestroyed.
+// CopyModuleDestroyedToWire sets every field of dst to m's.
+func CopyModuleDestroyedToWire(dst *zw.ModuleDestroyed, m *pb.ModuleDestroyed) {
+	dst.Id = m.Id
+	dst.HostNs = m.HostNs
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// ModuleDestroyedFromWire copies m to a new pb.ModuleDestroyed.
 func ModuleDestroyedFromWire(m *zw.ModuleDestroyed) *pb.ModuleDestroyed {
 	if m == nil {
 		return nil
 	}
-	c := &pb.ModuleDestroyed{
-		Id:     m.Id,
-		HostNs: m.HostNs,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.ModuleDestroyed)
+	CopyModuleDestroyedFromWire(c, m)
 	return c
 }
 
-// KernelToWire copies m to a zw.Kernel.
+// CopyModuleDestroyedFromWire sets every field of dst to m's.
+func CopyModuleDestroyedFromWire(dst *pb.ModuleDestroyed, m *zw.ModuleDestroyed) {
+	dst.Id = m.Id
+	dst.HostNs = m.HostNs
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// KernelToWire copies m to a new zw.Kernel.
 func KernelToWire(m *pb.Kernel) *zw.Kernel {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Kernel{
-		Id:              m.Id,
-		ModuleId:        m.ModuleId,
-		Name:            m.Name,
-		DemangledName:   m.DemangledName,
-		BaseAddress:     m.BaseAddress,
-		IsaSize:         m.IsaSize,
-		ValidFromHostNs: m.ValidFromHostNs,
-		UnknownFields:   m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Kernel)
+	CopyKernelToWire(c, m)
 	return c
 }
 
-// KernelFromWire copies m to a pb.Kernel.
+// CopyKernelToWire sets every field of dst to m's.
+func CopyKernelToWire(dst *zw.Kernel, m *pb.Kernel) {
+	dst.Id = m.Id
+	dst.ModuleId = m.ModuleId
+	dst.Name = m.Name
+	dst.DemangledName = m.DemangledName
+	dst.BaseAddress = m.BaseAddress
+	dst.IsaSize = m.IsaSize
+	dst.ValidFromHostNs = m.ValidFromHostNs
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// KernelFromWire copies m to a new pb.Kernel.
 func KernelFromWire(m *zw.Kernel) *pb.Kernel {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Kernel{
-		Id:              m.Id,
-		ModuleId:        m.ModuleId,
-		Name:            m.Name,
-		DemangledName:   m.DemangledName,
-		BaseAddress:     m.BaseAddress,
-		IsaSize:         m.IsaSize,
-		ValidFromHostNs: m.ValidFromHostNs,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Kernel)
+	CopyKernelFromWire(c, m)
 	return c
 }
 
-// KernelDestroyedToWire copies m to a zw.KernelDestroyed.
+// CopyKernelFromWire sets every field of dst to m's.
+func CopyKernelFromWire(dst *pb.Kernel, m *zw.Kernel) {
+	dst.Id = m.Id
+	dst.ModuleId = m.ModuleId
+	dst.Name = m.Name
+	dst.DemangledName = m.DemangledName
+	dst.BaseAddress = m.BaseAddress
+	dst.IsaSize = m.IsaSize
+	dst.ValidFromHostNs = m.ValidFromHostNs
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// KernelDestroyedToWire copies m to a new zw.KernelDestroyed.
 func KernelDestroyedToWire(m *pb.KernelDestroyed) *zw.KernelDestroyed {
 	if m == nil {
 		return nil
 	}
-	c := &zw.KernelDestroyed{
-		Id:               m.Id,
-		ValidUntilHostNs: m.ValidUntilHostNs,
-		UnknownFields:    m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.KernelDestroyed)
+	CopyKernelDestroyedToWire(c, m)
 	return c
 }
 
-// KernelDestroyedFromWire copies m to a pb.KernelDestroyed.
+// CopyKernelDestroyedToWire sets every field of dst to m's.
+func CopyKernelDestroyedToWire(dst *zw.KernelDestroyed, m *pb.KernelDestroyed) {
+	dst.Id = m.Id
+	dst.ValidUntilHostNs = m.ValidUntilHostNs
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// KernelDestroyedFromWire copies m to a new pb.KernelDestroyed.
 func KernelDestroyedFromWire(m *zw.KernelDestroyed) *pb.KernelDestroyed {
 	if m == nil {
 		return nil
 	}
-	c := &pb.KernelDestroyed{
-		Id:               m.Id,
-		ValidUntilHostNs: m.ValidUntilHostNs,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.KernelDestroyed)
+	CopyKernelDestroyedFromWire(c, m)
 	return c
 }
 
-// LaunchToWire copies m to a zw.Launch.
+// CopyKernelDestroyedFromWire sets every field of dst to m's.
+func CopyKernelDestroyedFromWire(dst *pb.KernelDestroyed, m *zw.KernelDestroyed) {
+	dst.Id = m.Id
+	dst.ValidUntilHostNs = m.ValidUntilHostNs
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// LaunchToWire copies m to a new zw.Launch.
 func LaunchToWire(m *pb.Launch) *zw.Launch {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Launch{
-		Id:                 m.Id,
-		KernelId:           m.KernelId,
-		DeviceId:           m.DeviceId,
-		QueueId:            m.QueueId,
-		CommandListId:      m.CommandListId,
-		Kind:               zw.LaunchKind(m.Kind),
-		Flags:              m.Flags,
-		NoTimestampReason:  zw.NoTimestampReason(m.NoTimestampReason),
-		GroupCountX:        m.GroupCountX,
-		GroupCountY:        m.GroupCountY,
-		GroupCountZ:        m.GroupCountZ,
-		GroupSizeX:         m.GroupSizeX,
-		GroupSizeY:         m.GroupSizeY,
-		GroupSizeZ:         m.GroupSizeZ,
-		HostAppendNs:       m.HostAppendNs,
-		DeviceStartNs:      m.DeviceStartNs,
-		DeviceEndNs:        m.DeviceEndNs,
-		ExecutionIndex:     m.ExecutionIndex,
-		HostAppendDeltaNs:  copyOptional(m.HostAppendDeltaNs),
-		DeviceStartDelayNs: m.DeviceStartDelayNs,
-		DeviceDurationNs:   m.DeviceDurationNs,
-		IdDelta:            m.IdDelta,
-		SyclLocationId:     m.SyclLocationId,
-		SyclTaskId:         m.SyclTaskId,
-		CodeCopy:           m.CodeCopy,
-		RepeatOf:           m.RepeatOf,
-		UnknownFields:      m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Launch)
+	CopyLaunchToWire(c, m)
 	return c
 }
 
-// LaunchFromWire copies m to a pb.Launch.
+// CopyLaunchToWire sets every field of dst to m's.
+func CopyLaunchToWire(dst *zw.Launch, m *pb.Launch) {
+	dst.Id = m.Id
+	dst.KernelId = m.KernelId
+	dst.DeviceId = m.DeviceId
+	dst.QueueId = m.QueueId
+	dst.CommandListId = m.CommandListId
+	dst.Kind = zw.LaunchKind(m.Kind)
+	dst.Flags = m.Flags
+	dst.NoTimestampReason = zw.NoTimestampReason(m.NoTimestampReason)
+	dst.GroupCountX = m.GroupCountX
+	dst.GroupCountY = m.GroupCountY
+	dst.GroupCountZ = m.GroupCountZ
+	dst.GroupSizeX = m.GroupSizeX
+	dst.GroupSizeY = m.GroupSizeY
+	dst.GroupSizeZ = m.GroupSizeZ
+	dst.HostAppendNs = m.HostAppendNs
+	dst.DeviceStartNs = m.DeviceStartNs
+	dst.DeviceEndNs = m.DeviceEndNs
+	dst.ExecutionIndex = m.ExecutionIndex
+	dst.HostAppendDeltaNs = m.HostAppendDeltaNs
+	dst.DeviceStartDelayNs = m.DeviceStartDelayNs
+	dst.DeviceDurationNs = m.DeviceDurationNs
+	dst.IdDelta = m.IdDelta
+	dst.SyclLocationId = m.SyclLocationId
+	dst.SyclTaskId = m.SyclTaskId
+	dst.CodeCopy = m.CodeCopy
+	dst.RepeatOf = m.RepeatOf
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// LaunchFromWire copies m to a new pb.Launch.
 func LaunchFromWire(m *zw.Launch) *pb.Launch {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Launch{
-		Id:                 m.Id,
-		KernelId:           m.KernelId,
-		DeviceId:           m.DeviceId,
-		QueueId:            m.QueueId,
-		CommandListId:      m.CommandListId,
-		Kind:               pb.LaunchKind(m.Kind),
-		Flags:              m.Flags,
-		NoTimestampReason:  pb.NoTimestampReason(m.NoTimestampReason),
-		GroupCountX:        m.GroupCountX,
-		GroupCountY:        m.GroupCountY,
-		GroupCountZ:        m.GroupCountZ,
-		GroupSizeX:         m.GroupSizeX,
-		GroupSizeY:         m.GroupSizeY,
-		GroupSizeZ:         m.GroupSizeZ,
-		HostAppendNs:       m.HostAppendNs,
-		DeviceStartNs:      m.DeviceStartNs,
-		DeviceEndNs:        m.DeviceEndNs,
-		ExecutionIndex:     m.ExecutionIndex,
-		HostAppendDeltaNs:  copyOptional(m.HostAppendDeltaNs),
-		DeviceStartDelayNs: m.DeviceStartDelayNs,
-		DeviceDurationNs:   m.DeviceDurationNs,
-		IdDelta:            m.IdDelta,
-		SyclLocationId:     m.SyclLocationId,
-		SyclTaskId:         m.SyclTaskId,
-		CodeCopy:           m.CodeCopy,
-		RepeatOf:           m.RepeatOf,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Launch)
+	CopyLaunchFromWire(c, m)
 	return c
 }
 
-// StallRowsToWire copies m to a zw.StallRows.
+// CopyLaunchFromWire sets every field of dst to m's.
+func CopyLaunchFromWire(dst *pb.Launch, m *zw.Launch) {
+	dst.Id = m.Id
+	dst.KernelId = m.KernelId
+	dst.DeviceId = m.DeviceId
+	dst.QueueId = m.QueueId
+	dst.CommandListId = m.CommandListId
+	dst.Kind = pb.LaunchKind(m.Kind)
+	dst.Flags = m.Flags
+	dst.NoTimestampReason = pb.NoTimestampReason(m.NoTimestampReason)
+	dst.GroupCountX = m.GroupCountX
+	dst.GroupCountY = m.GroupCountY
+	dst.GroupCountZ = m.GroupCountZ
+	dst.GroupSizeX = m.GroupSizeX
+	dst.GroupSizeY = m.GroupSizeY
+	dst.GroupSizeZ = m.GroupSizeZ
+	dst.HostAppendNs = m.HostAppendNs
+	dst.DeviceStartNs = m.DeviceStartNs
+	dst.DeviceEndNs = m.DeviceEndNs
+	dst.ExecutionIndex = m.ExecutionIndex
+	dst.HostAppendDeltaNs = m.HostAppendDeltaNs
+	dst.DeviceStartDelayNs = m.DeviceStartDelayNs
+	dst.DeviceDurationNs = m.DeviceDurationNs
+	dst.IdDelta = m.IdDelta
+	dst.SyclLocationId = m.SyclLocationId
+	dst.SyclTaskId = m.SyclTaskId
+	dst.CodeCopy = m.CodeCopy
+	dst.RepeatOf = m.RepeatOf
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// StallRowsToWire copies m to a new zw.StallRows.
 func StallRowsToWire(m *pb.StallRows) *zw.StallRows {
 	if m == nil {
 		return nil
 	}
-	c := &zw.StallRows{
-		KernelId:           m.KernelId,
-		DeviceId:           m.DeviceId,
-		SubDeviceIndex:     copyOptional(m.SubDeviceIndex),
-		Attribution:        zw.StallAttribution(m.Attribution),
-		LaunchId:           m.LaunchId,
-		CandidateLaunchIds: m.CandidateLaunchIds,
-		WindowStartHostNs:  m.WindowStartHostNs,
-		WindowEndHostNs:    m.WindowEndHostNs,
-		ColumnCount:        m.ColumnCount,
-		OffsetDeltas:       m.OffsetDeltas,
-		Counters:           m.Counters,
-		PossiblyForeign:    m.PossiblyForeign,
-		UnknownFields:      m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.StallRows)
+	CopyStallRowsToWire(c, m)
 	return c
 }
 
-// StallRowsFromWire copies m to a pb.StallRows.
+// CopyStallRowsToWire sets every field of dst to m's.
+func CopyStallRowsToWire(dst *zw.StallRows, m *pb.StallRows) {
+	dst.KernelId = m.KernelId
+	dst.DeviceId = m.DeviceId
+	dst.SubDeviceIndex = m.SubDeviceIndex
+	dst.Attribution = zw.StallAttribution(m.Attribution)
+	dst.LaunchId = m.LaunchId
+	dst.CandidateLaunchIds = m.CandidateLaunchIds
+	dst.WindowStartHostNs = m.WindowStartHostNs
+	dst.WindowEndHostNs = m.WindowEndHostNs
+	dst.ColumnCount = m.ColumnCount
+	dst.OffsetDeltas = m.OffsetDeltas
+	dst.Counters = m.Counters
+	dst.PossiblyForeign = m.PossiblyForeign
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// StallRowsFromWire copies m to a new pb.StallRows.
 func StallRowsFromWire(m *zw.StallRows) *pb.StallRows {
 	if m == nil {
 		return nil
 	}
-	c := &pb.StallRows{
-		KernelId:           m.KernelId,
-		DeviceId:           m.DeviceId,
-		SubDeviceIndex:     copyOptional(m.SubDeviceIndex),
-		Attribution:        pb.StallAttribution(m.Attribution),
-		LaunchId:           m.LaunchId,
-		CandidateLaunchIds: m.CandidateLaunchIds,
-		WindowStartHostNs:  m.WindowStartHostNs,
-		WindowEndHostNs:    m.WindowEndHostNs,
-		ColumnCount:        m.ColumnCount,
-		OffsetDeltas:       m.OffsetDeltas,
-		Counters:           m.Counters,
-		PossiblyForeign:    m.PossiblyForeign,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.StallRows)
+	CopyStallRowsFromWire(c, m)
 	return c
 }
 
-// UnattributedToWire copies m to a zw.Unattributed.
+// CopyStallRowsFromWire sets every field of dst to m's.
+func CopyStallRowsFromWire(dst *pb.StallRows, m *zw.StallRows) {
+	dst.KernelId = m.KernelId
+	dst.DeviceId = m.DeviceId
+	dst.SubDeviceIndex = m.SubDeviceIndex
+	dst.Attribution = pb.StallAttribution(m.Attribution)
+	dst.LaunchId = m.LaunchId
+	dst.CandidateLaunchIds = m.CandidateLaunchIds
+	dst.WindowStartHostNs = m.WindowStartHostNs
+	dst.WindowEndHostNs = m.WindowEndHostNs
+	dst.ColumnCount = m.ColumnCount
+	dst.OffsetDeltas = m.OffsetDeltas
+	dst.Counters = m.Counters
+	dst.PossiblyForeign = m.PossiblyForeign
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// UnattributedToWire copies m to a new zw.Unattributed.
 func UnattributedToWire(m *pb.Unattributed) *zw.Unattributed {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Unattributed{
-		DeviceId:          m.DeviceId,
-		SubDeviceIndex:    copyOptional(m.SubDeviceIndex),
-		WindowStartHostNs: m.WindowStartHostNs,
-		WindowEndHostNs:   m.WindowEndHostNs,
-		ColumnCount:       m.ColumnCount,
-		AddressDeltas:     m.AddressDeltas,
-		Counters:          m.Counters,
-		Cause:             zw.UnattributedCause(m.Cause),
-		OtherPids:         m.OtherPids,
-		UnknownFields:     m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Unattributed)
+	CopyUnattributedToWire(c, m)
 	return c
 }
 
-// UnattributedFromWire copies m to a pb.Unattributed.
+// CopyUnattributedToWire sets every field of dst to m's.
+func CopyUnattributedToWire(dst *zw.Unattributed, m *pb.Unattributed) {
+	dst.DeviceId = m.DeviceId
+	dst.SubDeviceIndex = m.SubDeviceIndex
+	dst.WindowStartHostNs = m.WindowStartHostNs
+	dst.WindowEndHostNs = m.WindowEndHostNs
+	dst.ColumnCount = m.ColumnCount
+	dst.AddressDeltas = m.AddressDeltas
+	dst.Counters = m.Counters
+	dst.Cause = zw.UnattributedCause(m.Cause)
+	dst.OtherPids = m.OtherPids
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// UnattributedFromWire copies m to a new pb.Unattributed.
 func UnattributedFromWire(m *zw.Unattributed) *pb.Unattributed {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Unattributed{
-		DeviceId:          m.DeviceId,
-		SubDeviceIndex:    copyOptional(m.SubDeviceIndex),
-		WindowStartHostNs: m.WindowStartHostNs,
-		WindowEndHostNs:   m.WindowEndHostNs,
-		ColumnCount:       m.ColumnCount,
-		AddressDeltas:     m.AddressDeltas,
-		Counters:          m.Counters,
-		Cause:             pb.UnattributedCause(m.Cause),
-		OtherPids:         m.OtherPids,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Unattributed)
+	CopyUnattributedFromWire(c, m)
 	return c
 }
 
-// WindowToWire copies m to a zw.Window.
+// CopyUnattributedFromWire sets every field of dst to m's.
+func CopyUnattributedFromWire(dst *pb.Unattributed, m *zw.Unattributed) {
+	dst.DeviceId = m.DeviceId
+	dst.SubDeviceIndex = m.SubDeviceIndex
+	dst.WindowStartHostNs = m.WindowStartHostNs
+	dst.WindowEndHostNs = m.WindowEndHostNs
+	dst.ColumnCount = m.ColumnCount
+	dst.AddressDeltas = m.AddressDeltas
+	dst.Counters = m.Counters
+	dst.Cause = pb.UnattributedCause(m.Cause)
+	dst.OtherPids = m.OtherPids
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// WindowToWire copies m to a new zw.Window.
 func WindowToWire(m *pb.Window) *zw.Window {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Window{
-		Edge:          zw.WindowEdge(m.Edge),
-		HostNs:        m.HostNs,
-		Cause:         zw.WindowCause(m.Cause),
-		DeviceId:      m.DeviceId,
-		Detail:        m.Detail,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Window)
+	CopyWindowToWire(c, m)
 	return c
 }
 
-// WindowFromWire copies m to a pb.Window.
+// CopyWindowToWire sets every field of dst to m's.
+func CopyWindowToWire(dst *zw.Window, m *pb.Window) {
+	dst.Edge = zw.WindowEdge(m.Edge)
+	dst.HostNs = m.HostNs
+	dst.Cause = zw.WindowCause(m.Cause)
+	dst.DeviceId = m.DeviceId
+	dst.Detail = m.Detail
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// WindowFromWire copies m to a new pb.Window.
 func WindowFromWire(m *zw.Window) *pb.Window {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Window{
-		Edge:     pb.WindowEdge(m.Edge),
-		HostNs:   m.HostNs,
-		Cause:    pb.WindowCause(m.Cause),
-		DeviceId: m.DeviceId,
-		Detail:   m.Detail,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Window)
+	CopyWindowFromWire(c, m)
 	return c
 }
 
-// CountersToWire copies m to a zw.Counters.
+// CopyWindowFromWire sets every field of dst to m's.
+func CopyWindowFromWire(dst *pb.Window, m *zw.Window) {
+	dst.Edge = pb.WindowEdge(m.Edge)
+	dst.HostNs = m.HostNs
+	dst.Cause = pb.WindowCause(m.Cause)
+	dst.DeviceId = m.DeviceId
+	dst.Detail = m.Detail
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// CountersToWire copies m to a new zw.Counters.
 func CountersToWire(m *pb.Counters) *zw.Counters {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Counters{
-		Final:                             m.Final,
-		HostNs:                            m.HostNs,
-		LaunchesSeen:                      m.LaunchesSeen,
-		LaunchesTimed:                     m.LaunchesTimed,
-		LaunchesWithoutTimestamp:          convertList(m.LaunchesWithoutTimestamp, ReasonCountToWire),
-		StallRecordsRead:                  m.StallRecordsRead,
-		StallRowsAttributed:               m.StallRowsAttributed,
-		StallRowsUnattributed:             m.StallRowsUnattributed,
-		StallDropWarnings:                 m.StallDropWarnings,
-		StallDropFlagRecords:              m.StallDropFlagRecords,
-		RecordsWritten:                    m.RecordsWritten,
-		BytesWritten:                      m.BytesWritten,
-		Lost:                              convertList(m.Lost, LossToWire),
-		StallRecordsDiscardedStopped:      m.StallRecordsDiscardedStopped,
-		LaunchesWhileStopped:              m.LaunchesWhileStopped,
-		StallRowsPossiblyForeign:          m.StallRowsPossiblyForeign,
-		StallRowsUnattributedOtherProcess: m.StallRowsUnattributedOtherProcess,
-		SyclTasks:                         m.SyclTasks,
-		SyclRecordsLost:                   m.SyclRecordsLost,
-		LaunchesOnCopies:                  m.LaunchesOnCopies,
-		CodeCopyEarlyReuses:               m.CodeCopyEarlyReuses,
-		CodeCopiesMade:                    m.CodeCopiesMade,
-		CodeCopyIsaBytes:                  m.CodeCopyIsaBytes,
-		LaunchesWaited:                    m.LaunchesWaited,
-		LaunchWaitNs:                      m.LaunchWaitNs,
-		UnknownFields:                     m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Counters)
+	CopyCountersToWire(c, m)
 	return c
 }
 
-// CountersFromWire copies m to a pb.Counters.
+// CopyCountersToWire sets every field of dst to m's.
+func CopyCountersToWire(dst *zw.Counters, m *pb.Counters) {
+	dst.Final = m.Final
+	dst.HostNs = m.HostNs
+	dst.LaunchesSeen = m.LaunchesSeen
+	dst.LaunchesTimed = m.LaunchesTimed
+	dst.LaunchesWithoutTimestamp = convertList(m.LaunchesWithoutTimestamp, ReasonCountToWire)
+	dst.StallRecordsRead = m.StallRecordsRead
+	dst.StallRowsAttributed = m.StallRowsAttributed
+	dst.StallRowsUnattributed = m.StallRowsUnattributed
+	dst.StallDropWarnings = m.StallDropWarnings
+	dst.StallDropFlagRecords = m.StallDropFlagRecords
+	dst.RecordsWritten = m.RecordsWritten
+	dst.BytesWritten = m.BytesWritten
+	dst.Lost = convertList(m.Lost, LossToWire)
+	dst.StallRecordsDiscardedStopped = m.StallRecordsDiscardedStopped
+	dst.LaunchesWhileStopped = m.LaunchesWhileStopped
+	dst.StallRowsPossiblyForeign = m.StallRowsPossiblyForeign
+	dst.StallRowsUnattributedOtherProcess = m.StallRowsUnattributedOtherProcess
+	dst.SyclTasks = m.SyclTasks
+	dst.SyclRecordsLost = m.SyclRecordsLost
+	dst.LaunchesOnCopies = m.LaunchesOnCopies
+	dst.CodeCopyEarlyReuses = m.CodeCopyEarlyReuses
+	dst.CodeCopiesMade = m.CodeCopiesMade
+	dst.CodeCopyIsaBytes = m.CodeCopyIsaBytes
+	dst.LaunchesWaited = m.LaunchesWaited
+	dst.LaunchWaitNs = m.LaunchWaitNs
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// CountersFromWire copies m to a new pb.Counters.
 func CountersFromWire(m *zw.Counters) *pb.Counters {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Counters{
-		Final:                             m.Final,
-		HostNs:                            m.HostNs,
-		LaunchesSeen:                      m.LaunchesSeen,
-		LaunchesTimed:                     m.LaunchesTimed,
-		LaunchesWithoutTimestamp:          convertList(m.LaunchesWithoutTimestamp, ReasonCountFromWire),
-		StallRecordsRead:                  m.StallRecordsRead,
-		StallRowsAttributed:               m.StallRowsAttributed,
-		StallRowsUnattributed:             m.StallRowsUnattributed,
-		StallDropWarnings:                 m.StallDropWarnings,
-		StallDropFlagRecords:              m.StallDropFlagRecords,
-		RecordsWritten:                    m.RecordsWritten,
-		BytesWritten:                      m.BytesWritten,
-		Lost:                              convertList(m.Lost, LossFromWire),
-		StallRecordsDiscardedStopped:      m.StallRecordsDiscardedStopped,
-		LaunchesWhileStopped:              m.LaunchesWhileStopped,
-		StallRowsPossiblyForeign:          m.StallRowsPossiblyForeign,
-		StallRowsUnattributedOtherProcess: m.StallRowsUnattributedOtherProcess,
-		SyclTasks:                         m.SyclTasks,
-		SyclRecordsLost:                   m.SyclRecordsLost,
-		LaunchesOnCopies:                  m.LaunchesOnCopies,
-		CodeCopyEarlyReuses:               m.CodeCopyEarlyReuses,
-		CodeCopiesMade:                    m.CodeCopiesMade,
-		CodeCopyIsaBytes:                  m.CodeCopyIsaBytes,
-		LaunchesWaited:                    m.LaunchesWaited,
-		LaunchWaitNs:                      m.LaunchWaitNs,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Counters)
+	CopyCountersFromWire(c, m)
 	return c
 }
 
-// SyclLocationToWire copies m to a zw.SyclLocation.
+// CopyCountersFromWire sets every field of dst to m's.
+func CopyCountersFromWire(dst *pb.Counters, m *zw.Counters) {
+	dst.Final = m.Final
+	dst.HostNs = m.HostNs
+	dst.LaunchesSeen = m.LaunchesSeen
+	dst.LaunchesTimed = m.LaunchesTimed
+	dst.LaunchesWithoutTimestamp = convertList(m.LaunchesWithoutTimestamp, ReasonCountFromWire)
+	dst.StallRecordsRead = m.StallRecordsRead
+	dst.StallRowsAttributed = m.StallRowsAttributed
+	dst.StallRowsUnattributed = m.StallRowsUnattributed
+	dst.StallDropWarnings = m.StallDropWarnings
+	dst.StallDropFlagRecords = m.StallDropFlagRecords
+	dst.RecordsWritten = m.RecordsWritten
+	dst.BytesWritten = m.BytesWritten
+	dst.Lost = convertList(m.Lost, LossFromWire)
+	dst.StallRecordsDiscardedStopped = m.StallRecordsDiscardedStopped
+	dst.LaunchesWhileStopped = m.LaunchesWhileStopped
+	dst.StallRowsPossiblyForeign = m.StallRowsPossiblyForeign
+	dst.StallRowsUnattributedOtherProcess = m.StallRowsUnattributedOtherProcess
+	dst.SyclTasks = m.SyclTasks
+	dst.SyclRecordsLost = m.SyclRecordsLost
+	dst.LaunchesOnCopies = m.LaunchesOnCopies
+	dst.CodeCopyEarlyReuses = m.CodeCopyEarlyReuses
+	dst.CodeCopiesMade = m.CodeCopiesMade
+	dst.CodeCopyIsaBytes = m.CodeCopyIsaBytes
+	dst.LaunchesWaited = m.LaunchesWaited
+	dst.LaunchWaitNs = m.LaunchWaitNs
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// SyclLocationToWire copies m to a new zw.SyclLocation.
 func SyclLocationToWire(m *pb.SyclLocation) *zw.SyclLocation {
 	if m == nil {
 		return nil
 	}
-	c := &zw.SyclLocation{
-		Id:            m.Id,
-		KernelName:    m.KernelName,
-		KernelNameRaw: m.KernelNameRaw,
-		FunctionName:  m.FunctionName,
-		File:          m.File,
-		Line:          m.Line,
-		Column:        m.Column,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.SyclLocation)
+	CopySyclLocationToWire(c, m)
 	return c
 }
 
-// SyclLocationFromWire copies m to a pb.SyclLocation.
+// CopySyclLocationToWire sets every field of dst to m's.
+func CopySyclLocationToWire(dst *zw.SyclLocation, m *pb.SyclLocation) {
+	dst.Id = m.Id
+	dst.KernelName = m.KernelName
+	dst.KernelNameRaw = m.KernelNameRaw
+	dst.FunctionName = m.FunctionName
+	dst.File = m.File
+	dst.Line = m.Line
+	dst.Column = m.Column
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// SyclLocationFromWire copies m to a new pb.SyclLocation.
 func SyclLocationFromWire(m *zw.SyclLocation) *pb.SyclLocation {
 	if m == nil {
 		return nil
 	}
-	c := &pb.SyclLocation{
-		Id:            m.Id,
-		KernelName:    m.KernelName,
-		KernelNameRaw: m.KernelNameRaw,
-		FunctionName:  m.FunctionName,
-		File:          m.File,
-		Line:          m.Line,
-		Column:        m.Column,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.SyclLocation)
+	CopySyclLocationFromWire(c, m)
 	return c
 }
 
-// SyclSpanToWire copies m to a zw.SyclSpan.
+// CopySyclLocationFromWire sets every field of dst to m's.
+func CopySyclLocationFromWire(dst *pb.SyclLocation, m *zw.SyclLocation) {
+	dst.Id = m.Id
+	dst.KernelName = m.KernelName
+	dst.KernelNameRaw = m.KernelNameRaw
+	dst.FunctionName = m.FunctionName
+	dst.File = m.File
+	dst.Line = m.Line
+	dst.Column = m.Column
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// SyclSpanToWire copies m to a new zw.SyclSpan.
 func SyclSpanToWire(m *pb.SyclSpan) *zw.SyclSpan {
 	if m == nil {
 		return nil
 	}
-	c := &zw.SyclSpan{
-		Kind:          zw.SyclSpanKind(m.Kind),
-		Id:            m.Id,
-		ThreadId:      m.ThreadId,
-		BeginNs:       m.BeginNs,
-		EndNs:         m.EndNs,
-		LocationId:    m.LocationId,
-		NodeId:        m.NodeId,
-		QueueId:       copyOptional(m.QueueId),
-		Instance:      m.Instance,
-		Depth:         m.Depth,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.SyclSpan)
+	CopySyclSpanToWire(c, m)
 	return c
 }
 
-// SyclSpanFromWire copies m to a pb.SyclSpan.
+// CopySyclSpanToWire sets every field of dst to m's.
+func CopySyclSpanToWire(dst *zw.SyclSpan, m *pb.SyclSpan) {
+	dst.Kind = zw.SyclSpanKind(m.Kind)
+	dst.Id = m.Id
+	dst.ThreadId = m.ThreadId
+	dst.BeginNs = m.BeginNs
+	dst.EndNs = m.EndNs
+	dst.LocationId = m.LocationId
+	dst.NodeId = m.NodeId
+	dst.QueueId = m.QueueId
+	dst.Instance = m.Instance
+	dst.Depth = m.Depth
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// SyclSpanFromWire copies m to a new pb.SyclSpan.
 func SyclSpanFromWire(m *zw.SyclSpan) *pb.SyclSpan {
 	if m == nil {
 		return nil
 	}
-	c := &pb.SyclSpan{
-		Kind:       pb.SyclSpanKind(m.Kind),
-		Id:         m.Id,
-		ThreadId:   m.ThreadId,
-		BeginNs:    m.BeginNs,
-		EndNs:      m.EndNs,
-		LocationId: m.LocationId,
-		NodeId:     m.NodeId,
-		QueueId:    copyOptional(m.QueueId),
-		Instance:   m.Instance,
-		Depth:      m.Depth,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.SyclSpan)
+	CopySyclSpanFromWire(c, m)
 	return c
 }
 
-// SyclGraphToWire copies m to a zw.SyclGraph.
+// CopySyclSpanFromWire sets every field of dst to m's.
+func CopySyclSpanFromWire(dst *pb.SyclSpan, m *zw.SyclSpan) {
+	dst.Kind = pb.SyclSpanKind(m.Kind)
+	dst.Id = m.Id
+	dst.ThreadId = m.ThreadId
+	dst.BeginNs = m.BeginNs
+	dst.EndNs = m.EndNs
+	dst.LocationId = m.LocationId
+	dst.NodeId = m.NodeId
+	dst.QueueId = m.QueueId
+	dst.Instance = m.Instance
+	dst.Depth = m.Depth
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// SyclGraphToWire copies m to a new zw.SyclGraph.
 func SyclGraphToWire(m *pb.SyclGraph) *zw.SyclGraph {
 	if m == nil {
 		return nil
 	}
-	c := &zw.SyclGraph{
-		Kind:          zw.SyclGraphKind(m.Kind),
-		NodeId:        m.NodeId,
-		TargetNodeId:  m.TargetNodeId,
-		LocationId:    m.LocationId,
-		QueueId:       copyOptional(m.QueueId),
-		Instance:      m.Instance,
-		HostNs:        m.HostNs,
-		ThreadId:      m.ThreadId,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.SyclGraph)
+	CopySyclGraphToWire(c, m)
 	return c
 }
 
-// SyclGraphFromWire copies m to a pb.SyclGraph.
+// CopySyclGraphToWire sets every field of dst to m's.
+func CopySyclGraphToWire(dst *zw.SyclGraph, m *pb.SyclGraph) {
+	dst.Kind = zw.SyclGraphKind(m.Kind)
+	dst.NodeId = m.NodeId
+	dst.TargetNodeId = m.TargetNodeId
+	dst.LocationId = m.LocationId
+	dst.QueueId = m.QueueId
+	dst.Instance = m.Instance
+	dst.HostNs = m.HostNs
+	dst.ThreadId = m.ThreadId
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// SyclGraphFromWire copies m to a new pb.SyclGraph.
 func SyclGraphFromWire(m *zw.SyclGraph) *pb.SyclGraph {
 	if m == nil {
 		return nil
 	}
-	c := &pb.SyclGraph{
-		Kind:         pb.SyclGraphKind(m.Kind),
-		NodeId:       m.NodeId,
-		TargetNodeId: m.TargetNodeId,
-		LocationId:   m.LocationId,
-		QueueId:      copyOptional(m.QueueId),
-		Instance:     m.Instance,
-		HostNs:       m.HostNs,
-		ThreadId:     m.ThreadId,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.SyclGraph)
+	CopySyclGraphFromWire(c, m)
 	return c
 }
 
-// MergeSourceToWire copies m to a zw.MergeSource.
+// CopySyclGraphFromWire sets every field of dst to m's.
+func CopySyclGraphFromWire(dst *pb.SyclGraph, m *zw.SyclGraph) {
+	dst.Kind = pb.SyclGraphKind(m.Kind)
+	dst.NodeId = m.NodeId
+	dst.TargetNodeId = m.TargetNodeId
+	dst.LocationId = m.LocationId
+	dst.QueueId = m.QueueId
+	dst.Instance = m.Instance
+	dst.HostNs = m.HostNs
+	dst.ThreadId = m.ThreadId
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// MergeSourceToWire copies m to a new zw.MergeSource.
 func MergeSourceToWire(m *pb.MergeSource) *zw.MergeSource {
 	if m == nil {
 		return nil
 	}
-	c := &zw.MergeSource{
-		Index:               m.Index,
-		Path:                m.Path,
-		Header:              HeaderToWire(m.Header),
-		DeviceIdOffset:      m.DeviceIdOffset,
-		ModuleIdOffset:      m.ModuleIdOffset,
-		KernelIdOffset:      m.KernelIdOffset,
-		LaunchIdOffset:      m.LaunchIdOffset,
-		QueueIdOffset:       m.QueueIdOffset,
-		CommandListIdOffset: m.CommandListIdOffset,
-		Counters:            CountersToWire(m.Counters),
-		RecordsRead:         m.RecordsRead,
-		RecordsDropped:      m.RecordsDropped,
-		ReadError:           m.ReadError,
-		UnknownFields:       m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.MergeSource)
+	CopyMergeSourceToWire(c, m)
 	return c
 }
 
-// MergeSourceFromWire copies m to a pb.MergeSource.
+// CopyMergeSourceToWire sets every field of dst to m's.
+func CopyMergeSourceToWire(dst *zw.MergeSource, m *pb.MergeSource) {
+	dst.Index = m.Index
+	dst.Path = m.Path
+	dst.Header = HeaderToWire(m.Header)
+	dst.DeviceIdOffset = m.DeviceIdOffset
+	dst.ModuleIdOffset = m.ModuleIdOffset
+	dst.KernelIdOffset = m.KernelIdOffset
+	dst.LaunchIdOffset = m.LaunchIdOffset
+	dst.QueueIdOffset = m.QueueIdOffset
+	dst.CommandListIdOffset = m.CommandListIdOffset
+	dst.Counters = CountersToWire(m.Counters)
+	dst.RecordsRead = m.RecordsRead
+	dst.RecordsDropped = m.RecordsDropped
+	dst.ReadError = m.ReadError
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// MergeSourceFromWire copies m to a new pb.MergeSource.
 func MergeSourceFromWire(m *zw.MergeSource) *pb.MergeSource {
 	if m == nil {
 		return nil
 	}
-	c := &pb.MergeSource{
-		Index:               m.Index,
-		Path:                m.Path,
-		Header:              HeaderFromWire(m.Header),
-		DeviceIdOffset:      m.DeviceIdOffset,
-		ModuleIdOffset:      m.ModuleIdOffset,
-		KernelIdOffset:      m.KernelIdOffset,
-		LaunchIdOffset:      m.LaunchIdOffset,
-		QueueIdOffset:       m.QueueIdOffset,
-		CommandListIdOffset: m.CommandListIdOffset,
-		Counters:            CountersFromWire(m.Counters),
-		RecordsRead:         m.RecordsRead,
-		RecordsDropped:      m.RecordsDropped,
-		ReadError:           m.ReadError,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.MergeSource)
+	CopyMergeSourceFromWire(c, m)
 	return c
 }
 
-// ReasonCountToWire copies m to a zw.ReasonCount.
+// CopyMergeSourceFromWire sets every field of dst to m's.
+func CopyMergeSourceFromWire(dst *pb.MergeSource, m *zw.MergeSource) {
+	dst.Index = m.Index
+	dst.Path = m.Path
+	dst.Header = HeaderFromWire(m.Header)
+	dst.DeviceIdOffset = m.DeviceIdOffset
+	dst.ModuleIdOffset = m.ModuleIdOffset
+	dst.KernelIdOffset = m.KernelIdOffset
+	dst.LaunchIdOffset = m.LaunchIdOffset
+	dst.QueueIdOffset = m.QueueIdOffset
+	dst.CommandListIdOffset = m.CommandListIdOffset
+	dst.Counters = CountersFromWire(m.Counters)
+	dst.RecordsRead = m.RecordsRead
+	dst.RecordsDropped = m.RecordsDropped
+	dst.ReadError = m.ReadError
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// ReasonCountToWire copies m to a new zw.ReasonCount.
 func ReasonCountToWire(m *pb.ReasonCount) *zw.ReasonCount {
 	if m == nil {
 		return nil
 	}
-	c := &zw.ReasonCount{
-		Reason:        zw.NoTimestampReason(m.Reason),
-		Count:         m.Count,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.ReasonCount)
+	CopyReasonCountToWire(c, m)
 	return c
 }
 
-// ReasonCountFromWire copies m to a pb.ReasonCount.
+// CopyReasonCountToWire sets every field of dst to m's.
+func CopyReasonCountToWire(dst *zw.ReasonCount, m *pb.ReasonCount) {
+	dst.Reason = zw.NoTimestampReason(m.Reason)
+	dst.Count = m.Count
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// ReasonCountFromWire copies m to a new pb.ReasonCount.
 func ReasonCountFromWire(m *zw.ReasonCount) *pb.ReasonCount {
 	if m == nil {
 		return nil
 	}
-	c := &pb.ReasonCount{
-		Reason: pb.NoTimestampReason(m.Reason),
-		Count:  m.Count,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.ReasonCount)
+	CopyReasonCountFromWire(c, m)
 	return c
 }
 
-// LossToWire copies m to a zw.Loss.
+// CopyReasonCountFromWire sets every field of dst to m's.
+func CopyReasonCountFromWire(dst *pb.ReasonCount, m *zw.ReasonCount) {
+	dst.Reason = pb.NoTimestampReason(m.Reason)
+	dst.Count = m.Count
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
+// LossToWire copies m to a new zw.Loss.
 func LossToWire(m *pb.Loss) *zw.Loss {
 	if m == nil {
 		return nil
 	}
-	c := &zw.Loss{
-		What:          m.What,
-		Count:         m.Count,
-		UnknownFields: m.ProtoReflect().GetUnknown(),
-	}
+	c := new(zw.Loss)
+	CopyLossToWire(c, m)
 	return c
 }
 
-// LossFromWire copies m to a pb.Loss.
+// CopyLossToWire sets every field of dst to m's.
+func CopyLossToWire(dst *zw.Loss, m *pb.Loss) {
+	dst.What = m.What
+	dst.Count = m.Count
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// LossFromWire copies m to a new pb.Loss.
 func LossFromWire(m *zw.Loss) *pb.Loss {
 	if m == nil {
 		return nil
 	}
-	c := &pb.Loss{
-		What:  m.What,
-		Count: m.Count,
-	}
-	if len(m.UnknownFields) > 0 {
-		c.ProtoReflect().SetUnknown(m.UnknownFields)
-	}
+	c := new(pb.Loss)
+	CopyLossFromWire(c, m)
 	return c
+}
+
+// CopyLossFromWire sets every field of dst to m's.
+func CopyLossFromWire(dst *pb.Loss, m *zw.Loss) {
+	dst.What = m.What
+	dst.Count = m.Count
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
 }
 
 // MessageToWire converts m, a message of the schema (a *pb.X), with XToWire;

@@ -2,16 +2,6 @@ package pbconv
 
 // The helpers of the generated conversions (convert.go).
 
-// copyOptional copies the value of an optional field, so that the two
-// records do not share it.
-func copyOptional[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
 // convertList converts each message of a list.
 func convertList[S, D any](s []S, convert func(S) D) []D {
 	if s == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/zestall/zestall/proto/pbconv"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	zw "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // A Reader reads the records of a zestall file in order. It decodes one
@@ -52,6 +53,7 @@ type Reader struct {
 
 	// Compact Launch state of the current frame.
 	launches stream.LaunchFrame
+	launch   zw.Launch // the Launch being resolved
 }
 
 // maxBufferedFrame is the largest decompressed frame a Reader holds in
@@ -517,11 +519,13 @@ func (r *Reader) record() (*pb.Record, error) {
 func (r *Reader) resolve(rec *pb.Record) error {
 	switch k := rec.Kind.(type) {
 	case *pb.Record_Launch:
-		l := pbconv.LaunchToWire(k.Launch)
-		if err := r.launches.Resolve(l); err != nil {
+		// Resolved as a zestallwire.Launch, in place (a file holds
+		// millions of launches).
+		pbconv.CopyLaunchToWire(&r.launch, k.Launch)
+		if err := r.launches.Resolve(&r.launch); err != nil {
 			return err
 		}
-		k.Launch = pbconv.LaunchFromWire(l)
+		pbconv.CopyLaunchFromWire(k.Launch, &r.launch)
 	case *pb.Record_StallRows:
 		s := k.StallRows
 		return checkColumns("StallRows", s.ColumnCount, len(s.OffsetDeltas), len(s.Counters))
