@@ -381,20 +381,20 @@ func (x SyclGraphKind) String() string {
 type Record struct {
 	// Types that are valid to be assigned to Kind:
 	//
-	// 	*Record_Header
-	// 	*Record_Module
-	// 	*Record_ModuleDestroyed
-	// 	*Record_Kernel
-	// 	*Record_KernelDestroyed
-	// 	*Record_Launch
-	// 	*Record_StallRows
-	// 	*Record_Unattributed
-	// 	*Record_Window
-	// 	*Record_Counters
-	// 	*Record_MergeSource
-	// 	*Record_SyclLocation
-	// 	*Record_SyclSpan
-	// 	*Record_SyclGraph
+	//	*Record_Header
+	//	*Record_Module
+	//	*Record_ModuleDestroyed
+	//	*Record_Kernel
+	//	*Record_KernelDestroyed
+	//	*Record_Launch
+	//	*Record_StallRows
+	//	*Record_Unattributed
+	//	*Record_Window
+	//	*Record_Counters
+	//	*Record_MergeSource
+	//	*Record_SyclLocation
+	//	*Record_SyclSpan
+	//	*Record_SyclGraph
 	Kind isRecord_Kind `protobuf_oneof:"kind"`
 	// UnknownFields are the encoded fields a newer revision of the
 	// schema added, written after the known fields (as protobuf keeps

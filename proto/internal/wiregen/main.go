@@ -105,6 +105,10 @@ func (g *gen) doc(key, indent string) {
 		if line == "" && g.docs[key] == "" {
 			return
 		}
+		if strings.HasPrefix(line, "\t") {
+			g.p("%s//%s\n", indent, line) // preformatted, as go/doc wrote it
+			continue
+		}
 		g.p("%s//%s\n", indent, strings.TrimRight(" "+line, " "))
 	}
 }
