@@ -6,7 +6,7 @@ import (
 
 	"github.com/zestall/zestall/collector/sampling"
 	"github.com/zestall/zestall/collector/window"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // Controls attaches the launch path's collection control (before

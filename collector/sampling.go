@@ -3,7 +3,7 @@ package collector
 import (
 	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/sampling"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // launchMarginNs bounds the error of a launch's device times converted to

@@ -7,7 +7,7 @@ import (
 	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // CopySource is the launch path's side of launch separation by copies

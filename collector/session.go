@@ -21,7 +21,7 @@ import (
 	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/collector/window"
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
 )
 

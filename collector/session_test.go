@@ -20,6 +20,7 @@ import (
 	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/collector/window"
 	"github.com/zestall/zestall/collector/window/windowtest"
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
@@ -99,7 +100,7 @@ func outputTo(f *os.File) Option {
 // readBack reads every record of a closed output file.
 func readBack(t *testing.T, path string) []*pb.Record {
 	t.Helper()
-	recs, err := stream.ReadFile(path)
+	recs, err := pbstream.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading %s: %v", path, err)
 	}
@@ -196,7 +197,7 @@ func TestWriterFlushes(t *testing.T) {
 	s.Status(StateActive, ze.Success)
 	defer s.Shutdown()
 	readSoFar := func() []*pb.Record {
-		recs, _ := stream.ReadFile(path) // what was flushed, then the open end
+		recs, _ := pbstream.ReadFile(path) // what was flushed, then the open end
 		return recs
 	}
 	// waitFor polls the file until a record satisfies ok (bounded).
@@ -507,7 +508,7 @@ func TestWriterQueueFull(t *testing.T) {
 		data <- b
 	}()
 	s.Shutdown()
-	recs, err := stream.ReadAll(bytes.NewReader((<-data)[size:]))
+	recs, err := pbstream.ReadAll(bytes.NewReader((<-data)[size:]))
 	if err != nil {
 		t.Fatal(err)
 	}

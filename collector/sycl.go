@@ -7,7 +7,7 @@ import (
 	"github.com/ianlancetaylor/demangle"
 
 	"github.com/zestall/zestall/abi"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // SyclSource is what the XPTI subscriber (cgo/xpti.c, through package cgo)

@@ -3,10 +3,10 @@ package collector
 import (
 	"testing"
 
-	"google.golang.org/protobuf/proto"
+	"reflect"
 
 	"github.com/zestall/zestall/abi"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
 )
 
@@ -32,7 +32,7 @@ func TestSyclLocationRecord(t *testing.T) {
 	var y sycl
 	got := y.location(SyclLocation{ID: 3, KernelName: "Z4mainE1K", FunctionName: "main", File: "a.cpp", Line: 7, Column: 9})
 	want := &pb.SyclLocation{Id: 3, KernelName: "main::K", KernelNameRaw: "Z4mainE1K", FunctionName: "main", File: "a.cpp", Line: 7, Column: 9}
-	if !proto.Equal(got, want) {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	got = y.location(SyclLocation{ID: 4, KernelName: "plain"})
@@ -60,7 +60,7 @@ func TestSyclRecord(t *testing.T) {
 		{"unknown kind", SyclRecord{Kind: 99}, nil},
 	} {
 		got := syclRecord(&tc.in)
-		if (got == nil) != (tc.want == nil) || (got != nil && !proto.Equal(got, tc.want)) {
+		if (got == nil) != (tc.want == nil) || (got != nil && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -95,7 +95,7 @@ func TestSyclHeader(t *testing.T) {
 	}
 	h := syclHeader(&fakeSycl{setup: SyclSetup{State: abi.XptiAppended, Streams: abi.SyclStream | abi.SyclStreamDebug, Subscribers: "a,b", Dispatcher: "d"}})
 	want := &pb.SyclSetup{State: pb.SyclXptiState_SYCL_XPTI_STATE_APPENDED, Streams: []string{"sycl", "sycl.debug"}, Subscribers: "a,b", Dispatcher: "d"}
-	if !proto.Equal(h, want) {
+	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got %v, want %v", h, want)
 	}
 }

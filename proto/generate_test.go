@@ -52,6 +52,23 @@ func TestGeneratedUpToDate(t *testing.T) {
 	gencheck.Same(t, "proto/zestallpb/zestall.pb.go", got, want, "go generate ./proto") // see proto/README.md
 }
 
+// TestWireUpToDate regenerates zestallwire (the schema's messages as plain
+// Go types, for the writer side) and pbconv's conversions with
+// internal/wiregen, from the checked-in zestallpb, and fails when the
+// checked-in files differ. TestGeneratedUpToDate checks zestallpb against
+// the schema, so together they tie zestallwire to zestall.proto.
+func TestWireUpToDate(t *testing.T) {
+	goTool := gencheck.Tool(t, "go", "the Go toolchain runs internal/wiregen")
+	tmp := t.TempDir()
+	wire, conv := filepath.Join(tmp, "zestall.wire.go"), filepath.Join(tmp, "convert.go")
+	gen := exec.Command(goTool, "run", "./internal/wiregen", "-o", wire, "-conv", conv)
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", gen, err, out)
+	}
+	gencheck.SameFiles(t, filepath.Join("zestallwire", "zestall.wire.go"), wire, "go generate ./proto")
+	gencheck.SameFiles(t, filepath.Join("pbconv", "convert.go"), conv, "go generate ./proto")
+}
+
 // TestSchemaRevision: the revision the writers write is the one the schema
 // says it is.
 func TestSchemaRevision(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -23,7 +24,7 @@ func rewriteCapture(t *testing.T, src, name string, edit func(*pb.Record)) strin
 	}
 	for _, r := range readCapture(t, src) {
 		edit(r)
-		if err := w.Write(r); err != nil {
+		if err := pbstream.Write(w, r); err != nil {
 			t.Fatal(err)
 		}
 	}

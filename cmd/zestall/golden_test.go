@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/test/buildtree"
@@ -94,7 +95,7 @@ func diffLines(want, got string) string {
 // readCapture reads every record of a complete file.
 func readCapture(t testing.TB, path string) []*pb.Record {
 	t.Helper()
-	recs, err := stream.ReadFile(path)
+	recs, err := pbstream.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func stripDebugInfo(t *testing.T, src string) string {
 			m.DebugInfo = nil
 			m.MissingDetail = "zetModuleGetDebugInfo: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE"
 		}
-		if err := w.Write(r); err != nil {
+		if err := pbstream.Write(w, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -494,7 +495,7 @@ func TestMergeSycl(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, se.String())
 	}
 	count := func(path string) (locs, tasks, tagged int, bad string) {
-		recs, err := stream.ReadFile(path)
+		recs, err := pbstream.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}

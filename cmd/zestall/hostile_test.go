@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -90,7 +91,7 @@ func framedCapture(t *testing.T, src string, every int) ([]byte, []int) {
 	}
 	starts := []int{stream.PrefixSize}
 	for i, r := range recs {
-		if err := w.Write(r); err != nil {
+		if err := pbstream.Write(w, r); err != nil {
 			t.Fatal(err)
 		}
 		if (i+1)%every == 0 || i == len(recs)-1 {

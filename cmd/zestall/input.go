@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -103,7 +104,7 @@ func readInput(path string, stderr io.Writer, limit int, fn func(*pb.Record) err
 	if stderr != nil {
 		src = newProgressReader(f, in.path, stderr)
 	}
-	r := stream.NewReader(src)
+	r := pbstream.NewReader(src)
 	for limit <= 0 || in.records < limit {
 		rec, err := r.Next()
 		if err == io.EOF {

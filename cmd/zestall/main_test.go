@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -33,7 +34,7 @@ func writeRun(t *testing.T, dir string, final bool) string {
 		{Kind: &pb.Record_KernelDestroyed{KernelDestroyed: &pb.KernelDestroyed{Id: 1, ValidUntilHostNs: 2001000}}},
 	}
 	for _, r := range recs {
-		if err := w.Write(r); err != nil {
+		if err := pbstream.Write(w, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,7 +42,7 @@ func writeRun(t *testing.T, dir string, final bool) string {
 		t.Fatal(err)
 	}
 	if final {
-		if err := w.Write(&pb.Record{Kind: &pb.Record_Counters{Counters: &pb.Counters{Final: true, LaunchesSeen: 7}}}); err != nil {
+		if err := pbstream.Write(w, &pb.Record{Kind: &pb.Record_Counters{Counters: &pb.Counters{Final: true, LaunchesSeen: 7}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

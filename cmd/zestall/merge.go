@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -57,7 +58,7 @@ it must not exist and is never overwritten.`)
 		}
 		ins, err = mergeRuns(files, stderr, func(rec *pb.Record) error {
 			n++
-			if err := w.Write(rec); err != nil {
+			if err := pbstream.Write(w, rec); err != nil {
 				return err
 			}
 			if n%4096 == 0 {

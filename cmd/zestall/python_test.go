@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // pythonReader returns the command that runs scripts/zestall_read.py, or
@@ -110,7 +111,7 @@ func TestPythonReaderLaunches(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := stream.ReadAll(bytes.NewReader(buf.Bytes()))
+	recs, err := pbstream.ReadAll(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}

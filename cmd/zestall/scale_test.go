@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -36,7 +37,7 @@ func writeSyntheticCapture(tb testing.TB, path string, n int) {
 		tb.Fatal(err)
 	}
 	put := func(r *pb.Record) {
-		if err := w.Write(r); err != nil {
+		if err := pbstream.Write(w, r); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/zestall/zestall/format/eustall"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // Default Attributor options.

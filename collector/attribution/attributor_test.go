@@ -13,8 +13,11 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/pbconv"
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	zpb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 const never = math.MaxUint64
@@ -878,14 +881,14 @@ func TestAttributorRoundTrip(t *testing.T) {
 			rows += len(s.StallRows.OffsetDeltas)
 		}
 	}
-	back, err := stream.ReadAll(bytes.NewReader(buf.Bytes()))
+	back, err := pbstream.ReadAll(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gotStall []*pb.Record
+	var gotStall []*zpb.Record
 	for _, r := range back {
 		switch r.Kind.(type) {
-		case *pb.Record_StallRows, *pb.Record_Unattributed:
+		case *zpb.Record_StallRows, *zpb.Record_Unattributed:
 			gotStall = append(gotStall, r)
 		}
 	}
@@ -893,7 +896,7 @@ func TestAttributorRoundTrip(t *testing.T) {
 		t.Fatalf("%d stall records back, want %d", len(gotStall), len(stall))
 	}
 	for i := range stall {
-		if !proto.Equal(gotStall[i], stall[i]) {
+		if !proto.Equal(gotStall[i], pbconv.RecordFromWire(stall[i])) {
 			t.Fatalf("record %d: got %v, want %v", i, gotStall[i], stall[i])
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zestall/zestall/collector/attribution"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // TestCopiesSeparateLaunches: back-to-back launches of one kernel on two

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/abi"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // Config is zestall's run-time configuration, read from ZESTALL_*

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/format/eustall"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
 )
 

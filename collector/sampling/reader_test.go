@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
 )
 

@@ -2,7 +2,7 @@ package sampling
 
 import (
 	"github.com/zestall/zestall/abi"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // fakeSource is a device whose events signal when the test says so. Its

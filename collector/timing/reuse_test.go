@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // rich is a launch slot with every field that reaches the record set, so

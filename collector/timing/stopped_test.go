@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // TestHarvesterStopped: executions of a regular list while collection is

@@ -9,7 +9,7 @@ import (
 
 	"github.com/zestall/zestall/abi"
 	"github.com/zestall/zestall/collector/config"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // Source is the launch path's side of collection control, implemented

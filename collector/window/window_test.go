@@ -11,7 +11,7 @@ import (
 	"github.com/zestall/zestall/collector/config"
 	"github.com/zestall/zestall/collector/window"
 	"github.com/zestall/zestall/collector/window/windowtest"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // harness is a Control over a fake launch path, its records kept in order.

@@ -3,8 +3,9 @@
 // machine, failing in CI, where they must be installed) and comparing the
 // committed file with what the generator gives now.
 //
-// Used by the tests of proto (zestallpb from zestall.proto), ze (results
-// from ze_api.h) and abi (the mirror of cgo/abi.h).
+// Used by the tests of proto (zestallpb from zestall.proto, zestallwire
+// and pbconv from zestallpb), ze (results from ze_api.h) and abi (the
+// mirror of cgo/abi.h); layer's dependency test uses Tool.
 package gencheck
 
 import (

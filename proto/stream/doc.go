@@ -1,5 +1,6 @@
-// Package stream writes and reads zestall files: the framing described in
-// proto/zestall.proto around the records of package zestallpb.
+// Package stream writes zestall files: the framing described in
+// proto/zestall.proto around the records of package zestallwire (the
+// schema's messages as plain Go types).
 //
 // A file is an 8-byte prefix ("ZESTALL" and a framing-version byte) followed
 // by independent Zstandard frames, each holding length-delimited Record
@@ -34,43 +35,13 @@
 //
 // # Reading
 //
-// [NewReader] streams records one at a time with [Reader.Next]; [ReadAll]
-// collects them. The Reader undoes the compact forms again: every Launch it
-// returns is in absolute form. Module records that share content keep
-// content_module_id; resolving it is left to the caller.
-//
-// A file that ends inside a frame, or whose frame does not decode, yields
-// every record of the frames before the damaged one, then a [*FormatError]
-// that gives the byte offset of the damaged frame and wraps [ErrTruncated] or
-// [ErrCorrupt], so that errors.Is tells the two apart. When an intact frame
-// follows the damage, the error says so (Resumed, and how many bytes were
-// Skipped) and the next [Reader.Next] goes on with that frame: one corrupt
-// frame does not hide the frames after it. A file cut exactly at a frame
-// boundary cannot be told from a complete one by its framing; the absence
-// of a final Counters record says that the run did not end cleanly.
-//
-// # Security
-//
-// The Reader is meant to read files from anywhere, including hostile ones.
-// It does not panic on malformed input, and it bounds its memory while
-// decompressing, not after: a frame is decompressed into memory only up to
-// 8 MiB; a larger one is first decompressed without being kept, to check
-// that it stays within [MaxFrameSize] bytes and matches its checksum, then
-// decompressed again as its records are read. A record is at most
-// [MaxRecordSize] bytes and no more than its frame holds, and a frame's
-// Zstandard window is at most [MaxWindowSize] bytes; anything larger is
-// reported as corrupt before it is allocated. A Reader therefore holds at
-// most about 8 MiB + MaxWindowSize + the largest record + the compressed
-// frame (which is input, not amplified), however large the file: a 33 KB
-// file decompressing to 1 GiB is refused with about 20 MiB allocated.
-// Decompression costs CPU in proportion to the decompressed size, so a
-// small hostile file can still cost up to MaxFrameSize bytes of work per
-// frame; looking for the next intact frame after damage costs one attempt
-// per Zstandard magic number found in the damaged bytes.
-//
-// The Reader checks the framing, the Zstandard checksum of each frame, the
-// protobuf encoding, and the column shapes of StallRows and Unattributed
-// records. It does not check what records mean: ids that refer to no
-// record, offsets outside a kernel, times out of order or inconsistent
-// counters all reach the caller, who must treat them as untrusted.
+// Package proto/pbstream reads files into package zestallpb's records
+// (protobuf's Go types); its Reader undoes the compact forms with
+// [LaunchFrame], this package's reading side of the compact Launch form.
+// This package holds what both sides share: the framing constants, the
+// limits and [FormatError]. It links no protobuf runtime: the Writer takes
+// package zestallwire's plain types and encodes them itself (tagenc.go,
+// launch.go, sycl.go, wire.go), to the bytes proto.Marshal makes of the
+// zestallpb twins, so that libzestall.so, which holds the Writer, pays
+// for no protobuf package initialisation at load.
 package stream

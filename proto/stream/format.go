@@ -110,10 +110,5 @@ func (e *FormatError) Unwrap() []error {
 	return []error{e.Kind, e.Cause}
 }
 
-// Zstandard frame constants (RFC 8878).
-const (
-	zstdMagic          = 0xFD2FB528
-	skippableMagicMask = 0xFFFFFFF0
-	skippableMagic     = 0x184D2A50
-	maxBlockSize       = 128 << 10
-)
+// zstdMagic is the magic number of a Zstandard frame (RFC 8878).
+const zstdMagic = 0xFD2FB528

@@ -1,9 +1,7 @@
 package stream
 
 import (
-	"google.golang.org/protobuf/encoding/protowire"
-
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // Launch is a Launch record in absolute form as a plain value: what the
@@ -226,10 +224,10 @@ func appendCompactLaunch(b []byte, l *Launch, appendDelta, idDelta, startDelay i
 		f.varint(varintTag(14), uint64(l.GroupSizeZ))
 	}
 	f.varint(varintTag(18), uint64(l.ExecutionIndex))
-	f.put(varintTag(20), protowire.EncodeZigZag(appendDelta)) // optional: present even when 0
-	f.varint(varintTag(21), protowire.EncodeZigZag(startDelay))
+	f.put(varintTag(20), encodeZigZag(appendDelta)) // optional: present even when 0
+	f.varint(varintTag(21), encodeZigZag(startDelay))
 	f.varint(varintTag(22), duration)
-	f.varint(varintTag(23), protowire.EncodeZigZag(idDelta))
+	f.varint(varintTag(23), encodeZigZag(idDelta))
 	if repeat == 0 {
 		f.varint(varintTag(24), uint64(l.CodeCopy))
 		f.varint(varintTag(26), uint64(l.SyclLocationId))

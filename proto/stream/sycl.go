@@ -1,7 +1,7 @@
 package stream
 
 import (
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // The SYCL records (SyclSpan, SyclGraph) come one or more per SYCL

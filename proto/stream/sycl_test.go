@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/pbconv"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -54,9 +55,9 @@ func TestSyclEncoding(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		sp := &pb.SyclSpan{Kind: pb.SyclSpanKind(r.IntN(4)), Id: pick(), ThreadId: uint32(pick()), BeginNs: pick(),
 			EndNs: pick(), LocationId: uint32(pick()), NodeId: pick(), QueueId: opt(), Instance: pick(), Depth: uint32(pick())}
-		check(i, appendSyclSpan(nil, sp), &pb.Record{Kind: &pb.Record_SyclSpan{SyclSpan: sp}})
+		check(i, appendSyclSpan(nil, pbconv.SyclSpanToWire(sp)), &pb.Record{Kind: &pb.Record_SyclSpan{SyclSpan: sp}})
 		g := &pb.SyclGraph{Kind: pb.SyclGraphKind(r.IntN(3)), NodeId: pick(), TargetNodeId: pick(), LocationId: uint32(pick()),
 			QueueId: opt(), Instance: pick(), HostNs: pick(), ThreadId: uint32(pick())}
-		check(i, appendSyclGraph(nil, g), &pb.Record{Kind: &pb.Record_SyclGraph{SyclGraph: g}})
+		check(i, appendSyclGraph(nil, pbconv.SyclGraphToWire(g)), &pb.Record{Kind: &pb.Record_SyclGraph{SyclGraph: g}})
 	}
 }

@@ -8,28 +8,27 @@ import (
 	"strings"
 	"sync"
 
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/runtime/protoimpl"
-
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
-// The records a profiled process writes at start-up and exit (Header,
-// Window, Counters) are encoded here, without protobuf reflection, to the
-// bytes proto.Marshal makes of them. Protobuf builds a message type's
-// reflection (its file's full descriptors, then coders per message type)
-// at the type's first use: in a short program those first records cost
-// more than the rest of zestall's session (BENCHMARKS.md, start-up).
+// The records the Writer does not encode by hand (launch.go, sycl.go) are
+// encoded here, without protobuf's runtime, to the bytes proto.Marshal
+// makes of them: the Writer's records are package zestallwire's plain
+// types, so that libzestall.so links no protobuf runtime (its package
+// initialisation and relocations were half of the library's start-up:
+// BENCHMARKS.md, start-up), and protobuf would also build a message
+// type's reflection at the type's first use.
 //
 // The encoder reads each message type's fields from the struct tags
-// protoc-gen-go writes (`protobuf:"varint,3,opt,name=pid,proto3"`), with
-// package reflect, once per type, and writes them in proto.Marshal's
-// order: the fields outside real oneofs by number, then the set member of
-// each oneof in declaration order, then the unknown fields. A type it does
-// not know how to encode (a map field, a wire type it does not handle)
-// makes it decline, and the Writer uses proto.Marshal. TestTagEncoding
-// holds it to proto.Marshal for every message type of the schema with
-// every field set.
+// protoc-gen-go writes (`protobuf:"varint,3,opt,name=pid,proto3"`), which
+// zestallwire's types carry as zestallpb's do, with package reflect, once
+// per type, and writes them in proto.Marshal's order: the fields outside
+// real oneofs by number, then the set member of each oneof in declaration
+// order, then the unknown fields (UnknownFields). A type it does not know
+// how to encode (a map field, a wire type it does not handle) makes it
+// decline, and the Writer returns an error. TestTagEncoding holds it to
+// proto.Marshal of the zestallpb twin for every message type of the
+// schema with every field set, so it declines none of them.
 
 // tagWire is how a field's values are encoded (the first word of its tag).
 type tagWire uint8
@@ -46,7 +45,7 @@ const (
 // tagField is one field of a tagMessage.
 type tagField struct {
 	index  int // in the struct
-	num    protowire.Number
+	num    fieldNumber
 	wire   tagWire
 	rep    bool         // repeated: a slice
 	packed bool         // repeated scalars, packed
@@ -77,12 +76,8 @@ var (
 )
 
 // appendTagged appends rec, length-delimited, to b, and reports whether it
-// did: rec must be a Header, Window or Counters record of a type the
-// encoder knows. The caller checks the size against MaxRecordSize.
+// did. The caller checks the size against MaxRecordSize.
 func appendTagged(b []byte, rec *pb.Record) ([]byte, bool) {
-	if !tagKind(rec) {
-		return b, false
-	}
 	start := len(b)
 	b, ok := tagAppend(b, rec)
 	if !ok {
@@ -108,27 +103,13 @@ func tagAppend(b []byte, msg any) ([]byte, bool) {
 	return m.append(b, v.Elem())
 }
 
-// tagKind reports whether rec is of a kind written by appendTagged, with
-// its message set.
-func tagKind(rec *pb.Record) bool {
-	switch k := rec.GetKind().(type) {
-	case *pb.Record_Header:
-		return k.Header != nil
-	case *pb.Record_Window:
-		return k.Window != nil
-	case *pb.Record_Counters:
-		return k.Counters != nil
-	}
-	return false
-}
-
 // insertLength puts the length of b[start:] as a varint before it.
 func insertLength(b []byte, start int) []byte {
 	n := len(b) - start
-	k := protowire.SizeVarint(uint64(n))
+	k := sizeVarint(uint64(n))
 	b = append(b, make([]byte, k)...)
 	copy(b[start+k:], b[start:start+n])
-	protowire.AppendVarint(b[start:start], uint64(n))
+	appendVarint(b[start:start], uint64(n))
 	return b
 }
 
@@ -143,16 +124,17 @@ func tagPlan(t reflect.Type) *tagMessage {
 	m := &tagMessage{unknown: -1}
 	tagPlans[t] = m // recursive message types find it while it is built
 	var oneofs []tagField
-	// Only messages protoc-gen-go generated (the first field is their
-	// protobuf state) carry the tags read here.
-	ok := t.NumField() > 0 && t.Field(0).Type == reflect.TypeFor[protoimpl.MessageState]()
+	// Only zestallwire's messages (plain structs ending in their
+	// UnknownFields) carry the tags read here.
+	ok := t.NumField() > 0 && t.Field(t.NumField()-1).Name == "UnknownFields" &&
+		t.Field(t.NumField()-1).Type == reflect.TypeFor[[]byte]()
 	for i := 0; i < t.NumField() && ok; i++ {
 		sf := t.Field(i)
 		switch {
-		case sf.Name == "unknownFields":
+		case sf.Name == "UnknownFields":
 			m.unknown = i
 		case !sf.IsExported():
-			// state, sizeCache
+			ok = false
 		case sf.Tag.Get("protobuf_oneof") != "":
 			if sf.Type.Kind() != reflect.Interface {
 				ok = false
@@ -210,7 +192,7 @@ func tagFieldOf(sf reflect.StructField) (tagField, bool) {
 	if err != nil || n <= 0 {
 		return tagField{}, false
 	}
-	f.num = protowire.Number(n)
+	f.num = fieldNumber(n)
 	f.rep = parts[2] == "rep"
 	for _, p := range parts[3:] {
 		if p == "packed" {
@@ -325,8 +307,11 @@ func (f *tagField) appendField(b []byte, fv reflect.Value) ([]byte, bool) {
 			return b, true
 		}
 		if f.packed {
-			b = protowire.AppendTag(b, f.num, protowire.BytesType)
+			b = appendTag(b, f.num, wireBytes)
 			start := len(b)
+			if b2, ok := appendPackedVarints(b, f, fv); ok {
+				return insertLength(b2, start), true
+			}
 			for i := 0; i < n; i++ {
 				b = f.appendValue(b, fv.Index(i))
 			}
@@ -360,17 +345,40 @@ func (f *tagField) appendField(b []byte, fv reflect.Value) ([]byte, bool) {
 	return f.appendOne(b, fv)
 }
 
+// appendPackedVarints appends the values of fv, a packed varint list of
+// unsigned integers (StallRows' and Unattributed's columns), without
+// reflection per value, which was most of a stall record's encoding; false
+// for another list. A pointer in an interface is no allocation.
+func appendPackedVarints(b []byte, f *tagField, fv reflect.Value) ([]byte, bool) {
+	if f.wire != tagVarint || !fv.CanAddr() {
+		return b, false
+	}
+	switch p := fv.Addr().Interface().(type) {
+	case *[]uint64:
+		for _, v := range *p {
+			b = appendVarint(b, v)
+		}
+	case *[]uint32:
+		for _, v := range *p {
+			b = appendVarint(b, uint64(v))
+		}
+	default:
+		return b, false
+	}
+	return b, true
+}
+
 // appendOne encodes one value of field f with its tag.
 func (f *tagField) appendOne(b []byte, v reflect.Value) ([]byte, bool) {
 	switch f.wire {
 	case tagVarint, tagZigzag32, tagZigzag64:
-		b = protowire.AppendTag(b, f.num, protowire.VarintType)
+		b = appendTag(b, f.num, wireVarint)
 	case tagFixed32:
-		b = protowire.AppendTag(b, f.num, protowire.Fixed32Type)
+		b = appendTag(b, f.num, wireFixed32)
 	case tagFixed64:
-		b = protowire.AppendTag(b, f.num, protowire.Fixed64Type)
+		b = appendTag(b, f.num, wireFixed64)
 	case tagBytes:
-		b = protowire.AppendTag(b, f.num, protowire.BytesType)
+		b = appendTag(b, f.num, wireBytes)
 		if f.msg != nil {
 			start := len(b)
 			ok := true
@@ -380,9 +388,9 @@ func (f *tagField) appendOne(b []byte, v reflect.Value) ([]byte, bool) {
 			return insertLength(b, start), ok
 		}
 		if v.Kind() == reflect.String {
-			return protowire.AppendString(b, v.String()), true
+			return appendString(b, v.String()), true
 		}
-		return protowire.AppendBytes(b, v.Bytes()), true
+		return appendBytes(b, v.Bytes()), true
 	}
 	return f.appendValue(b, v), true
 }
@@ -393,31 +401,31 @@ func (f *tagField) appendValue(b []byte, v reflect.Value) []byte {
 	case tagVarint:
 		switch v.Kind() {
 		case reflect.Bool:
-			return protowire.AppendVarint(b, protowire.EncodeBool(v.Bool()))
+			return appendVarint(b, encodeBool(v.Bool()))
 		case reflect.Int32, reflect.Int64:
-			return protowire.AppendVarint(b, uint64(v.Int()))
+			return appendVarint(b, uint64(v.Int()))
 		default:
-			return protowire.AppendVarint(b, v.Uint())
+			return appendVarint(b, v.Uint())
 		}
 	case tagZigzag32, tagZigzag64:
-		return protowire.AppendVarint(b, protowire.EncodeZigZag(v.Int()))
+		return appendVarint(b, encodeZigZag(v.Int()))
 	case tagFixed32:
 		switch v.Kind() {
 		case reflect.Float32:
-			return protowire.AppendFixed32(b, math.Float32bits(float32(v.Float())))
+			return appendFixed32(b, math.Float32bits(float32(v.Float())))
 		case reflect.Int32:
-			return protowire.AppendFixed32(b, uint32(v.Int()))
+			return appendFixed32(b, uint32(v.Int()))
 		default:
-			return protowire.AppendFixed32(b, uint32(v.Uint()))
+			return appendFixed32(b, uint32(v.Uint()))
 		}
 	default: // tagFixed64
 		switch v.Kind() {
 		case reflect.Float64:
-			return protowire.AppendFixed64(b, math.Float64bits(v.Float()))
+			return appendFixed64(b, math.Float64bits(v.Float()))
 		case reflect.Int64:
-			return protowire.AppendFixed64(b, uint64(v.Int()))
+			return appendFixed64(b, uint64(v.Int()))
 		default:
-			return protowire.AppendFixed64(b, v.Uint())
+			return appendFixed64(b, v.Uint())
 		}
 	}
 }

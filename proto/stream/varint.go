@@ -2,8 +2,6 @@ package stream
 
 import (
 	"slices"
-
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The frequent records (Launch in compact form, SyclSpan, SyclGraph) are
@@ -11,7 +9,7 @@ import (
 // order, zero values omitted, optional fields present when set), with the
 // helpers below: a record is written in place at the end of the frame's
 // buffer, into a window of fixed size, so that each byte is one store
-// without a capacity check (protowire.AppendVarint, called per field,
+// without a capacity check (appendVarint, called per field,
 // was the largest part of encoding a launch).
 
 // recordWindow is the room a hand-encoded record may take, header
@@ -40,8 +38,8 @@ type fieldWriter struct {
 // varintTag is the wire tag of varint field num, as fieldWriter.put takes
 // it: its one or two bytes (num < 2048), little endian, and their number
 // times 1<<16. A constant for a constant num.
-func varintTag(num protowire.Number) uint32 {
-	t := uint32(num) << 3 // protowire.VarintType is 0
+func varintTag(num fieldNumber) uint32 {
+	t := uint32(num) << 3 // wireVarint is 0
 	if t < 0x80 {
 		return t | 1<<16
 	}
@@ -51,12 +49,12 @@ func varintTag(num protowire.Number) uint32 {
 // startRecord makes room at the end of b for a Record whose field num (a
 // message, num < 16) is written next with a fieldWriter, and reserves the
 // record's header.
-func startRecord(b []byte, num protowire.Number) ([]byte, fieldWriter) {
+func startRecord(b []byte, num fieldNumber) ([]byte, fieldWriter) {
 	if cap(b)-len(b) < recordWindow {
 		b = slices.Grow(b, recordWindow)
 	}
 	f := fieldWriter{a: (*[recordWindow]byte)(b[len(b) : len(b)+recordWindow]), n: recordHeader}
-	f.a[1] = byte(protowire.EncodeTag(num, protowire.BytesType))
+	f.a[1] = byte(encodeTag(num, wireBytes))
 	return b, f
 }
 
@@ -95,9 +93,9 @@ func endRecord(b []byte, f *fieldWriter) []byte {
 	}
 	// Longer lengths: move the fields after them (rare: huge values).
 	var hdr [2*10 + 1]byte // two varints of at most 10 bytes, one tag byte
-	h := protowire.AppendVarint(hdr[:0], uint64(1+protowire.SizeBytes(size)))
+	h := appendVarint(hdr[:0], uint64(1+sizeBytes(size)))
 	h = append(h, f.a[1])
-	h = protowire.AppendVarint(h, uint64(size))
+	h = appendVarint(h, uint64(size))
 	b = b[:n+int(f.n)]
 	for range len(h) - recordHeader {
 		b = append(b, 0)

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/pbconv"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -22,7 +23,7 @@ func TestRecordWindow(t *testing.T) {
 		GroupCountX: u32, GroupCountY: u32, GroupCountZ: u32, GroupSizeX: u32, GroupSizeY: u32, GroupSizeZ: u32,
 		ExecutionIndex: u32, SyclLocationId: u32, SyclTaskId: u64, CodeCopy: u32,
 	}
-	v := launchOf(l)
+	v := launchOf(pbconv.LaunchToWire(l))
 	q := uint64(u64)
 	cases := []struct {
 		name   string
@@ -36,10 +37,10 @@ func TestRecordWindow(t *testing.T) {
 			return &pb.Record{Kind: &pb.Record_Launch{Launch: w}}
 		}()},
 		{"sycl span", func(b []byte) []byte {
-			return appendSyclSpan(b, &pb.SyclSpan{Kind: -1, Id: u64, ThreadId: u32, BeginNs: u64, EndNs: u64, LocationId: u32, NodeId: u64, QueueId: &q, Instance: u64, Depth: u32})
+			return appendSyclSpan(b, pbconv.SyclSpanToWire(&pb.SyclSpan{Kind: -1, Id: u64, ThreadId: u32, BeginNs: u64, EndNs: u64, LocationId: u32, NodeId: u64, QueueId: &q, Instance: u64, Depth: u32}))
 		}, &pb.Record{Kind: &pb.Record_SyclSpan{SyclSpan: &pb.SyclSpan{Kind: -1, Id: u64, ThreadId: u32, BeginNs: u64, EndNs: u64, LocationId: u32, NodeId: u64, QueueId: &q, Instance: u64, Depth: u32}}}},
 		{"sycl graph", func(b []byte) []byte {
-			return appendSyclGraph(b, &pb.SyclGraph{Kind: -1, NodeId: u64, TargetNodeId: u64, LocationId: u32, QueueId: &q, Instance: u64, HostNs: u64, ThreadId: u32})
+			return appendSyclGraph(b, pbconv.SyclGraphToWire(&pb.SyclGraph{Kind: -1, NodeId: u64, TargetNodeId: u64, LocationId: u32, QueueId: &q, Instance: u64, HostNs: u64, ThreadId: u32}))
 		}, &pb.Record{Kind: &pb.Record_SyclGraph{SyclGraph: &pb.SyclGraph{Kind: -1, NodeId: u64, TargetNodeId: u64, LocationId: u32, QueueId: &q, Instance: u64, HostNs: u64, ThreadId: u32}}}},
 	}
 	for _, c := range cases {

@@ -10,11 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // DefaultFrameSize is the default for [WriterOptions.FrameSize]: the
@@ -56,10 +53,10 @@ type WriterOptions struct {
 	// 4.89 against 4.91 B per stall row).
 	Level int
 
-	// absoluteLaunches makes the Writer keep Launch records in absolute
-	// form. For tests and benchmarks only: it shows what the compact
-	// form saves.
-	absoluteLaunches bool
+	// AbsoluteLaunches makes the Writer keep Launch records in absolute
+	// form (zestall.proto allows both). For tests and benchmarks only: it
+	// shows what the compact form saves.
+	AbsoluteLaunches bool
 }
 
 // A Writer writes records to a zestall file. Write encodes into memory and
@@ -143,7 +140,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		w:         w,
 		eopts:     eopts,
 		frameSize: o.FrameSize,
-		absolute:  o.absoluteLaunches,
+		absolute:  o.AbsoluteLaunches,
 		content:   make(map[string]uint64),
 		jobs:      make(chan frameJob),
 		spare:     make(chan []byte, 1),
@@ -282,21 +279,21 @@ func (w *Writer) Write(rec *pb.Record) error {
 	// this writer does not know.
 	switch k := rec.GetKind().(type) {
 	case *pb.Record_SyclSpan:
-		if k.SyclSpan != nil && len(k.SyclSpan.ProtoReflect().GetUnknown()) == 0 {
+		if k.SyclSpan != nil && len(k.SyclSpan.UnknownFields) == 0 {
 			w.room()
 			w.buf = appendSyclSpan(w.buf, k.SyclSpan)
 			w.records++
 			return nil
 		}
 	case *pb.Record_SyclGraph:
-		if k.SyclGraph != nil && len(k.SyclGraph.ProtoReflect().GetUnknown()) == 0 {
+		if k.SyclGraph != nil && len(k.SyclGraph.UnknownFields) == 0 {
 			w.room()
 			w.buf = appendSyclGraph(w.buf, k.SyclGraph)
 			w.records++
 			return nil
 		}
 	}
-	if !tagKind(rec) && !hasKind(rec) {
+	if !hasKind(rec) {
 		return errors.New("zestall stream: record has no kind")
 	}
 	w.room()
@@ -308,14 +305,17 @@ func (w *Writer) Write(rec *pb.Record) error {
 	case *pb.Record_Counters:
 		// It ends its frame: the compressor fills in bytes_written (the
 		// frames before it may still be compressing) on a copy. The
-		// copy shares its lists with k.Counters (a deep copy is
-		// protobuf reflection, a large part of a short program's exit).
+		// copy shares its lists with k.Counters.
 		c := new(pb.Counters)
-		reflect.ValueOf(c).Elem().Set(reflect.ValueOf(k.Counters).Elem())
+		*c = *k.Counters
 		c.RecordsWritten = w.records
 		c.BytesWritten = 1 << 62 // the largest it can be, for the size check
 		rc := &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
-		if size := w.recordSize(rc); size > MaxRecordSize {
+		size, err := w.recordSize(rc)
+		if err != nil {
+			return err
+		}
+		if size > MaxRecordSize {
 			return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
 		}
 		w.records++
@@ -326,14 +326,19 @@ func (w *Writer) Write(rec *pb.Record) error {
 }
 
 // recordSize is the encoded size of rec (without its length).
-func (w *Writer) recordSize(rec *pb.Record) int {
-	if tagKind(rec) {
-		var ok bool
-		if w.scratch, ok = tagAppend(w.scratch[:0], rec); ok {
-			return len(w.scratch)
-		}
+func (w *Writer) recordSize(rec *pb.Record) (int, error) {
+	var ok bool
+	if w.scratch, ok = tagAppend(w.scratch[:0], rec); !ok {
+		return 0, errDeclined(rec)
 	}
-	return proto.Size(rec)
+	return len(w.scratch), nil
+}
+
+// errDeclined is the error for a record the encoder (tagenc.go) does not
+// encode: never one of the schema's types (TestTagEncoding), but a Writer
+// does not panic in the profiled process.
+func errDeclined(rec *pb.Record) error {
+	return fmt.Errorf("zestall stream: cannot encode a record of kind %T", rec.GetKind())
 }
 
 // WriteLaunch writes one Launch record, given as a plain value in absolute
@@ -370,21 +375,19 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 }
 
-// kindOneof is looked up at the first record that needs it, not at
-// package initialisation: it builds the schema's descriptors, which the
-// records of a short program do not need (tagenc.go).
-var kindOneof = sync.OnceValue(func() protoreflect.OneofDescriptor {
-	return (&pb.Record{}).ProtoReflect().Descriptor().Oneofs().ByName("kind")
-})
-
 // hasKind reports whether rec has a kind with a non-nil message.
 func hasKind(rec *pb.Record) bool {
-	if rec == nil {
+	if rec == nil || rec.Kind == nil {
 		return false
 	}
-	m := rec.ProtoReflect()
-	fd := m.WhichOneof(kindOneof())
-	return fd != nil && m.Get(fd).Message().IsValid()
+	// The member's wrapper (a pointer to a struct) holds the message in
+	// its one field.
+	v := reflect.ValueOf(rec.Kind)
+	if v.Kind() != reflect.Ptr || v.IsNil() || v.Elem().Kind() != reflect.Struct || v.Elem().NumField() != 1 {
+		return false
+	}
+	f := v.Elem().Field(0)
+	return f.Kind() != reflect.Ptr || !f.IsNil()
 }
 
 func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
@@ -407,7 +410,7 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
-	if len(rec.ProtoReflect().GetUnknown()) == 0 && len(l.ProtoReflect().GetUnknown()) == 0 {
+	if len(rec.UnknownFields) == 0 && len(l.UnknownFields) == 0 {
 		// Encoded without reflection.
 		v := launchOf(l)
 		w.appendLaunch(&v, timed)
@@ -454,42 +457,25 @@ func (w *Writer) writeModule(rec *pb.Record, m *pb.Module) error {
 
 // append encodes rec, length-delimited, at the end of the open frame.
 func (w *Writer) append(rec *pb.Record) error {
-	if tagKind(rec) {
-		n := len(w.buf)
-		if b, ok := appendTagged(w.buf, rec); ok {
-			if size, _ := protowire.ConsumeVarint(b[n:]); size > MaxRecordSize {
-				w.buf = b[:n]
-				return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
-			}
-			w.buf = b
-			w.records++
-			return nil
-		}
+	n := len(w.buf)
+	b, ok := appendTagged(w.buf, rec)
+	if !ok {
+		return errDeclined(rec)
 	}
-	size := proto.Size(rec)
-	if size > MaxRecordSize {
+	if size, _ := binary.Uvarint(b[n:]); size > MaxRecordSize {
+		w.buf = b[:n]
 		return fmt.Errorf("zestall stream: record of %d bytes exceeds the %d-byte limit", size, MaxRecordSize)
 	}
-	n := len(w.buf)
-	w.buf = binary.AppendUvarint(w.buf, uint64(size))
-	var err error
-	w.buf, err = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(w.buf, rec)
-	if err != nil {
-		w.buf = w.buf[:n]
-		return fmt.Errorf("zestall stream: %w", err)
-	}
+	w.buf = b
 	w.records++
 	return nil
 }
 
 // appendRecord encodes rec, length-delimited, at the end of b (the
-// compressor's Counters records; their size was checked).
+// compressor's Counters records: Write encoded them once, to check their
+// size, so the encoder does not decline them).
 func appendRecord(b []byte, rec *pb.Record) []byte {
-	if b2, ok := appendTagged(b, rec); ok {
-		return b2
-	}
-	b = binary.AppendUvarint(b, uint64(proto.Size(rec)))
-	b, _ = proto.MarshalOptions{UseCachedSize: true}.MarshalAppend(b, rec)
+	b, _ = appendTagged(b, rec)
 	return b
 }
 

@@ -17,7 +17,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zestall/zestall/proto/stream"
+	"github.com/zestall/zestall/proto/pbstream"
+
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/test/buildtree"
 	"github.com/zestall/zestall/test/groundtruth"
@@ -69,7 +70,7 @@ func (tr tree) runTruth(t *testing.T, env map[string]string, app string, args ..
 
 func readRecords(t *testing.T, path string) []*pb.Record {
 	t.Helper()
-	recs, err := stream.ReadFile(path)
+	recs, err := pbstream.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading %s: %v", path, err)
 	}

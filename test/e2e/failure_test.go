@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
@@ -166,7 +167,7 @@ func readAllSafe(t *testing.T, data []byte) (recs []*pb.Record, err error) {
 			t.Fatalf("stream reader panicked: %v", p)
 		}
 	}()
-	r := stream.NewReader(bytes.NewReader(data))
+	r := pbstream.NewReader(bytes.NewReader(data))
 	for {
 		rec, e := r.Next()
 		if e == io.EOF {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/zestall/zestall/collector/timing"
+	"github.com/zestall/zestall/proto/pbconv"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -153,7 +154,7 @@ func TestLaunchRate(t *testing.T) {
 			if c.LaunchesTimed+untimed != c.LaunchesSeen {
 				t.Errorf("timed %d + without times %d != seen %d", c.LaunchesTimed, untimed, c.LaunchesSeen)
 			}
-			if loss := timing.LossSummary(c); loss != "" && !strings.Contains(r.stderr, "WARNING: LOST") {
+			if loss := timing.LossSummary(pbconv.CountersToWire(c)); loss != "" && !strings.Contains(r.stderr, "WARNING: LOST") {
 				t.Errorf("%s lost (%s) but its exit line (ZESTALL_QUIET=1) does not say so:\n%s", mode, loss, r.stderr)
 			}
 

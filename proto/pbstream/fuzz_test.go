@@ -1,4 +1,4 @@
-package stream
+package pbstream
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
 // FuzzReader reads arbitrary bytes, resuming after damage as a caller that
 // wants everything intact does. Reading must not panic, must end in io.EOF
-// or a *FormatError, and whatever it returns must survive being
-// written and read again unchanged (apart from the fields the Writer
+// or a *stream.FormatError, and whatever it returns must survive being
+// written and read again unchanged (apart from the fields the stream.Writer
 // fills).
 func FuzzReader(f *testing.F) {
 	var groups [][]*pb.Record
@@ -24,7 +25,7 @@ func FuzzReader(f *testing.F) {
 		seeds = append(seeds, encode(f, g, 3, nil))
 	}
 	multi := seeds[0]
-	seeds = append(seeds, nil, []byte(Magic), []byte(Magic+"\x01"), multi[:len(multi)/2], multi[:len(multi)-1])
+	seeds = append(seeds, nil, []byte(stream.Magic), []byte(stream.Magic+"\x01"), multi[:len(multi)/2], multi[:len(multi)-1])
 	for _, s := range seeds {
 		f.Add(s)
 	}
@@ -42,11 +43,11 @@ func FuzzReader(f *testing.F) {
 				break
 			}
 			if err != nil {
-				var fe *FormatError
+				var fe *stream.FormatError
 				if !errors.As(err, &fe) {
-					t.Fatalf("error %v is not a *FormatError", err)
+					t.Fatalf("error %v is not a *stream.FormatError", err)
 				}
-				if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrVersion) {
+				if !errors.Is(err, stream.ErrTruncated) && !errors.Is(err, stream.ErrCorrupt) && !errors.Is(err, stream.ErrVersion) {
 					t.Fatalf("error %v wraps no sentinel", err)
 				}
 				if rec != nil {

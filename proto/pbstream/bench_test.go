@@ -1,10 +1,12 @@
-package stream
+package pbstream
 
 import (
 	"bytes"
 	"io"
 	"testing"
 
+	"github.com/zestall/zestall/proto/pbconv"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -12,7 +14,7 @@ import (
 // rows for 50 kernels × 200 offsets × 10 counters. Besides time, each
 // benchmark reports the compressed size per launch record or stall row
 // (framing included), and launches or rows per second. A write includes
-// creating the Writer (its Zstandard encoder), once per file in real use.
+// creating the stream.Writer (its Zstandard encoder), once per file in real use.
 
 func benchWrite(b *testing.B, recs []*pb.Record, every int, unit, units string, n float64) {
 	var size int
@@ -55,13 +57,13 @@ func BenchmarkReadStallRows(b *testing.B) {
 	benchRead(b, synthStallRecords(), 0, "row", "rows", synthKernels*synthOffsets)
 }
 
-// BenchmarkWriteLaunchValues is the profiler's path: one Launch value per
+// BenchmarkWriteLaunchValues is the profiler's path: one stream.Launch value per
 // call to WriteLaunch, timed, on one command list, to io.Discard
-// (compression runs on the Writer's own goroutine; ns/op is the
+// (compression runs on the stream.Writer's own goroutine; ns/op is the
 // encoding goroutine's time when a core is free for it).
 func BenchmarkWriteLaunchValues(b *testing.B) {
-	w, _ := NewWriter(io.Discard, nil)
-	l := Launch{Id: 1, KernelId: 3, DeviceId: 1, QueueId: 1, CommandListId: 1, Flags: 1, GroupCountX: 64, GroupSizeX: 128, HostAppendNs: 1e9}
+	w, _ := stream.NewWriter(io.Discard, nil)
+	l := stream.Launch{Id: 1, KernelId: 3, DeviceId: 1, QueueId: 1, CommandListId: 1, Flags: 1, GroupCountX: 64, GroupSizeX: 128, HostAppendNs: 1e9}
 	b.ReportAllocs()
 	for b.Loop() {
 		l.Id++
@@ -82,15 +84,15 @@ func BenchmarkWriteLaunchValues(b *testing.B) {
 // profiler's flushes make), to io.Discard. Besides the encoding
 // goroutine's ns/op it reports the whole process's CPU per launch
 // (encoding and the compressor's goroutine; cpu-ns/launch) and the
-// compressed bytes per launch: what a Writer costs the profiled process.
+// compressed bytes per launch: what a stream.Writer costs the profiled process.
 func BenchmarkWriteLaunchSynth(b *testing.B) {
 	recs := synthLaunchRecords()
-	ls := make([]Launch, len(recs))
+	ls := make([]stream.Launch, len(recs))
 	for i, r := range recs {
-		ls[i] = launchOf(r.GetLaunch())
+		ls[i] = stream.LaunchOf(pbconv.LaunchToWire(r.GetLaunch()))
 	}
 	var cw countingWriter
-	w, err := NewWriter(&cw, nil)
+	w, err := stream.NewWriter(&cw, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

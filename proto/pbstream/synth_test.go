@@ -1,4 +1,4 @@
-package stream
+package pbstream
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -147,7 +148,7 @@ func synthStallRecords() []*pb.Record {
 			KernelId:     uint64(k + 1),
 			DeviceId:     1,
 			ColumnCount:  synthColumns,
-			OffsetDeltas: DeltaEncode(nil, offsets),
+			OffsetDeltas: stream.DeltaEncode(nil, offsets),
 			Counters:     counters,
 		}}})
 	}
@@ -156,15 +157,15 @@ func synthStallRecords() []*pb.Record {
 
 // encode writes recs with a flush every `every` records (and at the end)
 // and returns the file.
-func encode(tb testing.TB, recs []*pb.Record, every int, opts *WriterOptions) []byte {
+func encode(tb testing.TB, recs []*pb.Record, every int, opts *stream.WriterOptions) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, opts)
+	w, err := stream.NewWriter(&buf, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for i, r := range recs {
-		if err := w.Write(r); err != nil {
+		if err := Write(w, r); err != nil {
 			tb.Fatal(err)
 		}
 		if every > 0 && (i+1)%every == 0 {
@@ -185,7 +186,7 @@ func synthSizes(tb testing.TB) (perLaunch, perLaunchAbs, perRow float64) {
 	launches := synthLaunchRecords()
 	every := synthLaunches / synthFlushes
 	compact := encode(tb, launches, every, nil)
-	abs := encode(tb, launches, every, &WriterOptions{absoluteLaunches: true})
+	abs := encode(tb, launches, every, &stream.WriterOptions{AbsoluteLaunches: true})
 	stall := encode(tb, synthStallRecords(), 0, nil)
 	return float64(len(compact)) / synthLaunches,
 		float64(len(abs)) / synthLaunches,

@@ -1,11 +1,11 @@
 //go:build unix
 
-package stream
+package pbstream
 
 import "syscall"
 
 // processCPUNs is the CPU time (user + system) of the whole process so
-// far, in ns: what a benchmark's goroutines and the Writer's compressor
+// far, in ns: what a benchmark's goroutines and the stream.Writer's compressor
 // cost together.
 func processCPUNs() int64 {
 	var ru syscall.Rusage

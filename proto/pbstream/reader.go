@@ -1,4 +1,4 @@
-package stream
+package pbstream
 
 import (
 	"bufio"
@@ -12,7 +12,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/pbconv"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	zw "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // A Reader reads the records of a zestall file in order. It decodes one
@@ -49,7 +52,8 @@ type Reader struct {
 	err        error // sticky
 
 	// Compact Launch state of the current frame.
-	launches launchState
+	launches stream.LaunchFrame
+	launch   zw.Launch // the Launch being resolved
 }
 
 // maxBufferedFrame is the largest decompressed frame a Reader holds in
@@ -65,9 +69,9 @@ const maxBufferedFrame = 8 << 20
 func NewReader(r io.Reader) *Reader {
 	return &Reader{
 		in:          input{r: bufio.NewReaderSize(r, 64<<10)},
-		maxRecord:   MaxRecordSize,
-		maxFrame:    MaxFrameSize,
-		maxWindow:   MaxWindowSize,
+		maxRecord:   stream.MaxRecordSize,
+		maxFrame:    stream.MaxFrameSize,
+		maxWindow:   stream.MaxWindowSize,
 		maxBuffered: maxBufferedFrame,
 		frameIdx:    -1,
 	}
@@ -105,7 +109,7 @@ func ReadFile(name string) ([]*pb.Record, error) {
 // Next returns the next record. At the clean end of the file it returns
 // io.EOF. On a damaged file it first returns every record of the frames
 // before the damaged one (and the records of the damaged frame before a
-// damaged record), then a [*FormatError].
+// damaged record), then a [*stream.FormatError].
 //
 // When an intact frame follows the damage, that error has Resumed set and
 // the next call of Next returns the records of that frame and after: a
@@ -134,7 +138,7 @@ func (r *Reader) Next() (*pb.Record, error) {
 		if err == nil {
 			continue
 		}
-		fe, ok := err.(*FormatError)
+		fe, ok := err.(*stream.FormatError)
 		if !ok {
 			return nil, r.stop(err) // io.EOF or an I/O error
 		}
@@ -148,7 +152,7 @@ func (r *Reader) Next() (*pb.Record, error) {
 	}
 	rec, err := r.record()
 	if err != nil {
-		fe, ok := err.(*FormatError)
+		fe, ok := err.(*stream.FormatError)
 		if !ok {
 			return nil, r.stop(err)
 		}
@@ -181,7 +185,7 @@ func (r *Reader) stop(err error) error {
 // it; it sets fe.Resumed and fe.Skipped when it finds one. search: look
 // for it from the second byte of the damaged frame on; otherwise first try
 // the bytes right after the damaged frame.
-func (r *Reader) resume(fe *FormatError, search bool) {
+func (r *Reader) resume(fe *stream.FormatError, search bool) {
 	for {
 		if search {
 			if len(r.comp) > 1 {
@@ -196,21 +200,21 @@ func (r *Reader) resume(fe *FormatError, search bool) {
 		if err == nil {
 			fe.Resumed = true
 			fe.Skipped = r.frameOff - fe.Offset
-			if fe.Kind == ErrTruncated {
+			if fe.Kind == stream.ErrTruncated {
 				// Not the end of the file after all: the frame's
 				// framing ran over the frames after it.
-				fe.Kind = ErrCorrupt
+				fe.Kind = stream.ErrCorrupt
 			}
 			return
 		}
-		if _, ok := err.(*FormatError); !ok {
+		if _, ok := err.(*stream.FormatError); !ok {
 			return // the end of the file, or an I/O error: final
 		}
 	}
 }
 
-func (r *Reader) fail(kind error, cause error, format string, args ...any) *FormatError {
-	return &FormatError{
+func (r *Reader) fail(kind error, cause error, format string, args ...any) *stream.FormatError {
+	return &stream.FormatError{
 		Offset: r.frameOff,
 		Frame:  r.frameIdx,
 		Record: -1,
@@ -222,21 +226,21 @@ func (r *Reader) fail(kind error, cause error, format string, args ...any) *Form
 
 // readPrefix checks the 8-byte file prefix.
 func (r *Reader) readPrefix() error {
-	var p [PrefixSize]byte
+	var p [stream.PrefixSize]byte
 	n, err := r.in.readFull(p[:])
-	if m := min(n, len(Magic)); string(p[:m]) != Magic[:m] {
-		return r.fail(ErrCorrupt, nil, "not a zestall file (no %q prefix)", Magic)
+	if m := min(n, len(stream.Magic)); string(p[:m]) != stream.Magic[:m] {
+		return r.fail(stream.ErrCorrupt, nil, "not a zestall file (no %q prefix)", stream.Magic)
 	}
 	switch {
 	case err == io.EOF:
-		return r.fail(ErrTruncated, nil, "empty file")
+		return r.fail(stream.ErrTruncated, nil, "empty file")
 	case err == io.ErrUnexpectedEOF:
-		return r.fail(ErrTruncated, nil, "file ends inside the %d-byte prefix", PrefixSize)
+		return r.fail(stream.ErrTruncated, nil, "file ends inside the %d-byte prefix", stream.PrefixSize)
 	case err != nil:
 		return fmt.Errorf("zestall stream: reading the prefix: %w", err)
 	}
-	if p[len(Magic)] != Version {
-		return r.fail(ErrVersion, nil, "framing version %d (this reader knows %d)", p[len(Magic)], Version)
+	if p[len(stream.Magic)] != stream.Version {
+		return r.fail(stream.ErrVersion, nil, "framing version %d (this reader knows %d)", p[len(stream.Magic)], stream.Version)
 	}
 	return nil
 }
@@ -244,14 +248,14 @@ func (r *Reader) readPrefix() error {
 // read appends exactly n bytes of input to r.comp.
 func (r *Reader) read(n int, what string) error {
 	if len(r.comp)+n > r.maxFrame {
-		return r.fail(ErrCorrupt, nil, "compressed frame larger than %d bytes", r.maxFrame)
+		return r.fail(stream.ErrCorrupt, nil, "compressed frame larger than %d bytes", r.maxFrame)
 	}
 	l := len(r.comp)
 	r.comp = slices.Grow(r.comp, n)[:l+n]
 	m, err := r.in.readFull(r.comp[l:])
 	r.comp = r.comp[:l+m] // only what was read: resume searches it
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return r.fail(ErrTruncated, nil, "file ends inside the frame's %s", what)
+		return r.fail(stream.ErrTruncated, nil, "file ends inside the frame's %s", what)
 	}
 	if err != nil {
 		return fmt.Errorf("zestall stream: reading frame %d at byte offset %d: %w", r.frameIdx, r.frameOff, err)
@@ -266,7 +270,7 @@ func (r *Reader) nextFrame() error {
 		r.frameIdx++
 		r.frameOff = r.in.off
 		r.pos, r.size, r.recIdx, r.streamed = 0, 0, 0, false
-		r.launches.reset()
+		r.launches.Reset()
 		r.comp = r.comp[:0]
 		if eof, err := r.in.atEOF(); eof {
 			return io.EOF
@@ -284,7 +288,7 @@ func (r *Reader) nextFrame() error {
 			size := int64(binary.LittleEndian.Uint32(r.comp[4:]))
 			m, err := r.in.discard(size)
 			if err == io.EOF || err == nil && m < size {
-				return r.fail(ErrTruncated, nil, "file ends inside a skippable frame")
+				return r.fail(stream.ErrTruncated, nil, "file ends inside a skippable frame")
 			}
 			if err != nil {
 				return fmt.Errorf("zestall stream: reading frame %d at byte offset %d: %w", r.frameIdx, r.frameOff, err)
@@ -292,7 +296,7 @@ func (r *Reader) nextFrame() error {
 			continue
 		}
 		if magic != zstdMagic {
-			return r.fail(ErrCorrupt, nil, "bad frame magic number %#08x", magic)
+			return r.fail(stream.ErrCorrupt, nil, "bad frame magic number %#08x", magic)
 		}
 		if err := r.scanFrame(); err != nil {
 			return err
@@ -309,7 +313,7 @@ func (r *Reader) scanFrame() error {
 	}
 	fhd := r.comp[len(r.comp)-1]
 	if fhd&0x08 != 0 {
-		return r.fail(ErrCorrupt, nil, "reserved bit set in frame header")
+		return r.fail(stream.ErrCorrupt, nil, "reserved bit set in frame header")
 	}
 	single := fhd&0x20 != 0
 	n := [4]int{0, 1, 2, 4}[fhd&3]  // dictionary id
@@ -332,13 +336,13 @@ func (r *Reader) scanFrame() error {
 		bh := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
 		last, typ, size := bh&1 != 0, (bh>>1)&3, int(bh>>3)
 		if size > maxBlockSize {
-			return r.fail(ErrCorrupt, nil, "block of %d bytes (limit %d)", size, maxBlockSize)
+			return r.fail(stream.ErrCorrupt, nil, "block of %d bytes (limit %d)", size, maxBlockSize)
 		}
 		switch typ {
 		case 1: // RLE: one byte repeated size times
 			size = 1
 		case 3:
-			return r.fail(ErrCorrupt, nil, "reserved block type")
+			return r.fail(stream.ErrCorrupt, nil, "reserved block type")
 		}
 		if err := r.read(size, "block"); err != nil {
 			return err
@@ -367,17 +371,17 @@ func (r *Reader) decodeFrame() error {
 			zstd.WithDecoderMaxMemory(uint64(r.maxFrame)),
 		)
 		if err != nil {
-			return r.fail(ErrCorrupt, err, "creating the decompressor")
+			return r.fail(stream.ErrCorrupt, err, "creating the decompressor")
 		}
 		r.dec = dec
 	}
 	if err := r.dec.Reset(bytes.NewReader(r.comp)); err != nil {
-		return r.fail(ErrCorrupt, err, "decompressing")
+		return r.fail(stream.ErrCorrupt, err, "decompressing")
 	}
 	var err error
 	r.buf, err = readAtMost(r.dec, r.buf[:0], min(r.maxBuffered, r.maxFrame)+1)
 	if err != nil {
-		return r.fail(ErrCorrupt, err, "decompressing")
+		return r.fail(stream.ErrCorrupt, err, "decompressing")
 	}
 	if len(r.buf) <= r.maxBuffered && len(r.buf) <= r.maxFrame {
 		r.size = len(r.buf)
@@ -388,14 +392,14 @@ func (r *Reader) decodeFrame() error {
 	// records, so that none is handed out from a frame that fails.
 	n, err := io.Copy(io.Discard, io.LimitReader(r.dec, int64(r.maxFrame-len(r.buf))+1))
 	if err != nil {
-		return r.fail(ErrCorrupt, err, "decompressing")
+		return r.fail(stream.ErrCorrupt, err, "decompressing")
 	}
 	total := int64(len(r.buf)) + n
 	if total > int64(r.maxFrame) {
-		return r.fail(ErrCorrupt, nil, "frame decompresses to more than %d bytes", r.maxFrame)
+		return r.fail(stream.ErrCorrupt, nil, "frame decompresses to more than %d bytes", r.maxFrame)
 	}
 	if err := r.dec.Reset(bytes.NewReader(r.comp)); err != nil {
-		return r.fail(ErrCorrupt, err, "decompressing")
+		return r.fail(stream.ErrCorrupt, err, "decompressing")
 	}
 	if r.sr == nil {
 		r.sr = bufio.NewReaderSize(r.dec, 64<<10)
@@ -480,7 +484,7 @@ func (r *Reader) recordBytes(n int) ([]byte, error) {
 // record decodes the next record of the current frame.
 func (r *Reader) record() (*pb.Record, error) {
 	bad := func(cause error, format string, args ...any) error {
-		e := r.fail(ErrCorrupt, cause, format, args...)
+		e := r.fail(stream.ErrCorrupt, cause, format, args...)
 		e.Record = r.recIdx
 		return e
 	}
@@ -515,30 +519,13 @@ func (r *Reader) record() (*pb.Record, error) {
 func (r *Reader) resolve(rec *pb.Record) error {
 	switch k := rec.Kind.(type) {
 	case *pb.Record_Launch:
-		l := k.Launch
-		if l.RepeatOf != 0 {
-			a, ok := r.launches.repeated(l.RepeatOf)
-			if !ok {
-				return fmt.Errorf("Launch repeats the attributes of the Launch %d back in its frame, which has %d before it (at most %d count)",
-					l.RepeatOf, r.launches.nattrs, maxRepeat)
-			}
-			a.setOn(l)
-			l.RepeatOf = 0
+		// Resolved as a zestallwire.Launch, in place (a file holds
+		// millions of launches).
+		pbconv.CopyLaunchToWire(&r.launch, k.Launch)
+		if err := r.launches.Resolve(&r.launch); err != nil {
+			return err
 		}
-		timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
-		if l.HostAppendDeltaNs != nil {
-			l.Id = r.launches.prevID + 1 + uint64(l.IdDelta)
-			l.HostAppendNs = r.launches.prevAppend + uint64(*l.HostAppendDeltaNs)
-			if timed {
-				l.DeviceStartNs = r.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs) + uint64(l.DeviceStartDelayNs)
-				l.DeviceEndNs = l.DeviceStartNs + l.DeviceDurationNs
-			} else {
-				l.DeviceStartNs, l.DeviceEndNs = 0, 0
-			}
-			l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
-		}
-		a := attrsOfProto(l)
-		r.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
+		pbconv.CopyLaunchFromWire(k.Launch, &r.launch)
 	case *pb.Record_StallRows:
 		s := k.StallRows
 		return checkColumns("StallRows", s.ColumnCount, len(s.OffsetDeltas), len(s.Counters))
@@ -554,26 +541,4 @@ func checkColumns(what string, cols uint32, rows, counters int) error {
 		return fmt.Errorf("%s with %d rows and %d columns has %d counters", what, rows, cols, counters)
 	}
 	return nil
-}
-
-// DeltaEncode appends to dst the delta encoding of vals, as StallRows and
-// Unattributed store offsets and addresses: the first value, then each
-// value minus the one before. vals should ascend.
-func DeltaEncode(dst, vals []uint64) []uint64 {
-	var prev uint64
-	for _, v := range vals {
-		dst = append(dst, v-prev)
-		prev = v
-	}
-	return dst
-}
-
-// DeltaDecode appends to dst the values whose delta encoding is deltas.
-func DeltaDecode(dst, deltas []uint64) []uint64 {
-	var v uint64
-	for _, d := range deltas {
-		v += d
-		dst = append(dst, v)
-	}
-	return dst
 }

@@ -1,4 +1,4 @@
-package stream
+package pbstream
 
 import (
 	"bytes"
@@ -10,20 +10,21 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
 // readResuming reads like a caller that wants everything intact: it goes
 // on after every error with Resumed set. It returns the records, the
 // resumed errors and the final error (nil at a clean end).
-func readResuming(t *testing.T, rd *Reader) (recs []*pb.Record, resumed []*FormatError, final error) {
+func readResuming(t *testing.T, rd *Reader) (recs []*pb.Record, resumed []*stream.FormatError, final error) {
 	t.Helper()
 	for {
 		rec, err := rd.Next()
 		if err == io.EOF {
 			return recs, resumed, nil
 		}
-		var fe *FormatError
+		var fe *stream.FormatError
 		if errors.As(err, &fe) && fe.Resumed {
 			resumed = append(resumed, fe)
 			continue
@@ -75,7 +76,7 @@ func TestResync(t *testing.T) {
 	}
 	start := func(k int) int {
 		if k == 0 {
-			return PrefixSize
+			return stream.PrefixSize
 		}
 		return ends[k-1]
 	}
@@ -123,8 +124,8 @@ func TestResync(t *testing.T) {
 				t.Fatalf("%d resumed errors, want 1: %v", len(resumed), resumed)
 			}
 			fe := resumed[0]
-			if fe.Offset != int64(s) || fe.Skipped != int64(tt.skipped) || !errors.Is(fe, ErrCorrupt) {
-				t.Errorf("error %v: offset %d skipped %d, want offset %d skipped %d, ErrCorrupt", fe, fe.Offset, fe.Skipped, s, tt.skipped)
+			if fe.Offset != int64(s) || fe.Skipped != int64(tt.skipped) || !errors.Is(fe, stream.ErrCorrupt) {
+				t.Errorf("error %v: offset %d skipped %d, want offset %d skipped %d, stream.ErrCorrupt", fe, fe.Offset, fe.Skipped, s, tt.skipped)
 			}
 			t.Log(fe)
 		})
@@ -139,7 +140,7 @@ func TestResync(t *testing.T) {
 		file, ends := frameFile(t, [][]*pb.Record{bad, good})
 		recs, resumed, final := readResuming(t, NewReader(bytes.NewReader(file)))
 		clearBytesWritten(recs)
-		if final != nil || len(resumed) != 1 || resumed[0].Record != 1 || resumed[0].Skipped != int64(ends[0]-PrefixSize) {
+		if final != nil || len(resumed) != 1 || resumed[0].Record != 1 || resumed[0].Skipped != int64(ends[0]-stream.PrefixSize) {
 			t.Fatalf("final %v, resumed %v", final, resumed)
 		}
 		equalRecords(t, recs, append([]*pb.Record{header()}, expectedAfter(good, len(bad))...))
@@ -161,14 +162,14 @@ func expectedAfter(recs []*pb.Record, n int) []*pb.Record {
 // TestTruncationEveryBoundary cuts the five-frame file inside every frame
 // and at every frame boundary, reading as a resuming caller does: a cut at
 // a boundary reads cleanly; a cut inside a frame gives the records of the
-// frames before it and one final ErrTruncated at that frame's offset,
+// frames before it and one final stream.ErrTruncated at that frame's offset,
 // never a resumption.
 func TestTruncationEveryBoundary(t *testing.T) {
 	groups := frameGroups()
 	file, ends := frameFile(t, groups)
 	all, _ := ReadAll(bytes.NewReader(file))
-	for cut := PrefixSize; cut <= len(file); cut++ {
-		nrec, frameStart := 0, PrefixSize
+	for cut := stream.PrefixSize; cut <= len(file); cut++ {
+		nrec, frameStart := 0, stream.PrefixSize
 		for i, end := range ends {
 			if end <= cut {
 				nrec += len(groups[i])
@@ -186,9 +187,9 @@ func TestTruncationEveryBoundary(t *testing.T) {
 			}
 			continue
 		}
-		var fe *FormatError
-		if !errors.As(final, &fe) || !errors.Is(final, ErrTruncated) || fe.Offset != int64(frameStart) {
-			t.Fatalf("cut at %d: %v, want ErrTruncated at %d", cut, final, frameStart)
+		var fe *stream.FormatError
+		if !errors.As(final, &fe) || !errors.Is(final, stream.ErrTruncated) || fe.Offset != int64(frameStart) {
+			t.Fatalf("cut at %d: %v, want stream.ErrTruncated at %d", cut, final, frameStart)
 		}
 	}
 }
@@ -214,7 +215,7 @@ func TestBitFlipsResuming(t *testing.T) {
 			copy(bad, file)
 			bad[i] ^= 1 << bit
 			recs, _, final := readResuming(t, NewReader(bytes.NewReader(bad)))
-			if i < PrefixSize {
+			if i < stream.PrefixSize {
 				if final == nil && len(recs) != len(all) || final != nil && len(recs) != 0 {
 					t.Fatalf("flip %d.%d in the prefix: %d records, %v", i, bit, len(recs), final)
 				}
@@ -245,7 +246,7 @@ func TestBitFlipsResuming(t *testing.T) {
 // bomb returns a file with one frame of n RLE blocks of 128 KiB zeros: 4
 // bytes of input per 128 KiB of output, the cheapest decompression bomb.
 func bomb(n int) []byte {
-	b := []byte(Magic + "\x01")
+	b := []byte(stream.Magic + "\x01")
 	b = binary.LittleEndian.AppendUint32(b, zstdMagic)
 	b = append(b, 0x00, 0x38) // no content size, no checksum; window 128 KiB
 	for i := 0; i < n; i++ {
@@ -268,7 +269,7 @@ func allocated(f func()) uint64 {
 }
 
 // TestDecompressionBomb: a 33 KB file whose one frame decompresses to
-// 1 GiB is refused after decompressing one byte past MaxFrameSize, and
+// 1 GiB is refused after decompressing one byte past stream.MaxFrameSize, and
 // reading it allocates about the buffered-frame limit, not the frame.
 func TestDecompressionBomb(t *testing.T) {
 	if testing.Short() {
@@ -278,8 +279,8 @@ func TestDecompressionBomb(t *testing.T) {
 	t.Logf("bomb: %d bytes, decompresses to %d MiB", len(file), 8400*maxBlockSize>>20)
 	var err error
 	n := allocated(func() { _, err = ReadAll(bytes.NewReader(file)) })
-	if !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("err = %v, want ErrCorrupt", err)
+	if !errors.Is(err, stream.ErrCorrupt) {
+		t.Fatalf("err = %v, want stream.ErrCorrupt", err)
 	}
 	t.Logf("allocated %d MiB: %v", n>>20, err)
 	// The slack covers the decoder's own buffers (and the race
@@ -317,7 +318,7 @@ func TestLargeFrameStreamed(t *testing.T) {
 	rd = NewReader(bytes.NewReader(bad))
 	rd.maxBuffered = 4 << 10
 	got, _, final = readResuming(t, rd)
-	if len(got) != 0 || !errors.Is(final, ErrCorrupt) {
+	if len(got) != 0 || !errors.Is(final, stream.ErrCorrupt) {
 		t.Fatalf("damaged large frame: %d records, %v", len(got), final)
 	}
 
@@ -329,7 +330,7 @@ func TestLargeFrameStreamed(t *testing.T) {
 	rd = NewReader(bytes.NewReader(encodeRawFrame(t, content)))
 	rd.maxBuffered = 4 << 10
 	n := allocated(func() { _, err = rd.Next() })
-	if !errors.Is(err, ErrCorrupt) || n > 8<<20 {
+	if !errors.Is(err, stream.ErrCorrupt) || n > 8<<20 {
 		t.Fatalf("record past the frame: %v, allocated %d bytes", err, n)
 	}
 }

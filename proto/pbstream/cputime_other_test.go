@@ -1,6 +1,6 @@
 //go:build !unix
 
-package stream
+package pbstream
 
 // processCPUNs is not measured here: benchmarks report 0.
 func processCPUNs() int64 { return 0 }

@@ -1,9 +1,9 @@
-package stream
+package pbstream
 
 import "testing"
 
 // The format's size targets for the synthetic run: at most 16 bytes per
-// Launch record and 8 bytes per stall row, after compression, framing
+// stream.Launch record and 8 bytes per stall row, after compression, framing
 // included.
 func TestSizeTargets(t *testing.T) {
 	perLaunch, perLaunchAbs, perRow := synthSizes(t)

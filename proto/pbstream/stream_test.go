@@ -1,4 +1,4 @@
-package stream
+package pbstream
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -93,7 +94,7 @@ func awkwardLaunches() []*pb.Record {
 	}
 }
 
-// manyListLaunches are launches on more command lists than the Writer
+// manyListLaunches are launches on more command lists than the stream.Writer
 // keeps the previous device end of without a map (launchState.recent), in
 // random order, some untimed.
 func manyListLaunches() []*pb.Record {
@@ -136,7 +137,7 @@ func equalRecords(t *testing.T, got, want []*pb.Record) {
 }
 
 // expected returns what a reader returns for recs written in one stream:
-// the same records, with the fields the Writer fills filled.
+// the same records, with the fields the stream.Writer fills filled.
 func expected(recs []*pb.Record) []*pb.Record {
 	out := cloneAll(recs)
 	for i, r := range out {
@@ -162,7 +163,7 @@ func TestRoundTrip(t *testing.T) {
 		name  string
 		recs  []*pb.Record
 		every int // flush every n records; 0: only at Close
-		opts  *WriterOptions
+		opts  *stream.WriterOptions
 	}{
 		{"empty", nil, 0, nil},
 		{"header", []*pb.Record{header()}, 0, nil},
@@ -171,11 +172,11 @@ func TestRoundTrip(t *testing.T) {
 		{"awkward launches", awkwardLaunches(), 0, nil},
 		{"awkward launches, a frame each", awkwardLaunches(), 1, nil},
 		{"awkward launches, frames of 3", awkwardLaunches(), 3, nil},
-		{"awkward launches, absolute", awkwardLaunches(), 0, &WriterOptions{absoluteLaunches: true}},
+		{"awkward launches, absolute", awkwardLaunches(), 0, &stream.WriterOptions{AbsoluteLaunches: true}},
 		{"many launches", many, 1000, nil},
-		{"many launches, small frames", many, 0, &WriterOptions{FrameSize: 1000}},
-		{"many launches, level 1", many, 0, &WriterOptions{Level: 1}},
-		{"many launches, level 4", many, 0, &WriterOptions{Level: 4}},
+		{"many launches, small frames", many, 0, &stream.WriterOptions{FrameSize: 1000}},
+		{"many launches, level 1", many, 0, &stream.WriterOptions{Level: 1}},
+		{"many launches, level 4", many, 0, &stream.WriterOptions{Level: 4}},
 		{"launches on 13 lists", manyListLaunches(), 0, nil},
 		{"launches on 13 lists, frames of 500", manyListLaunches(), 500, nil},
 	}
@@ -183,7 +184,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			orig := cloneAll(tt.recs)
 			file := encode(t, tt.recs, tt.every, tt.opts)
-			// The Writer leaves the records it is given unchanged.
+			// The stream.Writer leaves the records it is given unchanged.
 			equalRecords(t, tt.recs, orig)
 			got, err := ReadAll(bytes.NewReader(file))
 			if err != nil {
@@ -215,12 +216,12 @@ func TestModuleContentStoredOnce(t *testing.T) {
 
 func TestCountersFilledByWriter(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, nil)
+	w, err := stream.NewWriter(&buf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range []*pb.Record{header(), counters(&pb.Counters{})} {
-		if err := w.Write(r); err != nil {
+		if err := Write(w, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +229,7 @@ func TestCountersFilledByWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	flushed := buf.Len()
-	if err := w.Write(counters(&pb.Counters{Final: true})); err != nil {
+	if err := Write(w, counters(&pb.Counters{Final: true})); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -239,13 +240,13 @@ func TestCountersFilledByWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	c1, c2 := got[1].GetCounters(), got[2].GetCounters()
-	if c1.RecordsWritten != 1 || c1.BytesWritten != PrefixSize || c2.RecordsWritten != 2 || c2.BytesWritten != uint64(flushed) {
-		t.Errorf("counters %v and %v; want 1 record/%d bytes and 2 records/%d bytes", c1, c2, PrefixSize, flushed)
+	if c1.RecordsWritten != 1 || c1.BytesWritten != stream.PrefixSize || c2.RecordsWritten != 2 || c2.BytesWritten != uint64(flushed) {
+		t.Errorf("counters %v and %v; want 1 record/%d bytes and 2 records/%d bytes", c1, c2, stream.PrefixSize, flushed)
 	}
 }
 
 func TestWriterRejects(t *testing.T) {
-	w, err := NewWriter(io.Discard, nil)
+	w, err := stream.NewWriter(io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,19 +259,19 @@ func TestWriterRejects(t *testing.T) {
 		"nil module":   {Kind: &pb.Record_Module{}},
 		"nil counters": {Kind: &pb.Record_Counters{}},
 		"nil header":   {Kind: &pb.Record_Header{}},
-		"too big":      module(&pb.Module{NativeBinary: make([]byte, MaxRecordSize)}),
+		"too big":      module(&pb.Module{NativeBinary: make([]byte, stream.MaxRecordSize)}),
 	} {
-		if err := w.Write(rec); err == nil {
+		if err := Write(w, rec); err == nil {
 			t.Errorf("%s: Write succeeded", name)
 		}
 	}
-	if _, err := NewWriter(io.Discard, &WriterOptions{Level: 5}); err == nil {
+	if _, err := stream.NewWriter(io.Discard, &stream.WriterOptions{Level: 5}); err == nil {
 		t.Error("level 5 accepted")
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(header()); !errors.Is(err, ErrClosed) {
+	if err := Write(w, header()); !errors.Is(err, stream.ErrClosed) {
 		t.Errorf("Write after Close: %v", err)
 	}
 }
@@ -286,12 +287,12 @@ func (f *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriterErrorIsSticky(t *testing.T) {
-	w, err := NewWriter(&failWriter{n: 1}, nil)
+	w, err := stream.NewWriter(&failWriter{n: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
-		if err := w.Write(header()); err != nil {
+		if err := Write(w, header()); err != nil {
 			t.Fatal(err)
 		}
 		err = w.Flush()
@@ -299,7 +300,7 @@ func TestWriterErrorIsSticky(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("second Flush: %v", err)
 	}
-	if err2 := w.Write(header()); err2 == nil {
+	if err2 := Write(w, header()); err2 == nil {
 		t.Error("Write after a failed Flush succeeded")
 	}
 	if err2 := w.Close(); err2 == nil {
@@ -313,17 +314,17 @@ func TestEmptyAndPrefix(t *testing.T) {
 		in   string
 		kind error // nil: clean end
 	}{
-		{"empty", "", ErrTruncated},
-		{"partial prefix", "ZEST", ErrTruncated},
-		{"magic only", "ZESTALL", ErrTruncated},
+		{"empty", "", stream.ErrTruncated},
+		{"partial prefix", "ZEST", stream.ErrTruncated},
+		{"magic only", "ZESTALL", stream.ErrTruncated},
 		{"prefix only", "ZESTALL\x01", nil},
-		{"other version", "ZESTALL\x02", ErrVersion},
-		{"not zestall", "PK\x03\x04", ErrCorrupt},
-		{"not zestall, long", "hello, world, this is text", ErrCorrupt},
-		{"garbage frame", "ZESTALL\x01garbage!", ErrCorrupt},
-		{"partial magic", "ZESTALL\x01\x28\xb5", ErrTruncated},
+		{"other version", "ZESTALL\x02", stream.ErrVersion},
+		{"not zestall", "PK\x03\x04", stream.ErrCorrupt},
+		{"not zestall, long", "hello, world, this is text", stream.ErrCorrupt},
+		{"garbage frame", "ZESTALL\x01garbage!", stream.ErrCorrupt},
+		{"partial magic", "ZESTALL\x01\x28\xb5", stream.ErrTruncated},
 		{"skippable frame", "ZESTALL\x01\x50\x2a\x4d\x18\x02\x00\x00\x00ab", nil},
-		{"truncated skippable", "ZESTALL\x01\x50\x2a\x4d\x18\x09\x00\x00\x00ab", ErrTruncated},
+		{"truncated skippable", "ZESTALL\x01\x50\x2a\x4d\x18\x09\x00\x00\x00ab", stream.ErrTruncated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -337,9 +338,9 @@ func TestEmptyAndPrefix(t *testing.T) {
 				}
 				return
 			}
-			var fe *FormatError
+			var fe *stream.FormatError
 			if !errors.Is(err, tt.kind) || !errors.As(err, &fe) {
-				t.Fatalf("err = %v, want a *FormatError wrapping %v", err, tt.kind)
+				t.Fatalf("err = %v, want a *stream.FormatError wrapping %v", err, tt.kind)
 			}
 		})
 	}
@@ -349,14 +350,14 @@ func TestEmptyAndPrefix(t *testing.T) {
 // and the offsets at which frames end.
 func frameFile(t *testing.T, groups [][]*pb.Record) ([]byte, []int) {
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, nil)
+	w, err := stream.NewWriter(&buf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ends []int
 	for _, g := range groups {
 		for _, r := range g {
-			if err := w.Write(r); err != nil {
+			if err := Write(w, r); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -377,7 +378,7 @@ func smallGroups() [][]*pb.Record {
 }
 
 // TestTruncation cuts a three-frame file at every byte offset: the records
-// of the complete frames all come back, and the error is ErrTruncated
+// of the complete frames all come back, and the error is stream.ErrTruncated
 // located at the frame that was cut (nil at a frame boundary).
 func TestTruncation(t *testing.T) {
 	groups := smallGroups()
@@ -388,7 +389,7 @@ func TestTruncation(t *testing.T) {
 	}
 	t.Logf("file of %d bytes, frames end at %v", len(file), ends)
 	for cut := 0; cut <= len(file); cut++ {
-		complete, nrec, frameStart := 0, 0, PrefixSize
+		complete, nrec, frameStart := 0, 0, stream.PrefixSize
 		for complete < len(ends) && ends[complete] <= cut {
 			nrec += len(groups[complete])
 			frameStart = ends[complete]
@@ -396,19 +397,19 @@ func TestTruncation(t *testing.T) {
 		}
 		recs, err := ReadAll(bytes.NewReader(file[:cut]))
 		equalRecords(t, recs, all[:nrec])
-		atBoundary := cut == PrefixSize || cut == frameStart && complete > 0
+		atBoundary := cut == stream.PrefixSize || cut == frameStart && complete > 0
 		if atBoundary {
 			if err != nil {
 				t.Fatalf("cut at frame boundary %d: %v", cut, err)
 			}
 			continue
 		}
-		var fe *FormatError
-		if !errors.Is(err, ErrTruncated) || !errors.As(err, &fe) {
-			t.Fatalf("cut at %d: err = %v, want ErrTruncated", cut, err)
+		var fe *stream.FormatError
+		if !errors.Is(err, stream.ErrTruncated) || !errors.As(err, &fe) {
+			t.Fatalf("cut at %d: err = %v, want stream.ErrTruncated", cut, err)
 		}
 		wantOff := int64(frameStart)
-		if cut < PrefixSize {
+		if cut < stream.PrefixSize {
 			wantOff = 0
 		}
 		if fe.Offset != wantOff {
@@ -419,7 +420,7 @@ func TestTruncation(t *testing.T) {
 
 // TestCorruption flips every bit of a small file: reading never panics,
 // returns only records that were written, in order, and fails with a
-// FormatError unless the flip changed nothing that matters.
+// stream.FormatError unless the flip changed nothing that matters.
 func TestCorruption(t *testing.T) {
 	file, _ := frameFile(t, smallGroups())
 	all, err := ReadAll(bytes.NewReader(file))
@@ -448,9 +449,9 @@ func TestCorruption(t *testing.T) {
 				undetected++
 				continue
 			}
-			var fe *FormatError
+			var fe *stream.FormatError
 			if !errors.As(err, &fe) {
-				t.Fatalf("flip %d.%d: %v is not a *FormatError", i, bit, err)
+				t.Fatalf("flip %d.%d: %v is not a *stream.FormatError", i, bit, err)
 			}
 		}
 	}
@@ -464,17 +465,17 @@ func TestStallShapeChecked(t *testing.T) {
 		ColumnCount: 3, OffsetDeltas: []uint64{0, 16}, Counters: []uint64{1, 2, 3, 4, 5}}}}
 	file := encode(t, []*pb.Record{header(), rec}, 0, nil)
 	recs, err := ReadAll(bytes.NewReader(file))
-	var fe *FormatError
-	if len(recs) != 1 || !errors.Is(err, ErrCorrupt) || !errors.As(err, &fe) || fe.Record != 1 {
-		t.Fatalf("got %d records, err %v; want 1 and ErrCorrupt at record 1", len(recs), err)
+	var fe *stream.FormatError
+	if len(recs) != 1 || !errors.Is(err, stream.ErrCorrupt) || !errors.As(err, &fe) || fe.Record != 1 {
+		t.Fatalf("got %d records, err %v; want 1 and stream.ErrCorrupt at record 1", len(recs), err)
 	}
 }
 
 func TestDelta(t *testing.T) {
 	vals := []uint64{0, 16, 24, 1 << 40, math.MaxUint64}
-	d := DeltaEncode(nil, vals)
-	if got := DeltaDecode(nil, d); !equalU64(got, vals) {
-		t.Fatalf("DeltaDecode(DeltaEncode(%v)) = %v", vals, got)
+	d := stream.DeltaEncode(nil, vals)
+	if got := stream.DeltaDecode(nil, d); !equalU64(got, vals) {
+		t.Fatalf("stream.DeltaDecode(stream.DeltaEncode(%v)) = %v", vals, got)
 	}
 }
 
@@ -493,15 +494,15 @@ func equalU64(a, b []uint64) bool {
 func TestCreateExclusive(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.zst")
-	f, err := CreateExclusive(path)
+	f, err := stream.CreateExclusive(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewWriter(f, nil)
+	w, err := stream.NewWriter(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(header()); err != nil {
+	if err := Write(w, header()); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -520,7 +521,7 @@ func TestCreateExclusive(t *testing.T) {
 
 	// An existing file is refused and left alone.
 	before, _ := os.ReadFile(path)
-	if _, err := CreateExclusive(path); !errors.Is(err, fs.ErrExist) {
+	if _, err := stream.CreateExclusive(path); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("existing file: err = %v, want fs.ErrExist", err)
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
@@ -533,8 +534,8 @@ func TestCreateExclusive(t *testing.T) {
 	if err := os.Symlink(target, dangling); err != nil {
 		t.Skipf("cannot create symbolic links here: %v", err)
 	}
-	if _, err := CreateExclusive(dangling); err == nil {
-		t.Error("dangling symlink: CreateExclusive succeeded")
+	if _, err := stream.CreateExclusive(dangling); err == nil {
+		t.Error("dangling symlink: stream.CreateExclusive succeeded")
 	}
 	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("dangling symlink: target was created (%v)", err)
@@ -546,8 +547,8 @@ func TestCreateExclusive(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CreateExclusive(link); err == nil {
-		t.Error("symlink to a file: CreateExclusive succeeded")
+	if _, err := stream.CreateExclusive(link); err == nil {
+		t.Error("symlink to a file: stream.CreateExclusive succeeded")
 	}
 	if b, _ := os.ReadFile(target); string(b) != "victim" {
 		t.Error("symlink target was changed")
@@ -566,7 +567,7 @@ func TestReaderLimits(t *testing.T) {
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rd.Next(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "limit") {
+	if _, err := rd.Next(); !errors.Is(err, stream.ErrCorrupt) || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("record over the limit: err = %v", err)
 	}
 
@@ -575,13 +576,13 @@ func TestReaderLimits(t *testing.T) {
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rd.Next(); !errors.Is(err, ErrCorrupt) {
+	if _, err := rd.Next(); !errors.Is(err, stream.ErrCorrupt) {
 		t.Errorf("frame over the limit: err = %v", err)
 	}
 
 	// A frame declaring a 2 GiB window (Window_Descriptor exponent 21).
 	hostile := []byte("ZESTALL\x01\x28\xb5\x2f\xfd\x00\xa8\x01\x00\x00")
-	if _, err := ReadAll(bytes.NewReader(hostile)); !errors.Is(err, ErrCorrupt) {
+	if _, err := ReadAll(bytes.NewReader(hostile)); !errors.Is(err, stream.ErrCorrupt) {
 		t.Errorf("2 GiB window: err = %v", err)
 	} else {
 		t.Logf("2 GiB window: %v", err)
@@ -590,24 +591,19 @@ func TestReaderLimits(t *testing.T) {
 	var frame []byte
 	frame = append(frame, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20)
 	hostile = encodeRawFrame(t, frame)
-	if _, err := ReadAll(bytes.NewReader(hostile)); !errors.Is(err, ErrCorrupt) {
+	if _, err := ReadAll(bytes.NewReader(hostile)); !errors.Is(err, stream.ErrCorrupt) {
 		t.Errorf("1 TiB record: err = %v", err)
 	}
 }
 
 // encodeRawFrame returns a file with one frame holding content as is.
 func encodeRawFrame(t *testing.T, content []byte) []byte {
-	w, err := NewWriter(io.Discard, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	enc, err := zstd.NewWriter(nil, w.eopts...)
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithWindowSize(1<<20))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer enc.Close()
-	return enc.EncodeAll(content, []byte(Magic+"\x01"))
+	return enc.EncodeAll(content, []byte(stream.Magic+"\x01"))
 }
 
 func TestUnknownKindSkippable(t *testing.T) {
@@ -662,12 +658,12 @@ func (c *cutWriter) Write(p []byte) (int, error) {
 func TestWriterWholeFrames(t *testing.T) {
 	recs := synthLaunchRecords()[:20000]
 	var cw cutWriter
-	w, err := NewWriter(&cw, &WriterOptions{FrameSize: 4 << 10})
+	w, err := stream.NewWriter(&cw, &stream.WriterOptions{FrameSize: 4 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range recs {
-		if err := w.Write(r); err != nil {
+		if err := Write(w, r); err != nil {
 			t.Fatal(err)
 		}
 		if i == len(recs)/2 {
@@ -699,49 +695,5 @@ func TestWriterWholeFrames(t *testing.T) {
 	}
 	if prev != len(recs) {
 		t.Errorf("%d records, want %d", prev, len(recs))
-	}
-}
-
-// TestWriterShortRunBuffers: a run whose file is a header and a trailer
-// does not allocate frame buffers of FrameSize (two of them were 2 MiB
-// of a trivial program's Go heap: BENCHMARKS.md, start-up) nor make the
-// Zstandard encoder, and a long
-// run's buffers still reach FrameSize and slack, once.
-func TestWriterShortRunBuffers(t *testing.T) {
-	w, err := NewWriter(io.Discard, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(header()); err != nil {
-		t.Fatal(err)
-	}
-	if c := cap(w.buf); c > firstFrameBuffer {
-		t.Errorf("after a header: buffer of %d bytes, want at most %d", c, firstFrameBuffer)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if w.enc != nil {
-		t.Error("a header's frame made the Zstandard encoder (it is stored: rawFrameMax)")
-	}
-	// Launch records until a frame is sealed for its size: both buffers
-	// have grown to their full size, and no further.
-	full := DefaultFrameSize + frameSlack
-	for _, r := range synthLaunchRecords() {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-		if c := cap(w.buf); c > full {
-			t.Fatalf("buffer of %d bytes, want at most %d", c, full)
-		}
-		if w.records > 200000 {
-			break
-		}
-	}
-	if c := cap(w.buf); c != full {
-		t.Errorf("after a long run: buffer of %d bytes, want %d", c, full)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/zestall/zestall/internal/gencheck"
+)
+
+// TestLinksNoProtobufRuntime: libzestall.so, this package's build, links
+// no package of google.golang.org/protobuf nor the Go code generated for
+// protobuf's runtime (proto/zestallpb and the packages that convert to and
+// read it). Their package initialisation ran in every profiled process:
+// zestallpb building the schema's descriptors and registering its types,
+// 1.1 to 1.3 ms of the library's 2.3 to 2.5 ms of package initialisation
+// and 17,199 of its 28,047 relative relocations, and even
+// encoding/protowire alone brings internal/detrand, whose initialisation
+// opens and reads the executable (BENCHMARKS.md, start-up). The writer
+// side uses proto/zestallwire's plain types instead.
+func TestLinksNoProtobufRuntime(t *testing.T) {
+	goTool := gencheck.Tool(t, "go", "the Go toolchain lists the package graph")
+	out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	const own = "github.com/zestall/zestall/"
+	forbidden := []string{
+		"google.golang.org/protobuf/",
+		own + "proto/zestallpb",
+		own + "proto/pbconv",
+		own + "proto/pbstream",
+	}
+	deps := strings.Fields(string(out))
+	found := false
+	for _, p := range deps {
+		found = found || p == own+"proto/stream"
+		for _, f := range forbidden {
+			if p == f || strings.HasPrefix(p, f) {
+				t.Errorf("libzestall.so links %s; its writer side must use proto/zestallwire (and proto/stream's own wire helpers)", p)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("go list -deps names no proto/stream among %d packages: not the library's graph?", len(deps))
+	}
+}
