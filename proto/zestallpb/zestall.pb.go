@@ -1,7 +1,7 @@
 // The zestall output format: what libzestall.so writes and what offline
 // tools read. This file is a public contract. It is written for people who
 // read zestall files without zestall's own Go reader, so it states every rule
-// a reader needs; the Go reader (package github.com/zestall/zestall/proto/stream)
+// a reader needs; the Go reader (package github.com/zestall/zestall/proto/pbstream)
 // implements exactly these rules.
 //
 // # Framing
