@@ -4,17 +4,25 @@
 //	ZE_ENABLE_TRACING_LAYER=1 LD_PRELOAD=libzestall.so ./app
 //
 // It holds only the wiring: the C entry points live in package cgo, the
-// logic in package collector.
+// logic in package collector. It also sets the library's Go runtime to
+// config.DefaultGoProcs Ps (2, or fewer CPUs) unless the user set
+// GOMAXPROCS, which the runtime then honours: the library shares someone
+// else's process and should not run a P per CPU (README.md, GOMAXPROCS).
 package main
 
 import (
 	"os"
+	"runtime"
 
 	"github.com/zestall/zestall/cgo"
 	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/config"
 )
 
 func init() {
+	if n := config.GoProcs(os.Getenv, runtime.GOMAXPROCS(0)); n > 0 {
+		runtime.GOMAXPROCS(n)
+	}
 	// Nothing is read or written before the application's first
 	// successful zeInit.
 	cgo.SetHandler(collector.NewSession(os.Getenv, os.Stderr))
