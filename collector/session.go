@@ -313,9 +313,16 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	s.mu.Lock()
 	sampling := s.stall != nil
 	s.mu.Unlock()
+	var ctl *window.Control // set after this loop started (startControl)
 	for {
 		drained, pending := h.Poll()
 		drained += s.syclRecords()
+		if ctl == nil {
+			s.mu.Lock()
+			ctl = s.ctl
+			s.mu.Unlock()
+		}
+		ctl.CheckSignals() // the toggle signal's goroutine has no timer of its own
 		for _, a := range acks {
 			close(a)
 		}
