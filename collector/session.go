@@ -147,6 +147,7 @@ type Session struct {
 	stopPoll chan struct{}
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
+	procs    procs              // the Go runtime's P count (procs.go), applied by pollLoop
 	ctlSrc   window.Source
 	// Launch separation by copies (separate.go).
 	copySrc    CopySource
@@ -330,6 +331,7 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 		now := time.Now()
 		wait := pollWait(drained, pending, now.Sub(last), sampling)
 		last = now
+		s.procs.pass(wait == 0, sampling, now)
 		if wait == 0 {
 			select {
 			case <-stop:

@@ -6,10 +6,11 @@
  * (cgo/export.go): the call needs one of the Go runtime's Ps, which the
  * profiler's own goroutines (harvester, writer, compressor) may hold.
  *
- *   zestall-callback-latency [creates = 2000] [launching threads = 1] [interval us = 500]
+ *   zestall-callback-latency [creates = 2000] [launching threads = 1] [interval us = 500] [launches/s per thread = 0]
  *
  * `launching threads` threads launch one tiny kernel on their own
- * immediate list as fast as they can while the main thread, every
+ * immediate list as fast as they can (or paced to the given rate, checked
+ * every 64 launches) while the main thread, every
  * `interval` microseconds, creates a kernel and destroys it, timing each
  * pair with CLOCK_MONOTONIC. Prints one line of JSON: the pairs' median,
  * 99th percentile and maximum in microseconds, and the launches made.
@@ -24,6 +25,7 @@ static app_env_t env;
 static ze_module_handle_t mod;
 static char *kname;
 static atomic_int stop;
+static double rate_per_thread; /* launches/s; 0: unpaced */
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -39,7 +41,15 @@ static void *launcher(void *arg) {
     ze_command_list_handle_t l = app_imm_list(&env, env.compute_ordinal, 0);
     ze_group_count_t g = {1, 1, 1};
     long n = 0;
+    uint64_t t0 = now_ns();
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        if (rate_per_thread > 0 && n % 64 == 0) {
+            uint64_t due = t0 + (uint64_t)((double)n * 1e9 / rate_per_thread), now = now_ns();
+            if (now < due) {
+                struct timespec ts = {(time_t)((due - now) / 1000000000ull), (long)((due - now) % 1000000000ull)};
+                nanosleep(&ts, NULL);
+            }
+        }
         CK(zeCommandListAppendLaunchKernel(l, k, &g, NULL, 0, NULL));
         n++;
     }
@@ -66,8 +76,9 @@ int main(int argc, char **argv) {
     if (argc > 1) creates = strtol(argv[1], NULL, 0);
     if (argc > 2) threads = strtol(argv[2], NULL, 0);
     if (argc > 3) interval_us = strtol(argv[3], NULL, 0);
-    if (creates < 1 || threads < 0 || threads > 64 || interval_us < 0)
-        app_die("usage: zestall-callback-latency [creates] [launching threads] [interval us]");
+    if (argc > 4) rate_per_thread = strtod(argv[4], NULL);
+    if (creates < 1 || threads < 0 || threads > 64 || interval_us < 0 || rate_per_thread < 0)
+        app_die("usage: zestall-callback-latency [creates] [launching threads] [interval us] [launches/s per thread]");
     app_init(&env);
     mod = app_module(&env, "stream");
     char **names;
