@@ -354,6 +354,12 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 			acks = append(acks, a)
 		case <-t.C:
 		}
+		// Woken by the timer, this goroutine runs in the time slice of
+		// the P's last one (the runtime's runnext), which sysmon, asleep
+		// while the P was idle, may judge 10 ms old at its first look and
+		// preempt with a signal: about one SIGURG per pass. A yield
+		// starts a slice of its own.
+		runtime.Gosched()
 	}
 }
 
