@@ -72,8 +72,9 @@ type WriterOptions struct {
 // everything is written; StartFlush seals it without waiting. A file stays
 // readable up to its last written frame, so at least up to its last flush.
 //
-// A Writer is not safe for concurrent use: one goroutine owns it and the
-// records it is given. After an error from the underlying writer every
+// A Writer is not safe for concurrent use: its calls must not overlap (one
+// goroutine at a time, as under a mutex), and the caller owns the records
+// it is given. After an error from the underlying writer every
 // method returns that error. Close ends the compressing goroutine.
 type Writer struct {
 	w         io.Writer
