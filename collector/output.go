@@ -40,6 +40,9 @@ type output struct {
 	// final: the trailer went through bulk: no running Counters record
 	// may follow it.
 	final bool
+	// steps counts the writer goroutine's turns (tests: the harvester's
+	// passes must not wake it).
+	steps int
 	// The queues, nil once seen closed.
 	in, bulk <-chan *pb.Record
 	launches <-chan []stream.Launch
@@ -94,6 +97,7 @@ func (s *Session) writeLoop() {
 	step := func(ticked bool) bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
+		o.steps++
 		if !o.ready {
 			o.f, o.w, o.failed, o.first = f, w, w == nil, true
 		}
