@@ -388,18 +388,21 @@ const (
 	pollMin  = time.Millisecond      // launches pending on the device while sampling, or a high rate
 	pollMax  = 16 * time.Millisecond // a steady low rate
 	// pollTarget is how many slots a poll should find at the rate seen:
-	// an eighth of a thread's full ring (32768 slots), so a thread may
-	// speed up eightfold between two polls before its ring fills (then it
-	// waits: ZESTALL_RING_FULL). pollMax and pollIdle bound the sleep so
-	// that a thread starting a burst at 2·10^6 launches/s, above the
+	// half a drain batch (a pass that fills its batch is a backlog), a
+	// sixteenth of a thread's full ring (32768 slots), so a thread may
+	// speed up sixteenfold between two polls before its ring fills (then
+	// it waits: ZESTALL_RING_FULL). pollMax and pollIdle bound the sleep
+	// so that a thread starting a burst at 2·10^6 launches/s, above the
 	// profiled launch rate of one thread here, fills less than its ring
 	// before the next poll.
-	pollTarget = 4096
+	pollTarget = timing.DrainBatch / 2
 )
 
 // pollWait is how long the harvester sleeps after a poll that drained
 // slots (launches and other events), with pending launches still waiting
-// for their times, since the previous poll: at once on a backlog; pollMin
+// for their times, since the previous poll: at once on a backlog (the
+// pass filled its drain batch: the rings hold more, or the batch is not
+// processed yet; a steady rate's pass finds about pollTarget); pollMin
 // while launches wait for the device and stall sampling is on (their
 // completion wakes the stall reader, whose windows should close between
 // launches: see collector/attribution); otherwise long enough to find
@@ -407,7 +410,7 @@ const (
 // launch only needs its times read some time: the next pass reads them.
 func pollWait(drained, pending int, since time.Duration, sampling bool) time.Duration {
 	switch {
-	case drained >= 1024:
+	case drained >= timing.DrainBatch:
 		return 0 // a backlog: keep going
 	case pending > 0 && sampling:
 		return pollMin

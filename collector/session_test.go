@@ -539,7 +539,7 @@ func TestPollWait(t *testing.T) {
 		sampling         bool
 		since, want      time.Duration
 	}{
-		{1024, 0, true, time.Millisecond, 0},
+		{timing.DrainBatch, 0, true, time.Millisecond, 0},
 		{5000, 7, true, time.Millisecond, 0},
 		{5000, 7, false, time.Millisecond, 0},
 		{10, 3, true, time.Millisecond, pollMin},
@@ -547,11 +547,12 @@ func TestPollWait(t *testing.T) {
 		{0, 1, false, 10 * time.Millisecond, pollIdle},  // timing only: pending launches wait for the next pass
 		{800, 40, false, 8 * time.Millisecond, pollMax}, // 10^5/s, timing only
 		{0, 0, true, 10 * time.Millisecond, pollIdle},
-		{100, 0, true, time.Millisecond, pollMax},                   // 10^5/s: 41 ms would find 4096, capped
-		{400, 0, false, time.Millisecond, 10240 * time.Microsecond}, // 4·10^5/s
-		{1000, 0, true, 100 * time.Microsecond, pollMin},            // 10^7/s: at least pollMin
-		{1, 0, false, time.Second, pollMax},                         // a trickle
-		{1023, 0, false, 2 * time.Millisecond, 8007820},             // 2 ms × 4096/1023, in ns
+		{100, 0, true, time.Millisecond, pollMax},                        // 10^5/s: 20 ms would find 2048, capped
+		{2000, 0, false, 5 * time.Millisecond, 5120 * time.Microsecond},  // 4·10^5/s: not a backlog
+		{4000, 0, false, 10 * time.Millisecond, 5120 * time.Microsecond}, // the same, polled late
+		{1000, 0, true, 100 * time.Microsecond, pollMin},                 // 10^7/s: at least pollMin
+		{1, 0, false, time.Second, pollMax},                              // a trickle
+		{1023, 0, false, 2 * time.Millisecond, 4003910},                  // 2 ms × 2048/1023, in ns
 	} {
 		if got := pollWait(tc.drained, tc.pending, tc.since, tc.sampling); got != tc.want {
 			t.Errorf("pollWait(%d, %d, %v, %v) = %v, want %v", tc.drained, tc.pending, tc.since, tc.sampling, got, tc.want)
