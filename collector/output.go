@@ -141,16 +141,31 @@ func (s *Session) writeLoop() {
 	}
 }
 
+// launchBytesMax bounds a Launch record's encoded size (compact or
+// absolute; its fields are varints and fixed64s): what a batch may take of
+// the open frame.
+const launchBytesMax = 256
+
 // writeDirect writes a batch of the harvester's launch records on the
 // harvester's goroutine, after what application threads queued before
 // (their kernels) and the batches queued before the writer was ready. It
-// returns false, writing nothing, while the writer is not ready (the
-// file is being made) or after it ended: the batch goes through the queue.
+// returns false, writing nothing, when it would wait: while the writer
+// goroutine holds the writer (it may be waiting for the compressor, which
+// may be waiting for the file system), when the batch could fill the open
+// frame (sealing it waits for the compressor), while the writer is not
+// ready (the file is being made) or after it ended: the batch then goes
+// through the queue, whose spare batches let the harvester go on draining
+// the application's rings meanwhile, as before it wrote itself.
 func (s *Session) writeDirect(ls []stream.Launch) bool {
 	o := &s.wr
-	o.mu.Lock()
+	if !o.mu.TryLock() {
+		return false
+	}
 	defer o.mu.Unlock()
 	if !o.ready || o.closed {
+		return false
+	}
+	if o.w != nil && !o.failed && o.w.FrameRoom() < len(ls)*launchBytesMax {
 		return false
 	}
 	s.appFirst()

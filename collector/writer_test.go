@@ -208,6 +208,49 @@ func TestWriterWakeups(t *testing.T) {
 	}
 }
 
+// TestWriterBusy: while the writer goroutine holds the writer (waiting for
+// the compressor, which waits for the file system) the harvester does not
+// wait for it: it hands its batches over through the queue and goes on
+// draining the application's rings.
+func TestWriterBusy(t *testing.T) {
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1h"})
+	src := &launchingTimestamps{}
+	s.Devices(testDevices)
+	s.Timestamps(src)
+	s.Status(StateActive, ze.Success)
+	s.KernelCreated(&Kernel{ID: 7, Handle: 10, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64)})
+	s.pollNow(0, false)
+	writerSteps(s)
+	s.wr.mu.Lock() // the writer goroutine, stuck
+	const rounds, perRound = 3, 300
+	for i := range rounds {
+		src.launch(perRound, 7, uint64(5_000_000+i*perRound*1000))
+		if !s.pollNow(0, false) {
+			s.wr.mu.Unlock()
+			t.Fatalf("round %d: the harvester did not finish a pass while the writer was busy", i)
+		}
+	}
+	seen := s.runningCounters().LaunchesSeen
+	s.wr.mu.Unlock()
+	if seen != rounds*perRound {
+		t.Errorf("%d launches seen while the writer was busy, want %d", seen, rounds*perRound)
+	}
+	s.Shutdown()
+	recs := readBack(t, path)
+	launches := 0
+	for _, r := range recs {
+		if r.GetLaunch() != nil {
+			launches++
+		}
+	}
+	if c := recs[len(recs)-1].GetCounters(); launches != rounds*perRound || len(c.Lost) != 0 {
+		t.Errorf("%d launches in the file, lost %v; want %d", launches, c.Lost, rounds*perRound)
+	}
+	if out := stderr.String(); out != "" {
+		t.Errorf("stderr %q", out)
+	}
+}
+
 // TestRunningCounters: the counters written with each flush carry the
 // losses so far, of the launch path (rings full, command lists without an
 // id), the queue and kernels without an id, in a stable order.

@@ -586,6 +586,14 @@ func (w *Writer) Close() error {
 	return err
 }
 
+// FrameRoom is how many more uncompressed bytes the open frame takes before
+// the next record seals it (0 when that record will). A caller that must
+// not wait for the compressor (sealing a frame waits while the previous
+// one is compressing and written) writes only what fits.
+func (w *Writer) FrameRoom() int {
+	return max(0, w.frameSize-len(w.buf))
+}
+
 // Written returns the number of bytes written to the underlying writer so
 // far and the number of records given to Write so far.
 func (w *Writer) Written() (bytes int64, records uint64) {
