@@ -27,6 +27,7 @@ func (s *Session) startControl() {
 	o := window.Options{
 		Source: s.ctlSrc, Config: s.cfg, ToggleSignalVar: s.getenv("ZESTALL_TOGGLE_SIGNAL"),
 		Now: s.now, Emit: s.emit, Flush: s.requestFlush, Settle: s.pollNow, Stderr: s.stderr,
+		SignalsChecked: s.harvest != nil, // pollLoop calls CheckSignals
 	}
 	if s.stall != nil {
 		o.Stalls = s.stall

@@ -1,8 +1,11 @@
 // Package collector is zestall's pure-Go core, between the C glue (package
 // cgo) and the output stream (package proto/stream): a Session keeps the
 // registry of devices, modules and kernels the application created,
-// coordinates the rooms below, and hands every record to a single writer
-// goroutine so that application threads never wait for I/O.
+// coordinates the rooms below, and hands every record to the output
+// writer so that application threads never wait for I/O: application
+// threads and the stall reader queue theirs for the writer goroutine; the
+// launch harvester encodes its launch records itself (output.go), so that
+// a steady run's harvester pass wakes no other goroutine.
 //
 // Pipeline position:
 //
@@ -25,8 +28,24 @@
 //   - collector/window: collection control (the user's toggles, the time
 //     and launch-count windows, the Window records) over the launch
 //     path's condition word.
-//   - this package: the Session (registry, writer, lifecycle: session.go;
-//     construction: options.go; its wiring of the control: control.go).
+//   - this package: the Session (registry, harvester loop, lifecycle:
+//     session.go; the output writer: output.go; construction: options.go;
+//     its wiring of the control: control.go; the Go runtime's P count:
+//     procs.go).
+//
+// # Goroutines and the Go runtime
+//
+// The library's Go runtime runs in the application's process: the
+// harvester (pollLoop: a pass every 1-16 ms by the launch rate, at once on
+// a backlog), the writer goroutine (woken by queued records and its flush
+// ticker), the stream Writer's compressor (a frame at a time), the stall
+// reader and the collection control. Every wake-up of one of them costs
+// the process tens of µs of system time on a virtual machine, and the
+// runtime adds its own (docs/level-zero-loader.md §9 "Go
+// `-buildmode=c-shared` specifics"), so hand-offs are per frame or flush,
+// not per pass. The runtime has 1 P, 2 while the harvester has a backlog
+// or stalls are sampled (procs.go, config.GoProcs), unless the user set
+// GOMAXPROCS.
 //   - format/zebin and format/eustall: the decoders it shares with the CLI.
 //
 // # Locks
@@ -38,14 +57,18 @@
 //     The collection state itself is the launch path's condition word, an
 //     atomic in C that takes no lock.
 //  2. timing.Harvester.mu: launch timing (collector/timing); its records
-//     go out through Session.emitBlocking, which takes Session.mu briefly.
-//  3. Session.mu: the registry and the record queue.
-//  4. sampling.Reader.mu: the attributors' inputs (kernels, launches,
+//     go out through Session.emitLaunches, which takes Session.wr.mu (or,
+//     before the writer is ready, Session.mu briefly to queue them).
+//  3. Session.wr.mu (output.go): the output file's stream.Writer and the
+//     queues' receiving ends; held while records are encoded and while a
+//     flush waits for the compressor.
+//  4. Session.mu: the registry and the record queue.
+//  5. sampling.Reader.mu: the attributors' inputs (kernels, launches,
 //     windows) and the reader's losses.
-//  5. attribution.Attributor.mu: one attributor's state.
+//  6. attribution.Attributor.mu: one attributor's state.
 //
-// Nothing holds a lock while it writes to the file; the writer goroutine
-// holds none. A control edge waits (bounded, holding window.Control.mu)
+// Nothing holds a lock while it writes to the file: the stream Writer's
+// compressor writes, holding none. A control edge waits (bounded, holding window.Control.mu)
 // for the harvester's goroutine and for the stall reader's read, neither
 // of which takes window.Control.mu.
 //

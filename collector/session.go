@@ -123,16 +123,19 @@ type Session struct {
 	// launchFree: batches the writer wrote, back to the harvester (see
 	// emitLaunches); launchBatches of them go round.
 	launchFree chan []stream.Launch
-	done       chan struct{}
-	path       string
-	nextMod    uint64
-	modules    map[uintptr]uint64           // live module handle -> id
-	contents   map[[sha256.Size]byte]uint64 // content hash -> first module id
-	kernels    map[uintptr]uint64           // live kernel handle -> id
-	modSecs    map[uint64]map[string]uint64 // module id -> kernel name -> .text section size
-	lost       uint64
-	noID       uint64 // kernels created without an id
-	closeOnce  sync.Once
+	// wake: something was queued for the writer (wakeWriter).
+	wake      chan struct{}
+	wr        output // the writer's state (output.go)
+	done      chan struct{}
+	path      string
+	nextMod   uint64
+	modules   map[uintptr]uint64           // live module handle -> id
+	contents  map[[sha256.Size]byte]uint64 // content hash -> first module id
+	kernels   map[uintptr]uint64           // live kernel handle -> id
+	modSecs   map[uint64]map[string]uint64 // module id -> kernel name -> .text section size
+	lost      uint64
+	noID      uint64 // kernels created without an id
+	closeOnce sync.Once
 
 	profile  *os.File
 	said     map[string]bool // stderr notices given once
@@ -144,7 +147,11 @@ type Session struct {
 	stopPoll chan struct{}
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
-	ctlSrc   window.Source
+	procs    procs              // the Go runtime's P count (procs.go), applied by pollLoop
+	// handOff: the harvester has a backlog: its launch records go to the
+	// writer goroutine (emitLaunches).
+	handOff atomic.Bool
+	ctlSrc  window.Source
 	// Launch separation by copies (separate.go).
 	copySrc    CopySource
 	codeCopies atomic.Int32            // copies per eligible module, 0: off
@@ -231,7 +238,14 @@ func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) (sent boo
 			sent = false
 		}
 	}()
-	out <- v
+	select {
+	case out <- v:
+	default:
+		// Full: the writer empties the queue once woken.
+		s.wakeWriter()
+		out <- v
+	}
+	s.wakeWriter()
 	return true
 }
 
@@ -241,12 +255,24 @@ func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) (sent boo
 // the writer, as it waited for the queue before.
 const launchBatches = 4
 
-// emitLaunches queues a batch of the harvester's Launch records and
-// returns a written one to fill next; it may wait for the writer (the
-// harvester's goroutine, never an application thread). After the exit
-// path closed the queue the records count as lost.
+// emitLaunches writes a batch of the harvester's Launch records, on the
+// harvester's goroutine (writeDirect), or, while the harvester has a
+// backlog (handOff) or the writer is not ready, queues it and returns a
+// written one to fill next; it may wait for the writer (the harvester's
+// goroutine, never an application thread). After the exit path closed the
+// queue the records count as lost.
+//
+// At a rate the harvester keeps up with, writing its own records spares
+// the writer goroutine a wake-up per pass; at full rate the hand-off pays:
+// the writer encodes one batch on a second P while the harvester reads
+// the next (1 thread unpaced, 10^6 launches: the application waited for
+// its rings 108-116 ms when the writer encoded, 173-223 ms when the
+// harvester did).
 func (s *Session) emitLaunches(ls []stream.Launch) []stream.Launch {
 	s.syclLocations() // before the launches that name them
+	if !s.handOff.Load() && s.writeDirect(ls) {
+		return ls[:0]
+	}
 	if !sendOrLose(s, func() chan []stream.Launch { return s.launches }, ls, uint64(len(ls))) {
 		return ls[:0]
 	}
@@ -296,22 +322,40 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	defer t.Stop()
 	var acks []chan struct{}
 	last := time.Now()
+	s.mu.Lock()
+	sampling := s.stall != nil
+	s.mu.Unlock()
+	var ctl *window.Control // set after this loop started (startControl)
 	for {
 		drained, pending := h.Poll()
 		drained += s.syclRecords()
+		if ctl == nil {
+			s.mu.Lock()
+			ctl = s.ctl
+			s.mu.Unlock()
+		}
+		ctl.CheckSignals() // the toggle signal's goroutine has no timer of its own
 		for _, a := range acks {
 			close(a)
 		}
 		acks = acks[:0]
 		now := time.Now()
-		wait := pollWait(drained, pending, now.Sub(last))
+		wait := pollWait(drained, pending, now.Sub(last), sampling)
 		last = now
+		s.procs.pass(wait == 0, sampling, now)
+		s.handOff.Store(wait == 0)
 		if wait == 0 {
 			select {
 			case <-stop:
 				return
 			default:
 			}
+			// A backlog keeps this loop from blocking: let the
+			// goroutines waiting for a P run first, among them the
+			// application threads' calls into Go (a kernel's or
+			// module's create), which would otherwise wait for the
+			// scheduler's 10 ms time slice.
+			runtime.Gosched()
 			continue
 		}
 		t.Reset(wait)
@@ -322,35 +366,53 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 			acks = append(acks, a)
 		case <-t.C:
 		}
+		// Woken by the timer, this goroutine runs in the time slice of
+		// the P's last one (the runtime's runnext), which sysmon, asleep
+		// while the P was idle, may judge 10 ms old at its first look and
+		// preempt with a signal: about one SIGURG per pass. A yield
+		// starts a slice of its own.
+		runtime.Gosched()
 	}
 }
 
 // Harvester poll intervals (pollWait).
+//
+// Every pass costs the process wake-ups beyond its own: the timer's, and
+// the Go runtime's sysmon thread, asleep while no goroutine runs, is woken
+// by the pass's first cgo call and then ticks every 20 µs while the pass
+// runs (about 5 wake-ups a pass; at 125 passes a second, 650 of the
+// process's 1700 added context switches at 10^5 launches/s on 2 vCPUs,
+// issue 14). Fewer, larger passes cost less per launch.
 const (
-	pollIdle = 10 * time.Millisecond // nothing drained, nothing pending
-	pollMin  = time.Millisecond      // launches pending on the device, or a high rate
-	pollMax  = 8 * time.Millisecond  // a steady low rate
+	pollIdle = 16 * time.Millisecond // nothing drained
+	pollMin  = time.Millisecond      // launches pending on the device while sampling, or a high rate
+	pollMax  = 16 * time.Millisecond // a steady low rate
 	// pollTarget is how many slots a poll should find at the rate seen:
-	// every wake-up of the harvester wakes the writer and its compressor
-	// too, and at 10^5 launches/s wake-ups every millisecond cost about as
-	// much CPU as the launches' own records (BENCHMARKS.md, issue 14). A
-	// thread's ring holds 32768 slots, so at pollMax a thread fills 1/8 of
-	// its ring only above 5·10^5 launches/s, when the interval is pollMin.
-	pollTarget = 2048
+	// half a drain batch (a pass that fills its batch is a backlog), a
+	// sixteenth of a thread's full ring (32768 slots), so a thread may
+	// speed up sixteenfold between two polls before its ring fills (then
+	// it waits: ZESTALL_RING_FULL). pollMax and pollIdle bound the sleep
+	// so that a thread starting a burst at 2·10^6 launches/s, above the
+	// profiled launch rate of one thread here, fills less than its ring
+	// before the next poll.
+	pollTarget = timing.DrainBatch / 2
 )
 
 // pollWait is how long the harvester sleeps after a poll that drained
 // slots (launches and other events), with pending launches still waiting
-// for their times, since the previous poll: at once on a backlog; pollMin
-// while launches wait for the device (their completion wakes the stall
-// reader, whose windows should close between launches: see
-// collector/attribution); otherwise long enough to find about pollTarget
-// slots at the rate seen.
-func pollWait(drained, pending int, since time.Duration) time.Duration {
+// for their times, since the previous poll: at once on a backlog (the
+// pass filled its drain batch: the rings hold more, or the batch is not
+// processed yet; a steady rate's pass finds about pollTarget); pollMin
+// while launches wait for the device and stall sampling is on (their
+// completion wakes the stall reader, whose windows should close between
+// launches: see collector/attribution); otherwise long enough to find
+// about pollTarget slots at the rate seen. Without sampling a pending
+// launch only needs its times read some time: the next pass reads them.
+func pollWait(drained, pending int, since time.Duration, sampling bool) time.Duration {
 	switch {
-	case drained >= 1024:
+	case drained >= timing.DrainBatch:
 		return 0 // a backlog: keep going
-	case pending > 0:
+	case pending > 0 && sampling:
 		return pollMin
 	case drained == 0:
 		return pollIdle
@@ -512,8 +574,10 @@ func (s *Session) startLocked() {
 	}
 	s.syclq = make(chan []*pb.Record, 64)
 	s.done = make(chan struct{})
+	s.wake = make(chan struct{}, 1)
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
-	go s.writeLoop(s.out, s.bulk, s.launches)
+	s.wr.in, s.wr.bulk, s.wr.launches, s.wr.syclq = s.out, s.bulk, s.launches, s.syclq
+	go s.writeLoop()
 	if s.src != nil {
 		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
 		if st := s.stall; st != nil {
@@ -547,6 +611,7 @@ func (s *Session) emitLocked(r *pb.Record) {
 	}
 	select {
 	case s.out <- r:
+		s.wakeWriter()
 	default:
 		s.lost++
 	}
@@ -578,188 +643,6 @@ func (s *Session) runningCounters() *pb.Counters {
 		c.Lost = append(c.Lost, &pb.Loss{What: LossQueueFull, Count: lost})
 	}
 	return c
-}
-
-// writeLoop owns the writer: it appends queued records and flushes at
-// least every FlushInterval, each flush with the running Counters, so a
-// killed run stays readable and has its totals. Records from application
-// threads (in: modules, kernels) go before those of zestall's goroutines
-// (launches, bulk: stall rows) that were queued after them, and a flood of
-// launches never fills their queue. Launches queued before a bulk record
-// go before it (the trailer comes last). The loop ends when all three are
-// closed.
-func (s *Session) writeLoop(in, bulk <-chan *pb.Record, launches <-chan []stream.Launch) {
-	defer close(s.done)
-	defer s.guard("the output writer")
-	f, w := s.openOutput()
-	// Without a file every record is taken and dropped, so that nothing
-	// waits for this loop.
-	failed, first := w == nil, true
-	if failed {
-		s.outputFailed()
-	}
-	tick := time.NewTicker(s.cfg.FlushInterval)
-	defer tick.Stop()
-	write := func(r *pb.Record) {
-		if failed {
-			return
-		}
-		if err := w.Write(r); err != nil {
-			failed = true
-			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
-		}
-	}
-	// flush seals the open frame and waits until it is in the file;
-	// startFlush does not wait (the writer's compressor writes it while
-	// this loop goes on taking the harvester's records).
-	flush := func() {
-		if failed {
-			return
-		}
-		if err := w.Flush(); err != nil {
-			failed = true
-			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
-		}
-	}
-	startFlush := func() {
-		if failed {
-			return
-		}
-		if err := w.StartFlush(); err != nil {
-			failed = true
-			fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
-		}
-	}
-	// fromApp handles a record of in; false once in is closed.
-	fromApp := func(r *pb.Record, ok bool) bool {
-		if !ok {
-			in = nil
-			return false
-		}
-		if r == flushMarker {
-			flush()
-			return true
-		}
-		write(r)
-		if first {
-			// The header reaches the file at once: a run killed
-			// before the first tick still leaves a readable file.
-			first = false
-			flush()
-		}
-		return true
-	}
-	// appFirst writes what application threads queued so far.
-	appFirst := func() {
-		for in != nil {
-			select {
-			case r, ok := <-in:
-				fromApp(r, ok)
-			default:
-				return
-			}
-		}
-	}
-	writeLaunches := func(ls []stream.Launch) {
-		for i := range ls {
-			if failed {
-				break
-			}
-			if err := w.WriteLaunch(&ls[i]); err != nil {
-				failed = true
-				fmt.Fprintf(s.stderr, "zestall: writing %s failed: %v; output stops here.\n", s.path, err)
-			}
-		}
-		select {
-		case s.launchFree <- ls[:0]: // back to the harvester
-		default:
-		}
-	}
-	// SYCL batches (sycl.go): written like bulk records, and before the
-	// bulk records queued after them (the trailer comes last).
-	syclq := s.syclq
-	writeSycl := func(rs []*pb.Record, ok bool) {
-		if !ok {
-			syclq = nil
-			return
-		}
-		for _, r := range rs {
-			write(r)
-		}
-	}
-	syclFirst := func() {
-		for syclq != nil {
-			select {
-			case rs, ok := <-syclq:
-				writeSycl(rs, ok)
-			default:
-				return
-			}
-		}
-	}
-	// launchesFirst writes the launch batches queued so far.
-	launchesFirst := func() {
-		for launches != nil {
-			select {
-			case ls, ok := <-launches:
-				if !ok {
-					launches = nil
-					return
-				}
-				appFirst()
-				writeLaunches(ls)
-			default:
-				return
-			}
-		}
-	}
-	for in != nil || bulk != nil || launches != nil || syclq != nil {
-		select {
-		case r, ok := <-in:
-			fromApp(r, ok)
-		case ls, ok := <-launches:
-			if !ok {
-				launches = nil
-				continue
-			}
-			appFirst()
-			writeLaunches(ls)
-		case r, ok := <-bulk:
-			if !ok {
-				bulk = nil
-				continue
-			}
-			appFirst()
-			launchesFirst()
-			syclFirst()
-			write(r)
-			if r.GetCounters().GetFinal() {
-				bulk = nil // the trailer is the last record: no tick may follow it
-			}
-		case rs, ok := <-syclq:
-			appFirst()
-			launchesFirst()
-			writeSycl(rs, ok)
-		case <-tick.C:
-			appFirst()
-			// bulk is done once the final trailer went through it (not
-			// when its close is seen: a tick can come between): a running
-			// Counters record after that would make a non-final one the
-			// file's last (seen in TestMPINode and TestWriterLaunches).
-			if !failed && bulk != nil {
-				write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
-			}
-			startFlush()
-		}
-	}
-	if w == nil {
-		return
-	}
-	flush()
-	if err := w.Close(); err != nil && !failed {
-		fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
-	}
-	f.Close()
 }
 
 // openOutput makes the output file (and its directory) and its writer, on
@@ -985,8 +868,10 @@ func (s *Session) Shutdown() {
 		close(out)
 		close(launches) // the harvester is done: its last records are queued
 		close(syclq)    // and the last SYCL records
+		s.wakeWriter()
 		bulk <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
 		close(bulk)
+		s.wakeWriter()
 		select {
 		case <-s.done:
 		case <-time.After(10 * time.Second):

@@ -531,26 +531,32 @@ func TestWriterQueueFull(t *testing.T) {
 }
 
 // TestPollWait: the harvester keeps going on a backlog, polls every
-// millisecond while launches wait for the device, and otherwise sleeps
-// long enough to find about pollTarget slots, within [pollMin, pollMax].
+// millisecond while launches wait for the device and stalls are sampled,
+// and otherwise sleeps long enough to find about pollTarget slots, within
+// [pollMin, pollMax].
 func TestPollWait(t *testing.T) {
 	for _, tc := range []struct {
 		drained, pending int
+		sampling         bool
 		since, want      time.Duration
 	}{
-		{1024, 0, time.Millisecond, 0},
-		{5000, 7, time.Millisecond, 0},
-		{10, 3, time.Millisecond, pollMin},
-		{0, 1, 10 * time.Millisecond, pollMin},
-		{0, 0, 10 * time.Millisecond, pollIdle},
-		{100, 0, time.Millisecond, pollMax},              // 10^5/s: 20 ms would find 2048, capped
-		{512, 0, time.Millisecond, 4 * time.Millisecond}, // 5·10^5/s
-		{1000, 0, 100 * time.Microsecond, pollMin},       // 10^7/s: at least pollMin
-		{1, 0, time.Second, pollMax},                     // a trickle
-		{1023, 0, 2 * time.Millisecond, 4003910},         // 2 ms × 2048/1023, in ns
+		{timing.DrainBatch, 0, true, time.Millisecond, 0},
+		{5000, 7, true, time.Millisecond, 0},
+		{5000, 7, false, time.Millisecond, 0},
+		{10, 3, true, time.Millisecond, pollMin},
+		{0, 1, true, 10 * time.Millisecond, pollMin},
+		{0, 1, false, 10 * time.Millisecond, pollIdle},  // timing only: pending launches wait for the next pass
+		{800, 40, false, 8 * time.Millisecond, pollMax}, // 10^5/s, timing only
+		{0, 0, true, 10 * time.Millisecond, pollIdle},
+		{100, 0, true, time.Millisecond, pollMax},                        // 10^5/s: 20 ms would find 2048, capped
+		{2000, 0, false, 5 * time.Millisecond, 5120 * time.Microsecond},  // 4·10^5/s: not a backlog
+		{4000, 0, false, 10 * time.Millisecond, 5120 * time.Microsecond}, // the same, polled late
+		{1000, 0, true, 100 * time.Microsecond, pollMin},                 // 10^7/s: at least pollMin
+		{1, 0, false, time.Second, pollMax},                              // a trickle
+		{1023, 0, false, 2 * time.Millisecond, 4003910},                  // 2 ms × 2048/1023, in ns
 	} {
-		if got := pollWait(tc.drained, tc.pending, tc.since); got != tc.want {
-			t.Errorf("pollWait(%d, %d, %v) = %v, want %v", tc.drained, tc.pending, tc.since, got, tc.want)
+		if got := pollWait(tc.drained, tc.pending, tc.since, tc.sampling); got != tc.want {
+			t.Errorf("pollWait(%d, %d, %v, %v) = %v, want %v", tc.drained, tc.pending, tc.since, tc.sampling, got, tc.want)
 		}
 	}
 }

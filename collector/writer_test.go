@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/collector/window/windowtest"
@@ -131,6 +132,119 @@ func TestWriterLaunches(t *testing.T) {
 	}
 	if running == 0 {
 		t.Errorf("no running counters in the file")
+	}
+	if out := stderr.String(); out != "" {
+		t.Errorf("stderr %q", out)
+	}
+}
+
+// writerSteps is how many turns the writer goroutine took, once it has
+// been idle for a while (a wake-up queued before may still be taken).
+func writerSteps(s *Session) int {
+	last := -1
+	for {
+		time.Sleep(30 * time.Millisecond)
+		s.wr.mu.Lock()
+		n := s.wr.steps
+		s.wr.mu.Unlock()
+		if n == last {
+			return n
+		}
+		last = n
+	}
+}
+
+// TestWriterWakeups: at a steady launch rate the harvester encodes its
+// launch records itself: its passes do not wake the writer goroutine (a
+// wake-up per pass cost about as much CPU as the records, issue 14), and
+// a kernel created between two passes still precedes its launches (the
+// harvester writes what application threads queued before).
+func TestWriterWakeups(t *testing.T) {
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1h"})
+	src := &launchingTimestamps{}
+	s.Devices(testDevices)
+	s.Timestamps(src)
+	s.Status(StateActive, ze.Success)
+	s.ModuleCreated(&Module{Handle: 1, Device: 0x10, Native: []byte("module")})
+	s.KernelCreated(&Kernel{ID: 7, Handle: 10, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64)})
+	s.pollNow(0, false)
+	before := writerSteps(s)
+	const rounds, perRound = 20, 300 // below a backlog (1024 slots a pass)
+	at := uint64(5_000_000)
+	for range rounds {
+		src.launch(perRound, 7, at)
+		at += perRound * 1000
+		s.pollNow(0, false) // a pass (or more) that drains them
+	}
+	if after := writerSteps(s); after != before {
+		t.Errorf("%d harvester rounds woke the writer goroutine %d times, want none", rounds, after-before)
+	}
+	// A kernel created between passes, then launched: the harvester
+	// writes the kernel's record (queued for the writer) before them.
+	s.KernelCreated(&Kernel{ID: 8, Handle: 11, Module: 1, Name: "k2", Base: 0x2000, ISA: make([]byte, 64)})
+	src.launch(perRound, 8, at)
+	s.pollNow(0, false)
+	s.Shutdown()
+
+	recs := readBack(t, path)
+	kernel8, launches := -1, 0
+	for i, r := range recs {
+		switch {
+		case r.GetKernel().GetId() == 8:
+			kernel8 = i
+		case r.GetLaunch() != nil:
+			launches++
+			if r.GetLaunch().KernelId == 8 && kernel8 < 0 {
+				t.Fatalf("launch of kernel 8 at record %d before the kernel's record", i)
+			}
+		}
+	}
+	c := recs[len(recs)-1].GetCounters()
+	if want := (rounds + 1) * perRound; launches != want || c.LaunchesSeen != uint64(want) || c.LaunchesTimed != uint64(want) || len(c.Lost) != 0 {
+		t.Errorf("%d launches in the file; counters seen %d timed %d lost %v; want %d", launches, c.LaunchesSeen, c.LaunchesTimed, c.Lost, want)
+	}
+	if out := stderr.String(); out != "" {
+		t.Errorf("stderr %q", out)
+	}
+}
+
+// TestWriterBusy: while the writer goroutine holds the writer (waiting for
+// the compressor, which waits for the file system) the harvester does not
+// wait for it: it hands its batches over through the queue and goes on
+// draining the application's rings.
+func TestWriterBusy(t *testing.T) {
+	s, path, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1h"})
+	src := &launchingTimestamps{}
+	s.Devices(testDevices)
+	s.Timestamps(src)
+	s.Status(StateActive, ze.Success)
+	s.KernelCreated(&Kernel{ID: 7, Handle: 10, Module: 1, Name: "k", Base: 0x1000, ISA: make([]byte, 64)})
+	s.pollNow(0, false)
+	writerSteps(s)
+	s.wr.mu.Lock() // the writer goroutine, stuck
+	const rounds, perRound = 3, 300
+	for i := range rounds {
+		src.launch(perRound, 7, uint64(5_000_000+i*perRound*1000))
+		if !s.pollNow(0, false) {
+			s.wr.mu.Unlock()
+			t.Fatalf("round %d: the harvester did not finish a pass while the writer was busy", i)
+		}
+	}
+	seen := s.runningCounters().LaunchesSeen
+	s.wr.mu.Unlock()
+	if seen != rounds*perRound {
+		t.Errorf("%d launches seen while the writer was busy, want %d", seen, rounds*perRound)
+	}
+	s.Shutdown()
+	recs := readBack(t, path)
+	launches := 0
+	for _, r := range recs {
+		if r.GetLaunch() != nil {
+			launches++
+		}
+	}
+	if c := recs[len(recs)-1].GetCounters(); launches != rounds*perRound || len(c.Lost) != 0 {
+		t.Errorf("%d launches in the file, lost %v; want %d", launches, c.Lost, rounds*perRound)
 	}
 	if out := stderr.String(); out != "" {
 		t.Errorf("stderr %q", out)

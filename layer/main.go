@@ -4,20 +4,30 @@
 //	ZE_ENABLE_TRACING_LAYER=1 LD_PRELOAD=libzestall.so ./app
 //
 // It holds only the wiring: the C entry points live in package cgo, the
-// logic in package collector.
+// logic in package collector. Unless the user set GOMAXPROCS, which the
+// runtime then honours, it starts the library's Go runtime with one P and
+// lets the session raise it to two under load (config.GoProcs): the
+// library shares someone else's process and should not run a P per CPU
+// (README.md, GOMAXPROCS).
 package main
 
 import (
 	"os"
+	"runtime"
 
 	"github.com/zestall/zestall/cgo"
 	"github.com/zestall/zestall/collector"
+	"github.com/zestall/zestall/collector/config"
 )
 
 func init() {
+	procs := config.ReadGoProcs(os.Getenv, runtime.GOMAXPROCS(0))
+	if procs.Low > 0 {
+		runtime.GOMAXPROCS(procs.Low)
+	}
 	// Nothing is read or written before the application's first
 	// successful zeInit.
-	cgo.SetHandler(collector.NewSession(os.Getenv, os.Stderr))
+	cgo.SetHandler(collector.NewSession(os.Getenv, os.Stderr, collector.WithGoProcs(procs)))
 }
 
 // main is required by -buildmode=c-shared and never runs.

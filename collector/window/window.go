@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zestall/zestall/abi"
@@ -127,7 +128,11 @@ type Options struct {
 	// launch recorded before at has its device times (wait: the caller
 	// is the application, bound the wait tightly).
 	Settle func(at uint64, wait bool) bool
-	Stderr io.Writer
+	// SignalsChecked: the session calls CheckSignals regularly (every
+	// launch-harvester pass, at most 16 ms apart), so the toggle signal's
+	// goroutine waits for it instead of polling every 10 ms.
+	SignalsChecked bool
+	Stderr         io.Writer
 }
 
 // Control is the collection control of one session, from activation to
@@ -139,8 +144,12 @@ type Control struct {
 	mu      sync.Mutex
 	on      bool // what the last Window record said
 	sigSeen uint64
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	// sigNoted: the signal count CheckSignals last passed on through
+	// sigWake (signalLoop's wake-up).
+	sigNoted atomic.Uint64
+	sigWake  chan struct{}
+	stop     chan struct{}
+	wg       sync.WaitGroup
 }
 
 // Start sets the initial collection state (before the launch path is
@@ -201,6 +210,7 @@ func Start(o Options) (*Control, *pb.Record) {
 		case err != nil:
 			fmt.Fprintf(o.Stderr, "zestall: cannot install the toggle signal %s (%v); ZESTALL_TOGGLE_SIGNAL (default: SIGUSR2) is not in effect.\n", config.SignalName(sig), err)
 		case installed:
+			c.sigWake = make(chan struct{}, 1)
 			c.wg.Add(1)
 			go c.signalLoop(sig)
 		default:
@@ -249,19 +259,34 @@ func (c *Control) timeWindow(start time.Time) {
 	}
 }
 
+// signalPoll is how often signalLoop looks at the signal count itself:
+// every 10 ms when nothing else does, every second as a backstop when the
+// session's CheckSignals does (a timer every 10 ms was 100 wake-ups a
+// second of an idle process, each waking the Go runtime's sysmon too).
+const (
+	signalPoll        = 10 * time.Millisecond
+	signalPollChecked = time.Second
+)
+
 // signalLoop applies toggle signals. The handler only counts them; an odd
-// number of new signals toggles collection, up to 10 ms after the signal
+// number of new signals toggles collection, up to 10 ms after the signal,
+// or one launch-harvester pass (at most 16 ms) with Options.SignalsChecked
 // (the edge's time is when it took effect).
 func (c *Control) signalLoop(sig int) {
 	defer c.wg.Done()
 	defer c.guard("the toggle-signal poller")
-	t := time.NewTicker(10 * time.Millisecond)
+	poll := signalPoll
+	if c.o.SignalsChecked {
+		poll = signalPollChecked
+	}
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
 		select {
 		case <-c.stop:
 			return
 		case <-t.C:
+		case <-c.sigWake:
 		}
 		n, _ := c.o.Source.SignalCount()
 		if n == c.sigSeen {
@@ -272,6 +297,24 @@ func (c *Control) signalLoop(sig int) {
 		if odd {
 			c.toggleUser(pb.WindowCause_WINDOW_CAUSE_SIGNAL, config.SignalName(sig))
 		}
+	}
+}
+
+// CheckSignals wakes the toggle signal's goroutine when signals came since
+// it last did (Options.SignalsChecked; any goroutine, never blocks: a
+// cgo call reading a counter when the toggle signal is installed).
+func (c *Control) CheckSignals() {
+	if c == nil || c.sigWake == nil {
+		return
+	}
+	n, _ := c.o.Source.SignalCount()
+	if n == c.sigNoted.Load() {
+		return
+	}
+	c.sigNoted.Store(n)
+	select {
+	case c.sigWake <- struct{}{}:
+	default:
 	}
 }
 

@@ -27,7 +27,7 @@ type harness struct {
 }
 
 // start starts a Control with the settings env gives (ZESTALL_*).
-func start(t *testing.T, env map[string]string, src *windowtest.Source, stalls window.Stalls) *harness {
+func start(t *testing.T, env map[string]string, src *windowtest.Source, stalls window.Stalls, opts ...func(*window.Options)) *harness {
 	t.Helper()
 	h := &harness{src: src}
 	vars := map[string]string{"ZESTALL_TOGGLE_SIGNAL": "none"}
@@ -39,14 +39,18 @@ func start(t *testing.T, env map[string]string, src *windowtest.Source, stalls w
 	if cfgErr.Len() != 0 {
 		t.Fatalf("settings: %s", cfgErr.String())
 	}
-	c, first := window.Start(window.Options{
+	o := window.Options{
 		Source: src, Config: cfg, ToggleSignalVar: vars["ZESTALL_TOGGLE_SIGNAL"], Stalls: stalls,
 		Now:    h.now,
 		Emit:   h.emit,
 		Flush:  func() { h.mu.Lock(); h.flushes++; h.mu.Unlock() },
 		Settle: func(uint64, bool) bool { return true },
 		Stderr: syncWriter{h},
-	})
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	c, first := window.Start(o)
 	h.c = c
 	h.emit(first)
 	return h
@@ -190,6 +194,41 @@ func TestEdges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignalsChecked: with Options.SignalsChecked the toggle signal's
+// goroutine has no 10 ms timer: a signal takes effect when CheckSignals
+// (the session's harvester, every pass) sees it.
+func TestSignalsChecked(t *testing.T) {
+	src := &windowtest.Source{Installed: 1}
+	t0 := time.Now()
+	h := start(t, map[string]string{"ZESTALL_TOGGLE_SIGNAL": "USR1"}, src, nil, func(o *window.Options) { o.SignalsChecked = true })
+	defer h.c.Stop()
+	src.Signal(1)
+	time.Sleep(100 * time.Millisecond) // ten polls of the old timer
+	if w, _ := src.State(); w&window.BlockUser != 0 {
+		// Only the one-second backstop may have seen it.
+		if time.Since(t0) < 900*time.Millisecond {
+			t.Fatalf("the signal took effect without CheckSignals after %v (a poller of its own)", time.Since(t0))
+		}
+		t.Logf("the backstop saw the signal (the machine is slow: %v)", time.Since(t0))
+	}
+	h.c.CheckSignals()
+	waitFor(t, "the signal to stop collection after CheckSignals", func() bool {
+		w, _ := src.State()
+		return w&window.BlockUser != 0
+	})
+	src.Signal(2)
+	h.c.CheckSignals()
+	waitFor(t, "the second signal to start it again", func() bool {
+		w, _ := src.State()
+		return w&window.BlockUser == 0
+	})
+	if got, want := h.edges(), "START/INIT STOP/SIGNAL START/SIGNAL"; got != want {
+		t.Errorf("edges %q, want %q", got, want)
+	}
+	var none *window.Control
+	none.CheckSignals() // no Control (not collecting): nothing to do
 }
 
 // TestRequests: a flush goes to the writer; an unknown request fails with

@@ -69,8 +69,9 @@ type WriterOptions struct {
 // everything is written; StartFlush seals it without waiting. A file stays
 // readable up to its last written frame, so at least up to its last flush.
 //
-// A Writer is not safe for concurrent use: one goroutine owns it and the
-// records it is given. After an error from the underlying writer every
+// A Writer is not safe for concurrent use: its calls must not overlap (one
+// goroutine at a time, as under a mutex), and the caller owns the records
+// it is given. After an error from the underlying writer every
 // method returns that error. Close ends the compressing goroutine.
 type Writer struct {
 	w         io.Writer
@@ -569,6 +570,14 @@ func (w *Writer) Close() error {
 	}
 	w.buf = nil
 	return err
+}
+
+// FrameRoom is how many more uncompressed bytes the open frame takes before
+// the next record seals it (0 when that record will). A caller that must
+// not wait for the compressor (sealing a frame waits while the previous
+// one is compressing and written) writes only what fits.
+func (w *Writer) FrameRoom() int {
+	return max(0, w.frameSize-len(w.buf))
 }
 
 // Written returns the number of bytes written to the underlying writer so
