@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/proto/stream"
-	pb "github.com/zestall/zestall/proto/zestallpb"
+	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // output is the output file's writer and the queues that feed it. Two
