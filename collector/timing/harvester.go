@@ -387,13 +387,21 @@ const passWork = 4 * DrainBatch
 
 // drainLocked drains one batch of slots and processes them, up to
 // passWork. It returns the batch's size, or DrainBatch while slots of it
-// are left (the caller polls again at once).
+// are left and when it finished a batch an earlier pass had begun (the
+// caller polls again at once).
 func (h *Harvester) drainLocked() int {
 	h.pass++
 	if h.next < len(h.buf) {
 		// The previous pass stopped inside its batch: finish it first.
+		// Then say "full" whatever the batch's size: the rings filled
+		// while it was processed, and drainAllLocked (Final, a context's
+		// destruction) stops at the first batch smaller than DrainBatch.
+		// Returning this batch's size made them stop with the rings
+		// unread: those launches were never recorded, and nothing counted
+		// them (TestDrainAllAfterLeftover).
 		h.readNow()
-		return h.processSlots()
+		h.processSlots()
+		return DrainBatch
 	}
 	start := h.now()
 	if h.buf == nil {

@@ -237,3 +237,67 @@ func TestPassWork(t *testing.T) {
 		}
 	}
 }
+
+// TestDrainAllAfterLeftover: a batch whose executions need more than one
+// pass (passWork) leaves slots behind; the slots published after it must
+// still be drained by Final and ContextDestroying, which drain "until the
+// rings are empty". They stopped after finishing the left-over batch (a
+// short batch, so "empty"), and the launches still in the rings were
+// never recorded, without any count (found with zestall-bench-launch
+// 25000 4 regular 25000 beside busy loops: the lists' last executions).
+func TestDrainAllAfterLeftover(t *testing.T) {
+	const (
+		launches = 4096
+		execs    = 12
+		later    = 100 // launches of a second list, still in the rings
+		sec      = uint64(1e9)
+	)
+	for _, end := range []string{"Final", "ContextDestroying"} {
+		t.Run(end, func(t *testing.T) {
+			x := newHarness()
+			var slots []Slot
+			for i := 0; i < launches; i++ {
+				slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
+			}
+			x.step(slots...)
+			slots = slots[:0]
+			snapAt := func(at uint64, n uint64) []KernelTimestamp {
+				var snap []KernelTimestamp
+				for i := uint64(0); i < n; i++ {
+					snap = append(snap, tsAt(at+1000+i*10, at+1005+i*10))
+				}
+				return snap
+			}
+			for e := uint64(0); e < execs; e++ {
+				at := 2*sec + e*sec/100
+				s := exec(at, 5, 2000+e)
+				x.f.snapshots[s.Snapshot] = snapAt(at, launches)
+				slots = append(slots, s)
+			}
+			x.f.slots = append(x.f.slots, slots...)
+			x.now = 3 * sec
+			x.h.Poll() // stops inside the batch of executions
+			if x.h.next >= len(x.h.buf) {
+				t.Fatalf("the first pass processed its whole batch: the test needs a left-over")
+			}
+			// Published after that batch was drained: a second list's
+			// launches and its execution.
+			for i := 0; i < later; i++ {
+				x.f.slots = append(x.f.slots, regLaunch(3*sec+uint64(i), 9000+uint64(i), uint32(i+1), 6))
+			}
+			s := exec(3*sec+sec/10, 6, 3000)
+			x.f.snapshots[s.Snapshot] = snapAt(s.HostNs, later)
+			x.f.slots = append(x.f.slots, s)
+			x.now = 4 * sec
+			switch end {
+			case "Final":
+				x.h.Final()
+			default:
+				x.h.ContextDestroying(9)
+			}
+			if want := execs*launches + later; len(x.recs) != want {
+				t.Fatalf("%d records after %s, want %d (%d slots never drained)", len(x.recs), end, want, len(x.f.slots))
+			}
+		})
+	}
+}
