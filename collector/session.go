@@ -436,7 +436,7 @@ const rateHalfLife = 20 * time.Millisecond
 // came late whenever the machine delayed it a few ms more, and the
 // application waited (18 of the 21 sleeps of 10 ms or more in an unpaced
 // run of 10^6 launches were such lulls, each followed by a full batch:
-// BENCHMARKS.md, issue 14, "Hiccups"). The pacer keeps the highest rate
+// BENCHMARKS.md, "Issue 14, session 9"). The pacer keeps the highest rate
 // seen, halved every rateHalfLife, and sleeps no longer than it takes
 // that rate to bring pollTarget slots.
 type pollPacer struct {
