@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -326,6 +327,7 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	sampling := s.stall != nil
 	s.mu.Unlock()
 	var ctl *window.Control // set after this loop started (startControl)
+	var pace pollPacer
 	for {
 		drained, pending := h.Poll()
 		drained += s.syclRecords()
@@ -340,7 +342,7 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 		}
 		acks = acks[:0]
 		now := time.Now()
-		wait := pollWait(drained, pending, now.Sub(last), sampling)
+		wait := pace.wait(drained, pending, now.Sub(last), sampling)
 		last = now
 		s.procs.pass(wait == 0, sampling, now)
 		s.handOff.Store(wait == 0)
@@ -419,6 +421,40 @@ func pollWait(drained, pending int, since time.Duration, sampling bool) time.Dur
 	}
 	w := time.Duration(float64(since) * pollTarget / float64(drained))
 	return min(max(w, pollMin), pollMax)
+}
+
+// rateHalfLife is how fast pollPacer forgets a rate: a lull of a few
+// passes in a burst keeps the burst's poll interval, a stopped
+// application is seen as idle after about 100 ms.
+const rateHalfLife = 20 * time.Millisecond
+
+// pollPacer is pollWait with a memory of the recent rate. pollWait sees
+// one pass: in a burst at 1.4·10^6 launches/s a pass that found the rings
+// empty (the launching thread descheduled for a millisecond, or the
+// previous passes emptied them) made the harvester sleep pollIdle, 16 ms,
+// two thirds of a full 32768-slot ring at that rate; the next pass then
+// came late whenever the machine delayed it a few ms more, and the
+// application waited (18 of the 21 sleeps of 10 ms or more in an unpaced
+// run of 10^6 launches were such lulls, each followed by a full batch:
+// BENCHMARKS.md, "Issue 14, session 9"). The pacer keeps the highest rate
+// seen, halved every rateHalfLife, and sleeps no longer than it takes
+// that rate to bring pollTarget slots.
+type pollPacer struct {
+	peak float64 // slots per second, decaying
+}
+
+// wait is pollWait's interval, shortened to what the recent rate allows.
+func (p *pollPacer) wait(drained, pending int, since time.Duration, sampling bool) time.Duration {
+	w := pollWait(drained, pending, since, sampling)
+	if since <= 0 {
+		return w
+	}
+	p.peak *= math.Exp2(-float64(since) / float64(rateHalfLife))
+	p.peak = max(p.peak, float64(drained)/since.Seconds())
+	if w == 0 || p.peak < 1 {
+		return w
+	}
+	return min(w, max(pollMin, time.Duration(pollTarget/p.peak*float64(time.Second))))
 }
 
 // Devices records the devices seen at activation (before Status(StateActive)).

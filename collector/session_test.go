@@ -561,6 +561,53 @@ func TestPollWait(t *testing.T) {
 	}
 }
 
+// TestPollPacer: a pass that finds the rings empty in a burst does not
+// make the harvester sleep as if idle; the burst's rate is forgotten
+// (halved every rateHalfLife) once the application stops, and steady
+// rates keep pollWait's intervals.
+func TestPollPacer(t *testing.T) {
+	type pass struct {
+		drained int
+		since   time.Duration
+		want    time.Duration
+	}
+	for _, tc := range []struct {
+		name   string
+		passes []pass
+	}{
+		{"lull in a burst", []pass{
+			{timing.DrainBatch, time.Millisecond, 0},
+			{1400, time.Millisecond, pollMin}, // 1.4·10^6/s
+			{0, time.Millisecond, pollMin},    // a lull: not idle
+			{0, 2 * time.Millisecond, pollMin},
+		}},
+		{"stopped", []pass{
+			{1400, time.Millisecond, 1463 * time.Microsecond},   // 2048 slots at 1.4·10^6/s
+			{0, 40 * time.Millisecond, 5851 * time.Microsecond}, // two half-lives: 3.5·10^5/s
+			{0, 100 * time.Millisecond, pollIdle},
+		}},
+		{"steady 10^5/s", []pass{
+			{1600, 16 * time.Millisecond, pollMax},
+			{1600, 16 * time.Millisecond, pollMax},
+			{0, 16 * time.Millisecond, pollIdle},
+		}},
+		{"steady 4·10^5/s", []pass{
+			{2000, 5 * time.Millisecond, 5120 * time.Microsecond},
+			{2000, 5 * time.Millisecond, 5120 * time.Microsecond},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p pollPacer
+			for i, ps := range tc.passes {
+				got := p.wait(ps.drained, 0, ps.since, false)
+				if d := got - ps.want; d < -50*time.Microsecond || d > 50*time.Microsecond {
+					t.Errorf("pass %d: wait(%d, %v) = %v, want %v", i, ps.drained, ps.since, got, ps.want)
+				}
+			}
+		})
+	}
+}
+
 // enableRecorder is a launch path that records its Enable calls.
 type enableRecorder struct {
 	idleTimestamps
