@@ -43,9 +43,10 @@
 // the process tens of µs of system time on a virtual machine, and the
 // runtime adds its own (docs/level-zero-loader.md §9 "Go
 // `-buildmode=c-shared` specifics"), so hand-offs are per frame or flush,
-// not per pass. The runtime has 1 P, 2 while the harvester has a backlog
-// or stalls are sampled (procs.go, config.GoProcs), unless the user set
-// GOMAXPROCS.
+// not per pass. From the harvester's first pass on the runtime has 1 P, 2
+// while the harvester has a backlog or stalls are sampled (procs.go,
+// config.GoProcs), unless the user set GOMAXPROCS; before it, the
+// runtime's own count, idle.
 //   - format/zebin and format/eustall: the decoders it shares with the CLI.
 //
 // # Locks

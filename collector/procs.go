@@ -21,12 +21,20 @@ type procs struct {
 	set    func(int) int  // runtime.GOMAXPROCS (tests replace it)
 	cur    int
 	calm   time.Time // since when the harvester has had no backlog (zero: it has one)
+	passed bool      // a pass ran: before it the runtime has its own P count
 }
 
 // WithGoProcs makes the session apply p, the library's P-count policy, to
-// the Go runtime; the runtime has p.Low Ps now (layer's init set it).
+// the Go runtime from the harvester's first pass on. Until then the
+// runtime keeps the P count it started with (one per CPU): setting it
+// stops the world, which in the library's package initialisation took
+// 1-2 ms of the application's first call into zestall, also in a process
+// that never profiles (docs/level-zero-loader.md §8.4 "Start-up cost of
+// `LD_PRELOAD`").
 func WithGoProcs(p config.GoProcs) Option {
-	return func(s *Session) { s.procs = procs{policy: p, set: runtime.GOMAXPROCS, cur: p.Low} }
+	return func(s *Session) {
+		s.procs = procs{policy: p, set: runtime.GOMAXPROCS, cur: runtime.GOMAXPROCS(0)}
+	}
 }
 
 // pass follows a harvester pass at now: backlog, the harvester goes on at
@@ -40,11 +48,14 @@ func (c *procs) pass(backlog, sampling bool, now time.Time) {
 	case backlog || sampling:
 		want, c.calm = c.policy.High, time.Time{}
 	case c.cur == c.policy.Low:
+	case !c.passed:
+		want = c.policy.Low // the runtime's own count, until now
 	case c.calm.IsZero():
 		c.calm = now
 	case now.Sub(c.calm) >= procsCalm:
 		want = c.policy.Low
 	}
+	c.passed = true
 	if want != c.cur {
 		c.set(want)
 		c.cur = want

@@ -1,3 +1,5 @@
+//go:build zestall_profile
+
 package collector
 
 import (

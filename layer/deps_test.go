@@ -45,3 +45,33 @@ func TestLinksNoProtobufRuntime(t *testing.T) {
 		t.Fatalf("go list -deps names no proto/stream among %d packages: not the library's graph?", len(deps))
 	}
 }
+
+// TestLinksNoPprof: the default build of libzestall.so links no
+// runtime/pprof (the developer settings ZESTALL_CPUPROFILE and
+// ZESTALL_MEMPROFILE are built only with -tags zestall_profile). It added
+// about 1,000 relative relocations (with compress/gzip and text/tabwriter),
+// and a reachable runtime.MemProfile keeps the runtime's heap profiling on:
+// a stack unwound every 512 KiB allocated, in every profiled process.
+func TestLinksNoPprof(t *testing.T) {
+	goTool := gencheck.Tool(t, "go", "the Go toolchain lists the package graph")
+	out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	for _, p := range deps {
+		if p == "runtime/pprof" {
+			t.Errorf("libzestall.so links runtime/pprof; only a build with -tags zestall_profile may")
+		}
+	}
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps names %d packages: not the library's graph?", len(deps))
+	}
+	out, err = exec.Command(goTool, "list", "-tags", "zestall_profile", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -tags zestall_profile -deps: %v\n%s", err, out)
+	}
+	if !strings.Contains(" "+strings.Join(strings.Fields(string(out)), " ")+" ", " runtime/pprof ") {
+		t.Errorf("a build with -tags zestall_profile links no runtime/pprof: ZESTALL_CPUPROFILE would do nothing")
+	}
+}

@@ -5,10 +5,12 @@
 //
 // It holds only the wiring: the C entry points live in package cgo, the
 // logic in package collector. Unless the user set GOMAXPROCS, which the
-// runtime then honours, it starts the library's Go runtime with one P and
-// lets the session raise it to two under load (config.GoProcs): the
-// library shares someone else's process and should not run a P per CPU
-// (README.md, GOMAXPROCS).
+// runtime then honours, the session runs the library's Go runtime with one
+// P and raises it to two under load (config.GoProcs): the library shares
+// someone else's process and should not run a P per CPU (README.md,
+// GOMAXPROCS). The session sets it from its harvester, not here: changing
+// it stops the world, and the application's first call into zestall waits
+// for this package's initialisation.
 package main
 
 import (
@@ -22,9 +24,6 @@ import (
 
 func init() {
 	procs := config.ReadGoProcs(os.Getenv, runtime.GOMAXPROCS(0))
-	if procs.Low > 0 {
-		runtime.GOMAXPROCS(procs.Low)
-	}
 	// Nothing is read or written before the application's first
 	// successful zeInit.
 	cgo.SetHandler(collector.NewSession(os.Getenv, os.Stderr, collector.WithGoProcs(procs)))

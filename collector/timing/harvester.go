@@ -259,6 +259,7 @@ type Harvester struct {
 	nextID   uint64
 	buf      []Slot // the drained batch; slots from next on not processed yet (passWork)
 	next     int
+	touched  bool // buf's pages all written (touchRest)
 	// Totals, atomic: the writer reads them with every flush while the
 	// harvester may hold mu and wait for the writer.
 	seen, timed atomic.Uint64
@@ -405,11 +406,15 @@ func (h *Harvester) drainLocked() int {
 	}
 	start := h.now()
 	if h.buf == nil {
-		h.buf = drainBuffer()
+		h.buf = make([]Slot, 0, DrainBatch) // fresh pages: not written yet
 	}
 	h.spillImm() // the launches waiting in the FIFO lose their slots
 	var oldest uint64
 	h.buf, oldest = h.src.Drain(h.buf[:0])
+	if len(h.buf) > 0 && !h.touched {
+		h.touched = true
+		touchRest(h.buf)
+	}
 	h.readNow() // endList reads events while the slots are processed
 	// Every slot published before start is drained, except those left
 	// in the rings (a full batch), which are all from oldest on.
@@ -454,16 +459,17 @@ func (h *Harvester) processSlots() int {
 	return len(h.buf)
 }
 
-// drainBuffer is the batch Drain fills, made once at its full size
-// (DrainBatch slots, 480 KiB) and written to page by page: by the
-// first pass, on the harvester's goroutine when the rings are still
+// touchRest writes every page of the batch Drain fills (DrainBatch
+// slots, 480 KiB) beyond the slots it holds, once, at the first pass that
+// drained any: on the harvester's goroutine, when the rings are still
 // nearly empty. Grown by Drain's appends instead, a burst's first passes
 // took 10-60 ms each (allocation and first touch of each larger copy)
-// while the application's rings filled.
-func drainBuffer() []Slot {
-	buf := make([]Slot, DrainBatch)
-	clear(buf) // writes every page: each is the process's from now on
-	return buf[:0]
+// while the application's rings filled. Not before the first slot: a
+// process that never launches would pay 120 page faults for nothing
+// (about 3 ms on a VM; docs/level-zero-loader.md §8.4 "Start-up cost of
+// `LD_PRELOAD`").
+func touchRest(buf []Slot) {
+	clear(buf[len(buf):cap(buf)])
 }
 
 func (h *Harvester) slot(s *Slot) {
