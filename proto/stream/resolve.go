@@ -20,7 +20,8 @@ type LaunchFrame struct {
 func (f *LaunchFrame) Reset() { f.s.reset() }
 
 // Resolve turns l, the next Launch record of the frame as decoded, into
-// absolute form (a record already in absolute form is left as it is) and
+// absolute form (a record already in absolute form keeps its values; the
+// compact form's fields are cleared in both) and
 // records it for the records after it. It fails when l repeats the
 // attributes of a Launch the frame does not have.
 func (f *LaunchFrame) Resolve(l *pb.Launch) error {
@@ -44,8 +45,12 @@ func (f *LaunchFrame) Resolve(l *pb.Launch) error {
 		} else {
 			l.DeviceStartNs, l.DeviceEndNs = 0, 0
 		}
-		l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 	}
+	// The compact form's own fields mean nothing in the absolute form (a
+	// damaged or hand-made record may carry them): returned as 0 either
+	// way, so that a record read and written again reads the same
+	// (FuzzReader).
+	l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 	a := attrsOfProto(l)
 	s.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 	return nil

@@ -2351,8 +2351,10 @@ func (x *KernelDestroyed) GetValidUntilHostNs() uint64 {
 // # Two forms
 //
 // Absolute form: id, host_append_ns, device_start_ns and device_end_ns hold
-// the values themselves. The Go reader returns every Launch in this form,
-// and the Go writer takes it from producers.
+// the values themselves; the compact form's fields below (id_delta,
+// device_start_delay_ns, device_duration_ns) mean nothing in it and are
+// ignored. The Go reader returns every Launch in this form, with those
+// fields 0, and the Go writer takes it from producers.
 //
 // Compact form: what zestall writes. Ids and times are mostly small
 // differences, so records are about a quarter smaller after compression.
