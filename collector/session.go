@@ -600,7 +600,7 @@ func (s *Session) startLocked() {
 		hdr.JobSize = &n
 	}
 	hdr.RankVariable, hdr.JobId, hdr.ZeAffinityMask = id.RankVar, id.JobID, s.getenv("ZE_AFFINITY_MASK")
-	hdr.Sycl = syclHeader(s.sycl.src)
+	hdr.Sycl = syclHeader(s.sycl.source())
 	s.out = make(chan *pb.Record, 4096)
 	s.bulk = make(chan *pb.Record, 4096)
 	s.launches = make(chan []stream.Launch, launchBatches)

@@ -3,6 +3,7 @@ package collector
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ianlancetaylor/demangle"
 
@@ -66,10 +67,15 @@ type SyclRecord struct {
 
 // sycl is the session's side of the SYCL records: which locations were
 // written and the drain buffers (one drainer at a time).
+//
+// The source is set once and read without mu: a drainer holds mu while it
+// waits for room in the writer's queues (sendOrLose), and the writer
+// goroutine reads the source's totals for every Counters record it
+// writes, so a writer taking mu would wait for a drainer that waits for it.
 type sycl struct {
-	mu    sync.Mutex
-	src   SyclSource
-	sent  uint32 // locations written: ids 1..sent
+	src   atomic.Pointer[SyclSource]
+	mu    sync.Mutex // the fields below: one drainer at a time
+	sent  uint32     // locations written: ids 1..sent
 	locs  []SyclLocation
 	recs  []SyclRecord
 	demgl map[string]string
@@ -77,9 +83,15 @@ type sycl struct {
 
 // Sycl attaches the XPTI subscriber's source (before Status(StateActive)).
 func (s *Session) Sycl(src SyclSource) {
-	s.sycl.mu.Lock()
-	defer s.sycl.mu.Unlock()
-	s.sycl.src = src
+	s.sycl.src.Store(&src)
+}
+
+// source is the attached source, or nil.
+func (y *sycl) source() SyclSource {
+	if p := y.src.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // syclHeader describes the XPTI setup for the header.
@@ -106,12 +118,13 @@ func syclHeader(src SyclSource) *pb.SyclSetup {
 // writer.
 func (s *Session) syclLocations() {
 	y := &s.sycl
-	y.mu.Lock()
-	defer y.mu.Unlock()
-	if y.src == nil {
+	src := y.source()
+	if src == nil {
 		return
 	}
-	y.locs = y.src.Locations(y.sent, y.locs[:0])
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	y.locs = src.Locations(y.sent, y.locs[:0])
 	for _, l := range y.locs {
 		r := &pb.Record{Kind: &pb.Record_SyclLocation{SyclLocation: y.location(l)}}
 		sendOrLose(s, func() chan *pb.Record { return s.out }, r, 1)
@@ -125,14 +138,15 @@ func (s *Session) syclLocations() {
 func (s *Session) syclRecords() int {
 	s.syclLocations()
 	y := &s.sycl
-	y.mu.Lock()
-	defer y.mu.Unlock()
-	if y.src == nil {
+	src := y.source()
+	if src == nil {
 		return 0
 	}
+	y.mu.Lock()
+	defer y.mu.Unlock()
 	n := 0
 	for {
-		y.recs = y.src.Drain(y.recs[:0])
+		y.recs = src.Drain(y.recs[:0])
 		if len(y.recs) == 0 {
 			return n
 		}
@@ -149,12 +163,10 @@ func (s *Session) syclRecords() int {
 	}
 }
 
-// syclCounters adds the XPTI totals to c.
+// syclCounters adds the XPTI totals to c. The writer goroutine calls it:
+// it takes no lock a drainer may hold (see sycl).
 func (s *Session) syclCounters(c *pb.Counters) {
-	s.sycl.mu.Lock()
-	src := s.sycl.src
-	s.sycl.mu.Unlock()
-	if src != nil {
+	if src := s.sycl.source(); src != nil {
 		c.SyclTasks, c.SyclRecordsLost = src.Counts()
 	}
 }

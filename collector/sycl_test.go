@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"reflect"
+	"time"
 
 	"github.com/zestall/zestall/abi"
 	pb "github.com/zestall/zestall/proto/zestallwire"
@@ -120,5 +121,29 @@ func TestSyclLocationsOnce(t *testing.T) {
 	}
 	if len(ids) != 3 || ids[0] != 1 || ids[1] != 2 || ids[2] != 3 {
 		t.Errorf("locations written: %v, want [1 2 3]", ids)
+	}
+}
+
+// TestSyclCountersWhileDraining: the writer goroutine's Counters do not
+// wait for a drainer, which holds sycl.mu while it waits for room in the
+// writer's queues (a deadlock when the writer took that lock).
+func TestSyclCountersWhileDraining(t *testing.T) {
+	var s Session
+	s.Sycl(&fakeSycl{})
+	s.sycl.mu.Lock() // a drainer waiting for the writer
+	defer s.sycl.mu.Unlock()
+	done := make(chan *pb.Counters, 1)
+	go func() {
+		c := &pb.Counters{}
+		s.syclCounters(c)
+		done <- c
+	}()
+	select {
+	case c := <-done:
+		if c.SyclTasks != 1 || c.SyclRecordsLost != 2 {
+			t.Errorf("totals %d, %d; want the source's 1, 2", c.SyclTasks, c.SyclRecordsLost)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("syclCounters waited for the drainer's lock")
 	}
 }
