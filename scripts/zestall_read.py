@@ -187,6 +187,13 @@ def records(pb, data):
                     if timed:
                         l.device_start_ns = (max(l.host_append_ns, last_end.get(key, 0)) + l.device_start_delay_ns) & M64
                         l.device_end_ns = (l.device_start_ns + l.device_duration_ns) & M64
+                    else:
+                        l.device_start_ns = l.device_end_ns = 0
+                # The compact form's own fields mean nothing in the absolute
+                # form (a damaged or hand-made record may carry them): cleared
+                # in both, as the Go reader does.
+                l.ClearField("host_append_delta_ns")
+                l.id_delta = l.device_start_delay_ns = l.device_duration_ns = 0
                 prev_id, prev_append = l.id, l.host_append_ns
                 if timed:
                     last_end[key] = l.device_end_ns
