@@ -162,10 +162,11 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
  * the capacity are never touched, so not resident. */
 #define ZL_RING 32768
 #define ZL_RING_MIN 2048
-/* The default budget (ZESTALL_RING_SLOTS): all rings' capacities together
- * grow no further than this many slots (2 MiB of slots, and as many of
- * zestall's events in flight at most in the rings). */
-#define ZL_RING_BUDGET 16384
+/* The budget on the rings' growth: all rings' slots beyond ZL_RING_MIN
+ * each, together (launch_rings.c, "Ring capacity"). One thread's ring
+ * reaches 16384 slots; all rings hold at most threads x ZL_RING_MIN +
+ * ZL_RING_GROWTH slots, and as many of zestall's events in flight. */
+#define ZL_RING_GROWTH (16384 - ZL_RING_MIN)
 /* Slots kept for everything but launches: a launch is admitted only while
  * this many remain free, so executions, resets and destroys of regular
  * lists (one per thousands of launches) are not lost when launches are:
@@ -231,7 +232,7 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * lost). */
 bool ring_full(zl_ring_t *r, uint64_t h);
 /* Doubles r's capacity (owner thread); false at ZL_RING, and, unless
- * over_budget, when the rings' budget has no room for it. */
+ * over_budget, when the rings' growth budget has no room for it. */
 bool ring_grow(zl_ring_t *r, bool over_budget);
 
 /* True when this thread's ring has room for a launch: checked before an

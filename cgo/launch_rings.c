@@ -122,16 +122,17 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * event pools grow to the most events ever in flight
  * (event_pools.c, pools_take_back). Growing every ring to ZL_RING made
  * the resident memory of a full-rate run grow with its threads (+35 MiB
- * with 1 thread, +88 MiB with 4). So the capacities of all rings
- * together stay within ring_budget slots (ZESTALL_RING_SLOTS): a ring
- * grows only while the total has room for its doubling; beyond it a
- * launch that finds its ring full waits for the harvester (or is counted
- * lost, ZESTALL_RING_FULL=drop), as at ZL_RING before. A new thread's
- * ring takes ZL_RING_MIN whatever the budget (a thread must be able to
- * launch), so the total is max(budget, threads x ZL_RING_MIN); the
- * default budget holds 8 threads' minimal rings. Slots other than
- * launches (ring_launch_limit's reserve) may grow a ring past the budget
- * rather than be lost: they are a handful per thousands of launches.
+ * with 1 thread, +88 MiB with 4). So the rings' growth is budgeted: the
+ * slots of all rings beyond ZL_RING_MIN each stay within ring_budget
+ * (ZL_RING_GROWTH). A ring doubles only while the budget has room for
+ * the doubling; beyond it a launch that finds its ring full waits for
+ * the harvester (or is counted lost, ZESTALL_RING_FULL=drop), as at
+ * ZL_RING before. A thread's first ZL_RING_MIN slots are its own,
+ * outside the budget (a thread must be able to launch, whenever it
+ * starts), so all rings hold at most threads x ZL_RING_MIN +
+ * ZL_RING_GROWTH slots: 16384 for one thread, 30720 for eight. Slots
+ * other than launches (ring_launch_limit's reserve) may grow a ring past
+ * the budget rather than be lost: a handful per thousands of launches.
  * Bounding the rings makes the application wait through harvester
  * pauses that larger rings absorbed (the harvester stops draining for
  * tens of ms on a loaded machine; BENCHMARKS.md "Issue 14, session 7"
@@ -140,26 +141,29 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * ring does not shrink (the budget bounds the peak, and the event pools
  * keep their peak too), and an exited thread's ring, with its capacity,
  * passes to the next thread that launches. */
-static _Atomic uint32_t ring_budget = ZL_RING_BUDGET;
-static _Atomic uint32_t ring_slots; /* capacity of all rings, slots */
+static _Atomic uint32_t ring_budget = ZL_RING_GROWTH;
+static _Atomic uint32_t ring_grown; /* slots of all rings beyond ZL_RING_MIN each */
+static _Atomic uint32_t ring_slots; /* slots of all rings */
 
 void zl_set_ring_budget(uint32_t slots) { atomic_store(&ring_budget, slots); }
 uint32_t zl_ring_slots(void) { return atomic_load(&ring_slots); }
+uint32_t zl_ring_grown(void) { return atomic_load(&ring_grown); }
 
-/* Adds n to the rings' capacity if the budget has room for it (or
+/* Takes n slots of growth from the budget if it has room for them (or
  * unconditionally with over_budget). */
-static bool ring_slots_take(uint32_t n, bool over_budget) {
-    uint32_t cur = atomic_load_explicit(&ring_slots, memory_order_relaxed);
+static bool ring_grown_take(uint32_t n, bool over_budget) {
+    uint32_t cur = atomic_load_explicit(&ring_grown, memory_order_relaxed);
     do {
         if (!over_budget && cur + n > atomic_load_explicit(&ring_budget, memory_order_relaxed)) return false;
-    } while (!atomic_compare_exchange_weak_explicit(&ring_slots, &cur, cur + n, memory_order_relaxed,
+    } while (!atomic_compare_exchange_weak_explicit(&ring_grown, &cur, cur + n, memory_order_relaxed,
                                                     memory_order_relaxed));
+    atomic_fetch_add_explicit(&ring_slots, n, memory_order_relaxed);
     return true;
 }
 
 bool ring_grow(zl_ring_t *r, bool over_budget) {
     uint32_t cap = r->cap;
-    if (cap >= ZL_RING || !ring_slots_take(cap, over_budget)) return false;
+    if (cap >= ZL_RING || !ring_grown_take(cap, over_budget)) return false;
     /* The drainer reads slots and cap under drain_lock; tail changes
      * only under it. Slots [tail, head) move to where the doubled
      * capacity places them (x & (2cap-1)): those with bit cap set go to
@@ -230,7 +234,7 @@ zl_ring_t *ring_attach(void) {
         r = m;
         r->cap = ZL_RING_MIN;
         r->launch_limit = ring_launch_limit(ZL_RING_MIN);
-        ring_slots_take(ZL_RING_MIN, true);
+        atomic_fetch_add_explicit(&ring_slots, ZL_RING_MIN, memory_order_relaxed);
         /* Lock-free push onto the list of rings (never removed). */
         zl_ring_t *old = atomic_load(&rings);
         do {
