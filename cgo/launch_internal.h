@@ -158,10 +158,10 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
  * ZL_RING_MIN and doubled (ring_grow) when a launch finds it full, while
  * the capacity of all rings stays within the process's budget
  * (launch_rings.c, "Ring capacity"): a thread whose launches the
- * harvester keeps up with touches 256 KiB of ring, not 4 MiB. Pages past
+ * harvester keeps up with touches 128 KiB of ring, not 4 MiB. Pages past
  * the capacity are never touched, so not resident. */
 #define ZL_RING 32768
-#define ZL_RING_MIN 2048
+#define ZL_RING_MIN 1024
 /* The budget on the rings' growth: all rings' slots beyond ZL_RING_MIN
  * each, together (launch_rings.c, "Ring capacity"). One thread's ring
  * reaches 16384 slots; all rings hold at most threads x ZL_RING_MIN +

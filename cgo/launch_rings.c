@@ -112,7 +112,7 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  *
  * The ring used to wrap at 32768 slots, so every launching thread
  * touched all 4 MiB of it after 32768 launches, whatever its rate. A
- * ring now starts at ZL_RING_MIN slots (256 KiB) and doubles, up to
+ * ring now starts at ZL_RING_MIN slots (128 KiB) and doubles, up to
  * ZL_RING, when a launch finds it full: a thread whose launches the
  * harvester keeps up with never touches more.
  *
@@ -130,7 +130,7 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * ZL_RING before. A thread's first ZL_RING_MIN slots are its own,
  * outside the budget (a thread must be able to launch, whenever it
  * starts), so all rings hold at most threads x ZL_RING_MIN +
- * ZL_RING_GROWTH slots: 16384 for one thread, 30720 for eight. Slots
+ * ZL_RING_GROWTH slots: 16384 for one thread, 23552 for eight. Slots
  * other than launches (ring_launch_limit's reserve) may grow a ring past
  * the budget rather than be lost: a handful per thousands of launches.
  * Bounding the rings makes the application wait through harvester
