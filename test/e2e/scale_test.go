@@ -267,7 +267,7 @@ func readTruthLaunches(t *testing.T, path string) []span {
 // length: 4·10^6 launches hold no more than 10^6 plus a bound (4 threads
 // at full rate, immediate lists), timing only.
 // Both runs are longer than the time zestall's bounded storage takes to
-// reach its size when zestall falls behind: the rings of 32768 slots and
+// reach its size when zestall falls behind: the rings (up to their budget) and
 // event pools fill (until the harvester's storage was made fixed-size and
 // reused, its and the writer's batches also grew to the largest backlog
 // they met). At full rate on 2 vCPUs that takes several
@@ -350,13 +350,13 @@ func benchRSSAlone(t *testing.T, tr tree, perThread, threads int, mode string) i
 // budget (cgo/launch_rings.c, "Ring capacity": at most 4 x 1024 + 15360
 // slots, and as many of zestall's events in flight, ~320 bytes each in
 // the simulated driver), beyond which launches wait. Before the budget
-// every ring grew to 32768 slots: +88 MiB with 4 threads, timing only.
-// Measured with the budget (BENCHMARKS.md "Issue 14, session 9"): +24-28
-// MiB timing only; with stall sampling +32-38 MiB, where zestall's Go
-// heap (the attribution window and the harvester's and writer's buffers,
-// 9-10 MB live at the peak) is the larger part. The bounds: the issue's
-// 32 MiB for timing only; 44 MiB with sampling, which fails a return to
-// rings that grow with the threads (+103 MiB measured before).
+// every ring grew to 32768 slots. Measured (BENCHMARKS.md "Issue 14,
+// session 9", medians of 3, loaded 2-vCPU machine): timing only +87.5 ->
+// +25.7 MiB; with stall sampling +105 -> +35 MiB, where zestall's Go heap
+// (16 MiB resident: the attribution window, pending launches, the
+// writer's buffers) is the larger part. The bounds: the issue's 32 MiB
+// for timing only; 44 MiB with sampling, which fails any return to rings
+// or event pools that grow with the threads.
 func TestMemoryFullRate(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread = 4, 250_000
