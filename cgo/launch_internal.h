@@ -156,7 +156,7 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
 
 /* A ring's slots: mapped at ZL_RING (virtual memory), used from
  * ZL_RING_MIN and doubled (ring_grow) when a launch finds it full, while
- * the capacity of all rings stays within the process's budget
+ * the growth of all rings stays within the process's budget
  * (launch_rings.c, "Ring capacity"): a thread whose launches the
  * harvester keeps up with touches 128 KiB of ring, not 4 MiB. Pages past
  * the capacity are never touched, so not resident. */
@@ -226,23 +226,26 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
     return h - r->tail_seen < limit;
 }
 
+/* What ring_has_room found: no room (the launch is lost), room, or room
+ * after waiting for the harvester (the caller's earlier decisions, such
+ * as whether collection is on, may be stale by then). */
+enum { ZL_ROOM_NONE = 0, ZL_ROOM = 1, ZL_ROOM_AFTER_WAIT = 2 };
 /* Slow path of ring_has_room (launch_rings.c): the ring is full for
  * launches. Grows it within the budget, or else waits for room
- * (ZESTALL_RING_FULL); false when neither made room (the launch is then
- * lost). */
-bool ring_full(zl_ring_t *r, uint64_t h);
+ * (ZESTALL_RING_FULL). */
+int ring_full(zl_ring_t *r, uint64_t h);
 /* Doubles r's capacity (owner thread); false at ZL_RING, and, unless
  * over_budget, when the rings' growth budget has no room for it. */
 bool ring_grow(zl_ring_t *r, bool over_budget);
 
-/* True when this thread's ring has room for a launch: checked before an
- * event is swapped in, so a launch whose slot could not be published
- * never holds one of zestall's events. */
-static inline bool ring_has_room(void) {
+/* Whether this thread's ring has room for a launch (ZL_ROOM*): checked
+ * before an event is swapped in, so a launch whose slot could not be
+ * published never holds one of zestall's events. */
+static inline int ring_has_room(void) {
     zl_ring_t *r = my_ring();
-    if (r == NULL) return false;
+    if (r == NULL) return ZL_ROOM_NONE;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(ring_below(r, h, r->launch_limit), 1)) return true;
+    if (__builtin_expect(ring_below(r, h, r->launch_limit), 1)) return ZL_ROOM;
     return ring_full(r, h);
 }
 

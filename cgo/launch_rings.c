@@ -179,9 +179,9 @@ bool ring_grow(zl_ring_t *r, bool over_budget) {
     return true;
 }
 
-bool ring_full(zl_ring_t *r, uint64_t h) {
-    if (ring_grow(r, false)) return true;
-    return ring_wait(r, h, r->launch_limit);
+int ring_full(zl_ring_t *r, uint64_t h) {
+    if (ring_grow(r, false)) return ZL_ROOM;
+    return ring_wait(r, h, r->launch_limit) ? ZL_ROOM_AFTER_WAIT : ZL_ROOM_NONE;
 }
 
 /* Rings outlive their threads (a thread's slots may still be pending when

@@ -36,7 +36,7 @@ uint64_t zl_now_ns(void) {
 /* A launch as the callbacks make it: room first, then the push. host_ns
  * carries the thread's sequence number, list the thread's id. */
 static bool launch(uint64_t thread, uint64_t seq) {
-    if (!ring_has_room()) return false;
+    if (ring_has_room() == ZL_ROOM_NONE) return false;
     zl_slot_t s = {.host_ns = seq, .list = thread, .kind = ZL_SLOT_LAUNCH};
     return push(&s);
 }
