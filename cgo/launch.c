@@ -84,6 +84,21 @@ static bool collect_this_launch(void) {
     return on;
 }
 
+/* Whether collection was stopped (the API, the signal, ITT, the timer)
+ * while this launch waited for room in its ring, after
+ * collect_this_launch let it in: its append time is taken after the
+ * wait, so it would fall after the window's stop edge. It is then
+ * handled as a launch while stopped. A launch-count window's own edge
+ * (ZL_BLOCK_COUNT) is decided by launch numbers, not times: such a
+ * launch keeps its number's decision. */
+static bool stopped_while_waiting(void) {
+    uint32_t blocked = atomic_load_explicit(&zl_blocked, memory_order_relaxed);
+    if ((blocked & ~(uint32_t)ZL_BLOCK_COUNT) == 0) return false;
+    if (atomic_load_explicit(&zl_count_mode, memory_order_acquire))
+        atomic_fetch_add_explicit(&zl_stopped_launches, 1, memory_order_relaxed);
+    return true;
+}
+
 /* ZESTALL_SERIALIZE=1: each launch completes, and the streamers are read,
  * before the next launch of the same device proceeds (exact per-launch
  * stall attribution at the cost of all concurrency). */
@@ -157,12 +172,20 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
         return;
     }
     memset(p, 0, sizeof *p);
-    if (!ring_has_room()) {
+    int room = ring_has_room();
+    if (room == ZL_ROOM_NONE) {
         /* The harvester is behind: this launch is counted as lost and
          * passes untouched. */
         atomic_fetch_add_explicit(&launches_dropped, 1, memory_order_relaxed);
         p->flags = 0x80;
         return;
+    }
+    if (__builtin_expect(room == ZL_ROOM_AFTER_WAIT, 0) && !stopped && stopped_while_waiting()) {
+        stopped = true;
+        if (!regular_list(list)) {
+            p->flags = 0x80;
+            return;
+        }
     }
     p->t0 = zl_now_ns();
     uint64_t lv[ZMAP_WORDS];

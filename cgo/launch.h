@@ -72,6 +72,12 @@ int zl_thread_launched(void);              /* this thread owns a launch ring */
 void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */
 void zl_set_ring_wait(int on);             /* ZESTALL_RING_FULL=wait (1) or drop (0) */
 void zl_ring_waits(uint64_t *launches, uint64_t *ns); /* launches that waited for ring room, and the time */
+/* The rings' growth budget (cgo/launch_rings.c, "Ring capacity"; the
+ * default ZL_RING_GROWTH, changed by tests), the slots all rings have
+ * grown by, and all their slots. */
+void zl_set_ring_budget(uint32_t slots);
+uint32_t zl_ring_grown(void);
+uint32_t zl_ring_slots(void);
 /* Sets and clears ZL_BLOCK_* conditions (cgo/abi.h) in one atomic step and
  * returns the conditions that block collection after it (zl_block(0, 0)
  * reads them). */

@@ -155,17 +155,27 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
 /* ---- per-thread rings (launch_rings.c) ----------------------------------- */
 
 /* A ring's slots: mapped at ZL_RING (virtual memory), used from
- * ZL_RING_MIN and doubled (ring_grow) when a launch finds it full
+ * ZL_RING_MIN and doubled (ring_grow) when a launch finds it full, while
+ * the growth of all rings stays within the process's budget
  * (launch_rings.c, "Ring capacity"): a thread whose launches the
- * harvester keeps up with touches 512 KiB of ring, not 4 MiB. Pages past
+ * harvester keeps up with touches 128 KiB of ring, not 4 MiB. Pages past
  * the capacity are never touched, so not resident. */
 #define ZL_RING 32768
-#define ZL_RING_MIN 4096
+#define ZL_RING_MIN 1024
+/* The budget on the rings' growth: all rings' slots beyond ZL_RING_MIN
+ * each, together (launch_rings.c, "Ring capacity"). One thread's ring
+ * reaches 16384 slots; all rings hold at most threads x ZL_RING_MIN +
+ * ZL_RING_GROWTH slots, and as many of zestall's events in flight. */
+#define ZL_RING_GROWTH (16384 - ZL_RING_MIN)
 /* Slots kept for everything but launches: a launch is admitted only while
  * this many remain free, so executions, resets and destroys of regular
  * lists (one per thousands of launches) are not lost when launches are:
- * a lost one would leave the harvester's view of the list wrong. */
+ * a lost one would leave the harvester's view of the list wrong. A
+ * quarter of the ring below 4096 slots. */
 #define ZL_RING_RESERVE 1024
+static inline uint32_t ring_launch_limit(uint32_t cap) {
+    return cap - (cap >= 4 * ZL_RING_RESERVE ? ZL_RING_RESERVE : cap / 4);
+}
 
 /* head and tail on cache lines of their own, and the owner's last view of
  * tail on head's: a push reads the drainer's line only when the ring
@@ -179,6 +189,7 @@ typedef struct zl_ring {
      * thread under the drain lock (ring_grow), read by the drainer under
      * that lock. */
     uint32_t cap;
+    uint32_t launch_limit; /* ring_launch_limit(cap): owner only */
     struct zl_ring *next;
     /* 1 once the owning thread exited (ring_exit): the next thread that
      * launches for the first time adopts the ring instead of mapping one. */
@@ -215,26 +226,34 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
     return h - r->tail_seen < limit;
 }
 
+/* What ring_has_room found: no room (the launch is lost), room, or room
+ * after waiting for the harvester (the caller's earlier decisions, such
+ * as whether collection is on, may be stale by then). */
+enum { ZL_ROOM_NONE = 0, ZL_ROOM = 1, ZL_ROOM_AFTER_WAIT = 2 };
 /* Slow path of ring_has_room (launch_rings.c): the ring is full for
- * launches. Grows it, or at ZL_RING waits for room (ZESTALL_RING_FULL);
- * false when neither made room (the launch is then lost). */
-bool ring_full(zl_ring_t *r, uint64_t h);
-/* Doubles r's capacity (owner thread); false at ZL_RING. */
-bool ring_grow(zl_ring_t *r);
+ * launches. Grows it within the budget, or else waits for room
+ * (ZESTALL_RING_FULL). */
+int ring_full(zl_ring_t *r, uint64_t h);
+/* Doubles r's capacity (owner thread); false at ZL_RING, and, unless
+ * over_budget, when the rings' growth budget has no room for it. */
+bool ring_grow(zl_ring_t *r, bool over_budget);
 
-/* True when this thread's ring has room for a launch: checked before an
- * event is swapped in, so a launch whose slot could not be published
- * never holds one of zestall's events. */
-static inline bool ring_has_room(void) {
+/* Whether this thread's ring has room for a launch (ZL_ROOM*): checked
+ * before an event is swapped in, so a launch whose slot could not be
+ * published never holds one of zestall's events. */
+static inline int ring_has_room(void) {
     zl_ring_t *r = my_ring();
-    if (r == NULL) return false;
+    if (r == NULL) return ZL_ROOM_NONE;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(ring_below(r, h, r->cap - ZL_RING_RESERVE), 1)) return true;
+    if (__builtin_expect(ring_below(r, h, r->launch_limit), 1)) return ZL_ROOM;
     return ring_full(r, h);
 }
 
 /* Publishes s; false (counted in ring_dropped) when the ring is full and
- * cannot grow. */
+ * cannot grow. Launches reach this only after ring_has_room, so a ring
+ * full here is full of other slots (executions, resets, destroys: a
+ * handful per thousands of launches, which the reserve holds): the ring
+ * then grows past the budget rather than lose one (still at most ZL_RING). */
 static inline bool push(const zl_slot_t *s) {
     zl_ring_t *r = my_ring();
     if (r == NULL) {
@@ -242,7 +261,7 @@ static inline bool push(const zl_slot_t *s) {
         return false;
     }
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(!ring_below(r, h, r->cap), 0) && !ring_grow(r)) {
+    if (__builtin_expect(!ring_below(r, h, r->cap), 0) && !ring_grow(r, true)) {
         atomic_fetch_add_explicit(&ring_dropped, 1, memory_order_relaxed);
         return false;
     }

@@ -112,19 +112,58 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  *
  * The ring used to wrap at 32768 slots, so every launching thread
  * touched all 4 MiB of it after 32768 launches, whatever its rate. A
- * ring now starts at ZL_RING_MIN slots (512 KiB) and doubles, up to
+ * ring now starts at ZL_RING_MIN slots (128 KiB) and doubles, up to
  * ZL_RING, when a launch finds it full: a thread whose launches the
- * harvester keeps up with never touches more. Growing only for some
- * bursts (when the harvester had not drained since the ring was last
- * half empty, or within a budget for all rings) cut the memory of
- * full-rate runs (4 threads: 94 -> 42 MiB) but made paced runs wait
- * that the 32768-slot ring absorbed: the harvester stops draining for
- * hundreds of ms at start-up and tens of ms later (BENCHMARKS.md, "Issue
- * 14, session 7"). A ring never shrinks: the memory is the peak of the
- * bursts, as the events' pools keep it. */
-bool ring_grow(zl_ring_t *r) {
+ * harvester keeps up with never touches more.
+ *
+ * The budget. Every slot a ring can fill is memory twice over: 128 bytes
+ * of ring, and one of zestall's events in flight (a driver object: about
+ * 320 bytes in the simulated driver, host memory in Intel's too), and the
+ * event pools grow to the most events ever in flight
+ * (event_pools.c, pools_take_back). Growing every ring to ZL_RING made
+ * the resident memory of a full-rate run grow with its threads (+35 MiB
+ * with 1 thread, +88 MiB with 4). So the rings' growth is budgeted: the
+ * slots of all rings beyond ZL_RING_MIN each stay within ring_budget
+ * (ZL_RING_GROWTH). A ring doubles only while the budget has room for
+ * the doubling; beyond it a launch that finds its ring full waits for
+ * the harvester (or is counted lost, ZESTALL_RING_FULL=drop), as at
+ * ZL_RING before. A thread's first ZL_RING_MIN slots are its own,
+ * outside the budget (a thread must be able to launch, whenever it
+ * starts), so all rings hold at most threads x ZL_RING_MIN +
+ * ZL_RING_GROWTH slots: 16384 for one thread, 23552 for eight. Slots
+ * other than launches (ring_launch_limit's reserve) may grow a ring past
+ * the budget rather than be lost: a handful per thousands of launches.
+ * Bounding the rings makes the application wait through harvester
+ * pauses that larger rings absorbed (the harvester stops draining for
+ * tens of ms on a loaded machine; BENCHMARKS.md "Issue 14, session 7"
+ * and "session 9"): that is the price of bounded memory, counted in
+ * launches_waited and launch_wait_ns. Capacity is never returned: a
+ * ring does not shrink (the budget bounds the peak, and the event pools
+ * keep their peak too), and an exited thread's ring, with its capacity,
+ * passes to the next thread that launches. */
+static _Atomic uint32_t ring_budget = ZL_RING_GROWTH;
+static _Atomic uint32_t ring_grown; /* slots of all rings beyond ZL_RING_MIN each */
+static _Atomic uint32_t ring_slots; /* slots of all rings */
+
+void zl_set_ring_budget(uint32_t slots) { atomic_store(&ring_budget, slots); }
+uint32_t zl_ring_slots(void) { return atomic_load(&ring_slots); }
+uint32_t zl_ring_grown(void) { return atomic_load(&ring_grown); }
+
+/* Takes n slots of growth from the budget if it has room for them (or
+ * unconditionally with over_budget). */
+static bool ring_grown_take(uint32_t n, bool over_budget) {
+    uint32_t cur = atomic_load_explicit(&ring_grown, memory_order_relaxed);
+    do {
+        if (!over_budget && cur + n > atomic_load_explicit(&ring_budget, memory_order_relaxed)) return false;
+    } while (!atomic_compare_exchange_weak_explicit(&ring_grown, &cur, cur + n, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    atomic_fetch_add_explicit(&ring_slots, n, memory_order_relaxed);
+    return true;
+}
+
+bool ring_grow(zl_ring_t *r, bool over_budget) {
     uint32_t cap = r->cap;
-    if (cap >= ZL_RING) return false;
+    if (cap >= ZL_RING || !ring_grown_take(cap, over_budget)) return false;
     /* The drainer reads slots and cap under drain_lock; tail changes
      * only under it. Slots [tail, head) move to where the doubled
      * capacity places them (x & (2cap-1)): those with bit cap set go to
@@ -135,13 +174,14 @@ bool ring_grow(zl_ring_t *r) {
     for (uint64_t x = t; x < h; x++)
         if (x & cap) r->slots[x & (2 * (uint64_t)cap - 1)] = r->slots[x & (cap - 1)];
     r->cap = 2 * cap;
+    r->launch_limit = ring_launch_limit(2 * cap);
     pthread_mutex_unlock(&drain_lock);
     return true;
 }
 
-bool ring_full(zl_ring_t *r, uint64_t h) {
-    if (ring_grow(r)) return true;
-    return ring_wait(r, h, r->cap - ZL_RING_RESERVE);
+int ring_full(zl_ring_t *r, uint64_t h) {
+    if (ring_grow(r, false)) return ZL_ROOM;
+    return ring_wait(r, h, r->launch_limit) ? ZL_ROOM_AFTER_WAIT : ZL_ROOM_NONE;
 }
 
 /* Rings outlive their threads (a thread's slots may still be pending when
@@ -193,6 +233,8 @@ zl_ring_t *ring_attach(void) {
         if (m == MAP_FAILED) return NULL;
         r = m;
         r->cap = ZL_RING_MIN;
+        r->launch_limit = ring_launch_limit(ZL_RING_MIN);
+        atomic_fetch_add_explicit(&ring_slots, ZL_RING_MIN, memory_order_relaxed);
         /* Lock-free push onto the list of rings (never removed). */
         zl_ring_t *old = atomic_load(&rings);
         do {
