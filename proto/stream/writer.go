@@ -481,25 +481,32 @@ func appendRecord(b []byte, rec *pb.Record) []byte {
 }
 
 // firstFrameBuffer is the capacity a frame buffer starts with. A Writer's
-// two buffers grow by doubling to FrameSize plus slack as frames fill
-// them, once (they go round between the Writer and its compressor and keep
-// their capacity): a short run, whose whole file is a header and a trailer,
-// never holds 2 MiB of buffers, which pushed the Go heap of a trivial
-// program past the runtime's first collection at 4 MiB, a collection it
-// paid for at start-up and exit (BENCHMARKS.md, start-up).
+// two buffers take their full size, FrameSize plus slack, when a frame
+// first outgrows it, once (they go round between the Writer and its
+// compressor and keep their capacity): a short run, whose whole file is a
+// header and a trailer, never holds 2 MiB of buffers, which pushed the Go
+// heap of a trivial program past the runtime's first collection at 4 MiB,
+// a collection it paid for at start-up and exit (BENCHMARKS.md, start-up).
 const firstFrameBuffer = 64 << 10
 
 // room seals the open frame when it is full and makes room for the next
 // record: at least frameSlack free bytes (a launch record fits without
-// growing the buffer in append), the buffer doubling up to FrameSize and
-// slack, never grown by copies after that (growing a 4 MiB buffer by
-// copies cost the profiler more than encoding).
+// growing the buffer in append). A buffer of firstFrameBuffer that fills
+// is replaced by one of its full size at once, never grown by copies after
+// that: growing by doubling copied 4 MB at the start of every long run,
+// into memory the process touched for the first time, and left 2 MB of
+// buffers behind; the page faults cost the profiler ~20 ns per launch of
+// a 10^6-launch run (BENCHMARKS.md, "Issue 14, session 9", encode).
 func (w *Writer) room() {
 	if len(w.buf) >= w.frameSize {
 		w.seal()
 	}
 	if c, full := cap(w.buf), w.frameSize+frameSlack; c < full && len(w.buf)+frameSlack > c {
-		w.buf = append(make([]byte, 0, min(max(2*c, firstFrameBuffer), full)), w.buf...)
+		n := full
+		if c == 0 {
+			n = min(firstFrameBuffer, full)
+		}
+		w.buf = append(make([]byte, 0, n), w.buf...)
 	}
 }
 
