@@ -2,7 +2,7 @@
 """Read a zestall file without zestall: an example of a non-Go consumer.
 
 It follows proto/zestall.proto's conventions header only (framing, the
-compact form of Launch records) and uses Debian's python3-protobuf and
+compact form of Launch records, LaunchRun records of revision 8) and uses Debian's python3-protobuf and
 python3-zstandard (hence /usr/bin/python3, Debian's interpreter). The Python code for the schema is generated on the fly
 with protoc (Debian: protobuf-compiler) unless zestall_pb2 is importable.
 
