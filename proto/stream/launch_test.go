@@ -136,22 +136,29 @@ func launchSets() []struct {
 // other jobs ns/op counts the time the benchmark waited for a core too.
 func BenchmarkAppendLaunch(b *testing.B) {
 	for _, set := range launchSets() {
-		b.Run(set.name, func(b *testing.B) {
-			w := &Writer{buf: make([]byte, 0, 1<<20+frameSlack)}
-			i := 0
-			cpu0 := processCPUNs()
-			for b.Loop() {
-				if len(w.buf) > 1<<20 {
-					w.buf = w.buf[:0]
-					w.launches.reset()
-				}
-				l := &set.ls[i]
-				w.appendLaunch(l, true)
-				if i++; i == len(set.ls) {
-					i = 0
-				}
+		for _, runs := range []bool{true, false} {
+			name := set.name + "/runs"
+			if !runs {
+				name = set.name + "/records"
 			}
-			b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
-		})
+			b.Run(name, func(b *testing.B) {
+				w := &Writer{buf: make([]byte, 0, 1<<20+frameSlack), runs: runs}
+				i := 0
+				cpu0 := processCPUNs()
+				for b.Loop() {
+					if len(w.buf)+w.run.reserve() > 1<<20 {
+						w.endRun()
+						w.buf = w.buf[:0]
+						w.launches.reset()
+					}
+					l := &set.ls[i]
+					w.appendLaunch(l, true)
+					if i++; i == len(set.ls) {
+						i = 0
+					}
+				}
+				b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
+			})
+		}
 	}
 }
