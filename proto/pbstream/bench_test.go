@@ -169,20 +169,31 @@ func benchRunLaunches(b *testing.B) (ls []stream.Launch, from string) {
 }
 
 // BenchmarkWriteLaunchRun is the profiler's path on the launches of a run
-// (benchRunLaunches), a flush every 10^5 launches, to a file.
-// Besides the encoding goroutine's ns/op it reports the whole process's
-// CPU per launch (encoding and the compressor; cpu-ns/launch), the
-// compressed bytes per launch (B/launch) and the records' bytes before
-// compression (raw-B/launch). Every launch is read back from the file.
+// (benchRunLaunches), a flush every 10^5 launches, to a file, with
+// LaunchRun records (runs) and without (records: revision 7's Launch
+// records). Besides the encoding goroutine's ns/op it reports the whole
+// process's CPU per launch (encoding and the compressor; cpu-ns/launch),
+// the compressed bytes per launch (B/launch) and the records' bytes
+// before compression (raw-B/launch). Every launch is read back from the
+// file.
 func BenchmarkWriteLaunchRun(b *testing.B) {
 	ls, from := benchRunLaunches(b)
 	b.Logf("%d launches from %s", len(ls), from)
+	for _, c := range []struct {
+		name string
+		opts *stream.WriterOptions
+	}{{"runs", nil}, {"records", &stream.WriterOptions{NoLaunchRuns: true}}} {
+		b.Run(c.name, func(b *testing.B) { benchWriteLaunches(b, ls, c.opts) })
+	}
+}
+
+func benchWriteLaunches(b *testing.B, ls []stream.Launch, opts *stream.WriterOptions) {
 	f, err := os.Create(filepath.Join(b.TempDir(), "run.zst"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	w, err := stream.NewWriter(f, nil)
+	w, err := stream.NewWriter(f, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
