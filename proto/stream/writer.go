@@ -536,9 +536,10 @@ func appendRecord(b []byte, rec *pb.Record) []byte {
 // a collection it paid for at start-up and exit (BENCHMARKS.md, start-up).
 const firstFrameBuffer = 64 << 10
 
-// room seals the open frame when it is full and makes room for the next
-// record: at least frameSlack free bytes (a launch record fits without
-// growing the buffer in append). A buffer of firstFrameBuffer that fills
+// room seals the open frame when it is full (the open LaunchRun's
+// reserve counted) and makes room for the next record: at least
+// frameSlack free bytes beyond that reserve (a launch record, or the
+// run's record, fits without growing the buffer in append). A buffer of firstFrameBuffer that fills
 // is replaced by one of its full size at once, never grown by copies after
 // that: growing by doubling copied 4 MB at the start of every long run,
 // into memory the process touched for the first time, and left 2 MB of
