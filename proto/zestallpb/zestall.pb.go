@@ -2412,7 +2412,8 @@ func (x *KernelDestroyed) GetValidUntilHostNs() uint64 {
 // and resolves them like any other (see LaunchRun).
 //
 // F, L and R are taken after resolving them, whichever form they were
-// written in (a Launch record of a LaunchRun counts as a Launch record). This state starts afresh in every frame, so each frame decodes on its
+// written in (a Launch record of a LaunchRun counts as a Launch record).
+// This state starts afresh in every frame, so each frame decodes on its
 // own: a reader must split the file into frames (as any reader that
 // tolerates a truncated tail does) rather than decompress it as one stream.
 // Arithmetic is modulo 2^64 (deltas are two's complement), so every value
@@ -2727,6 +2728,12 @@ func (x *Launch) GetRepeatOf() uint32 {
 // list holds exactly n values, or none, which means n zeros (repeat_of:
 // n ones). Anything else is a damaged record. The writer keeps a run short
 // (at most 512 records) and ends it before any other record.
+//
+// A reader written for revision 7 or earlier skips LaunchRun as a kind it
+// does not know, and then resolves the Launch records after it in the
+// frame against the wrong F, L and R: files of revision 8 need a reader
+// of revision 8 (zestall's own of this revision or later, or
+// scripts/zestall_read.py of the same).
 //
 // Why: the fields of a compact Launch record that vary from launch to
 // launch (the time deltas) take 3 or 4 bytes, their tags and the record's
