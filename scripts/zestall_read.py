@@ -2,7 +2,7 @@
 """Read a zestall file without zestall: an example of a non-Go consumer.
 
 It follows proto/zestall.proto's conventions header only (framing, the
-compact form of Launch records) and uses Debian's python3-protobuf and
+compact form of Launch records, LaunchRun records of revision 8) and uses Debian's python3-protobuf and
 python3-zstandard (hence /usr/bin/python3, Debian's interpreter). The Python code for the schema is generated on the fly
 with protoc (Debian: protobuf-compiler) unless zestall_pb2 is importable.
 
@@ -168,37 +168,68 @@ def records(pb, data):
             except Exception as e:  # google.protobuf.message.DecodeError
                 raise Damaged("bad record: %s" % e)
             i += n
-            if r.WhichOneof("kind") == "launch":
-                l = r.launch
-                if l.repeat_of:
-                    if l.repeat_of > len(recent):
-                        raise Damaged("Launch repeats the attributes of the Launch %d back in its frame, which has %d before it"
-                                      % (l.repeat_of, len(recent)))
-                    for name, value in zip(REPEATED, recent[-l.repeat_of]):
-                        setattr(l, name, value)
-                    l.repeat_of = 0
-                recent.append(tuple(getattr(l, name) for name in REPEATED))
-                del recent[:-REPEAT_MAX]
-                timed = not (l.flags & no_ts)
-                key = (l.queue_id, l.command_list_id)
-                if l.HasField("host_append_delta_ns"):
-                    l.id = (prev_id + 1 + l.id_delta) & M64
-                    l.host_append_ns = (prev_append + l.host_append_delta_ns) & M64
+            for r in expand_run(pb, r):
+                if r.WhichOneof("kind") == "launch":
+                    l = r.launch
+                    if l.repeat_of:
+                        if l.repeat_of > len(recent):
+                            raise Damaged("Launch repeats the attributes of the Launch %d back in its frame, which has %d before it"
+                                          % (l.repeat_of, len(recent)))
+                        for name, value in zip(REPEATED, recent[-l.repeat_of]):
+                            setattr(l, name, value)
+                        l.repeat_of = 0
+                    recent.append(tuple(getattr(l, name) for name in REPEATED))
+                    del recent[:-REPEAT_MAX]
+                    timed = not (l.flags & no_ts)
+                    key = (l.queue_id, l.command_list_id)
+                    if l.HasField("host_append_delta_ns"):
+                        l.id = (prev_id + 1 + l.id_delta) & M64
+                        l.host_append_ns = (prev_append + l.host_append_delta_ns) & M64
+                        if timed:
+                            l.device_start_ns = (max(l.host_append_ns, last_end.get(key, 0)) + l.device_start_delay_ns) & M64
+                            l.device_end_ns = (l.device_start_ns + l.device_duration_ns) & M64
+                        else:
+                            l.device_start_ns = l.device_end_ns = 0
+                    # The compact form's own fields mean nothing in the
+                    # absolute form (a damaged or hand-made record may carry
+                    # them): cleared in both, as the Go reader does.
+                    l.ClearField("host_append_delta_ns")
+                    l.id_delta = l.device_start_delay_ns = l.device_duration_ns = 0
+                    prev_id, prev_append = l.id, l.host_append_ns
                     if timed:
-                        l.device_start_ns = (max(l.host_append_ns, last_end.get(key, 0)) + l.device_start_delay_ns) & M64
-                        l.device_end_ns = (l.device_start_ns + l.device_duration_ns) & M64
-                    else:
-                        l.device_start_ns = l.device_end_ns = 0
-                # The compact form's own fields mean nothing in the absolute
-                # form (a damaged or hand-made record may carry them): cleared
-                # in both, as the Go reader does.
-                l.ClearField("host_append_delta_ns")
-                l.id_delta = l.device_start_delay_ns = l.device_duration_ns = 0
-                prev_id, prev_append = l.id, l.host_append_ns
-                if timed:
-                    last_end[key] = l.device_end_ns
-            yield r
+                        last_end[key] = l.device_end_ns
+                yield r
 
+
+# LaunchRun's lists (zestall.proto, revision 8) other than
+# host_append_delta_ns, each with the value it means when empty.
+RUN_COLUMNS = (("id_delta", 0), ("device_start_delay_ns", 0), ("device_duration_ns", 0), ("repeat_of", 1),
+               ("execution_index", 0), ("sycl_task_id", 0))
+
+
+def expand_run(pb, r):
+    """r itself, or for a LaunchRun the Launch records in compact form it
+    stands for (zestall.proto, LaunchRun), in order."""
+    if r.WhichOneof("kind") != "launch_run":
+        return [r]
+    run = r.launch_run
+    n = len(run.host_append_delta_ns)
+    if n == 0:
+        raise Damaged("LaunchRun of no Launch records")
+    for name, _ in RUN_COLUMNS:
+        if len(getattr(run, name)) not in (0, n):
+            raise Damaged("LaunchRun of %d Launch records with %d values of %s" % (n, len(getattr(run, name)), name))
+    if 0 in run.repeat_of:
+        raise Damaged("LaunchRun with repeat_of 0")
+    out = []
+    for k in range(n):
+        lr = pb.Record()
+        lr.launch.host_append_delta_ns = run.host_append_delta_ns[k]
+        for name, empty in RUN_COLUMNS:
+            col = getattr(run, name)
+            setattr(lr.launch, name, col[k] if col else empty)
+        out.append(lr)
+    return out
 
 def main(argv):
     if len(argv) != 2:

@@ -90,6 +90,9 @@ func TestPythonReaderLaunches(t *testing.T) {
 	for i := range 5000 {
 		app += uint64(rng.IntN(3000))
 		list := uint64(1 + rng.IntN(11))
+		if i >= 2500 {
+			list = 1 // a loop: LaunchRun records (revision 8)
+		}
 		l := stream.Launch{Id: uint64(i + 1), KernelId: list%3 + 1, DeviceId: 1, CommandListId: list,
 			GroupCountX: uint32(64 << (list % 2)), GroupSizeX: 128, HostAppendNs: app}
 		if rng.IntN(20) == 0 {

@@ -49,6 +49,8 @@ func CopyRecordToWire(dst *zw.Record, m *pb.Record) {
 		dst.Kind = &zw.Record_SyclSpan{SyclSpan: SyclSpanToWire(k.SyclSpan)}
 	case *pb.Record_SyclGraph:
 		dst.Kind = &zw.Record_SyclGraph{SyclGraph: SyclGraphToWire(k.SyclGraph)}
+	case *pb.Record_LaunchRun:
+		dst.Kind = &zw.Record_LaunchRun{LaunchRun: LaunchRunToWire(k.LaunchRun)}
 	}
 	dst.UnknownFields = m.ProtoReflect().GetUnknown()
 }
@@ -95,6 +97,8 @@ func CopyRecordFromWire(dst *pb.Record, m *zw.Record) {
 		dst.Kind = &pb.Record_SyclSpan{SyclSpan: SyclSpanFromWire(k.SyclSpan)}
 	case *zw.Record_SyclGraph:
 		dst.Kind = &pb.Record_SyclGraph{SyclGraph: SyclGraphFromWire(k.SyclGraph)}
+	case *zw.Record_LaunchRun:
+		dst.Kind = &pb.Record_LaunchRun{LaunchRun: LaunchRunFromWire(k.LaunchRun)}
 	}
 	dst.ProtoReflect().SetUnknown(m.UnknownFields)
 }
@@ -639,6 +643,50 @@ func CopyLaunchFromWire(dst *pb.Launch, m *zw.Launch) {
 	dst.ProtoReflect().SetUnknown(m.UnknownFields)
 }
 
+// LaunchRunToWire copies m to a new zw.LaunchRun.
+func LaunchRunToWire(m *pb.LaunchRun) *zw.LaunchRun {
+	if m == nil {
+		return nil
+	}
+	c := new(zw.LaunchRun)
+	CopyLaunchRunToWire(c, m)
+	return c
+}
+
+// CopyLaunchRunToWire sets every field of dst to m's.
+func CopyLaunchRunToWire(dst *zw.LaunchRun, m *pb.LaunchRun) {
+	dst.HostAppendDeltaNs = m.HostAppendDeltaNs
+	dst.IdDelta = m.IdDelta
+	dst.DeviceStartDelayNs = m.DeviceStartDelayNs
+	dst.DeviceDurationNs = m.DeviceDurationNs
+	dst.RepeatOf = m.RepeatOf
+	dst.ExecutionIndex = m.ExecutionIndex
+	dst.SyclTaskId = m.SyclTaskId
+	dst.UnknownFields = m.ProtoReflect().GetUnknown()
+}
+
+// LaunchRunFromWire copies m to a new pb.LaunchRun.
+func LaunchRunFromWire(m *zw.LaunchRun) *pb.LaunchRun {
+	if m == nil {
+		return nil
+	}
+	c := new(pb.LaunchRun)
+	CopyLaunchRunFromWire(c, m)
+	return c
+}
+
+// CopyLaunchRunFromWire sets every field of dst to m's.
+func CopyLaunchRunFromWire(dst *pb.LaunchRun, m *zw.LaunchRun) {
+	dst.HostAppendDeltaNs = m.HostAppendDeltaNs
+	dst.IdDelta = m.IdDelta
+	dst.DeviceStartDelayNs = m.DeviceStartDelayNs
+	dst.DeviceDurationNs = m.DeviceDurationNs
+	dst.RepeatOf = m.RepeatOf
+	dst.ExecutionIndex = m.ExecutionIndex
+	dst.SyclTaskId = m.SyclTaskId
+	dst.ProtoReflect().SetUnknown(m.UnknownFields)
+}
+
 // StallRowsToWire copies m to a new zw.StallRows.
 func StallRowsToWire(m *pb.StallRows) *zw.StallRows {
 	if m == nil {
@@ -1153,6 +1201,8 @@ func MessageToWire(m any) (any, bool) {
 		return KernelDestroyedToWire(m), true
 	case *pb.Launch:
 		return LaunchToWire(m), true
+	case *pb.LaunchRun:
+		return LaunchRunToWire(m), true
 	case *pb.StallRows:
 		return StallRowsToWire(m), true
 	case *pb.Unattributed:
@@ -1205,6 +1255,8 @@ func MessageFromWire(m any) (any, bool) {
 		return KernelDestroyedFromWire(m), true
 	case *zw.Launch:
 		return LaunchFromWire(m), true
+	case *zw.LaunchRun:
+		return LaunchRunFromWire(m), true
 	case *zw.StallRows:
 		return StallRowsFromWire(m), true
 	case *zw.Unattributed:

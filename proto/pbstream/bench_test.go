@@ -3,7 +3,12 @@ package pbstream
 import (
 	"bytes"
 	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/zestall/zestall/proto/pbconv"
 	"github.com/zestall/zestall/proto/stream"
@@ -125,4 +130,131 @@ type countingWriter struct{ n int64 }
 func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return len(p), nil
+}
+
+// benchRunLaunches returns the launches BenchmarkWriteLaunchRun writes: those
+// of the zestall file named by ZESTALL_BENCH_RUN (a real run's, e.g. of
+// zestall-bench-launch), or, without it, launches shaped like
+// zestall-bench-launch's at full rate on the simulated device: one kernel
+// on one immediate command list, appended every 150-650 ns, starting
+// 30-100 ns after the append, of no duration (ZESIM_TIME_SCALE=0).
+func benchRunLaunches(b *testing.B) (ls []stream.Launch, from string) {
+	if name := os.Getenv("ZESTALL_BENCH_RUN"); name != "" {
+		recs, err := ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range recs {
+			if l := r.GetLaunch(); l != nil {
+				ls = append(ls, stream.LaunchOf(pbconv.LaunchToWire(l)))
+			}
+		}
+		if len(ls) == 0 {
+			b.Fatalf("ZESTALL_BENCH_RUN=%s holds no Launch records", name)
+		}
+		return ls, name
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	host := uint64(70_564_223_326_767)
+	ls = make([]stream.Launch, 200_000)
+	for i := range ls {
+		host += 150 + rng.Uint64N(500)
+		start := host + 30 + rng.Uint64N(70)
+		ls[i] = stream.Launch{Id: uint64(i + 1), KernelId: 1, DeviceId: 1, CommandListId: 1,
+			Flags:       uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED | pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE),
+			GroupCountX: 1, GroupCountY: 1, GroupCountZ: 1, GroupSizeX: 1, GroupSizeY: 1, GroupSizeZ: 1,
+			HostAppendNs: host, DeviceStartNs: start, DeviceEndNs: start}
+	}
+	return ls, "bench-like"
+}
+
+// BenchmarkWriteLaunchRun is the profiler's path on the launches of a run
+// (benchRunLaunches), a flush every 10^5 launches, to a file, with
+// LaunchRun records (runs) and without (records: revision 7's Launch
+// records). Besides the encoding goroutine's ns/op it reports the whole
+// process's CPU per launch (encoding and the compressor; cpu-ns/launch),
+// the compressed bytes per launch (B/launch) and the records' bytes
+// before compression (raw-B/launch). Every launch is read back from the
+// file.
+func BenchmarkWriteLaunchRun(b *testing.B) {
+	ls, from := benchRunLaunches(b)
+	b.Logf("%d launches from %s", len(ls), from)
+	for _, c := range []struct {
+		name string
+		opts *stream.WriterOptions
+	}{{"runs", nil}, {"records", &stream.WriterOptions{NoLaunchRuns: true}}} {
+		b.Run(c.name, func(b *testing.B) { benchWriteLaunches(b, ls, c.opts) })
+	}
+}
+
+func benchWriteLaunches(b *testing.B, ls []stream.Launch, opts *stream.WriterOptions) {
+	f, err := os.Create(filepath.Join(b.TempDir(), "run.zst"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w, err := stream.NewWriter(f, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := processCPUNs()
+	i := 0
+	for b.Loop() {
+		if err := w.WriteLaunch(&ls[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(ls) {
+			i = 0
+		}
+		if i%100_000 == 0 {
+			if err := w.StartFlush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	cpu := processCPUNs() - cpu0
+	b.StopTimer()
+	file, err := os.ReadFile(f.Name())
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Read back: every launch, in order, as written (the benchmark
+	// measures what it wrote).
+	rd := NewReader(bytes.NewReader(file))
+	n := 0
+	for {
+		r, err := rd.Next()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		l := r.GetLaunch()
+		if l == nil {
+			b.Fatalf("record %d: %v, want a launch", n, r)
+		}
+		if got := stream.LaunchOf(pbconv.LaunchToWire(l)); got != ls[n%len(ls)] {
+			b.Fatalf("launch %d read back as %+v, want %+v", n, got, ls[n%len(ls)])
+		}
+		n++
+	}
+	if n != b.N {
+		b.Fatalf("%d launches read back, %d written", n, b.N)
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/launch")
+	b.ReportMetric(float64(len(file))/float64(b.N), "B/launch")
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dec.Close()
+	raw, err := dec.DecodeAll(file[len(stream.Magic)+1:], nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(raw))/float64(b.N), "raw-B/launch")
 }

@@ -19,7 +19,8 @@ import (
 // fills).
 func FuzzReader(f *testing.F) {
 	var groups [][]*pb.Record
-	groups = append(groups, allKinds(), awkwardLaunches(), synthLaunchRecords()[:50], synthStallRecords()[:2])
+	groups = append(groups, allKinds(), awkwardLaunches(), synthLaunchRecords()[:50], synthStallRecords()[:2],
+		loopLaunches(300, 2, 7, true, true)) // LaunchRun records
 	var seeds [][]byte
 	for _, g := range groups {
 		seeds = append(seeds, encode(f, g, 3, nil))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,6 +55,10 @@ type Reader struct {
 	// Compact Launch state of the current frame.
 	launches stream.LaunchFrame
 	launch   zw.Launch // the Launch being resolved
+	// The LaunchRun being handed out, a Launch record per call of Next
+	// (its record runIdx next); nil when none.
+	run    *pb.LaunchRun
+	runIdx int
 }
 
 // maxBufferedFrame is the largest decompressed frame a Reader holds in
@@ -133,7 +138,7 @@ func (r *Reader) Next() (*pb.Record, error) {
 		}
 		r.prefixDone = true
 	}
-	for r.pos == r.size {
+	for r.run == nil && r.pos == r.size {
 		err := r.nextFrame()
 		if err == nil {
 			continue
@@ -150,8 +155,15 @@ func (r *Reader) Next() (*pb.Record, error) {
 		}
 		return nil, fe
 	}
-	rec, err := r.record()
+	var rec *pb.Record
+	var err error
+	if r.run != nil {
+		rec, err = r.runRecord()
+	} else {
+		rec, err = r.record()
+	}
 	if err != nil {
+		r.run = nil
 		fe, ok := err.(*stream.FormatError)
 		if !ok {
 			return nil, r.stop(err)
@@ -270,6 +282,7 @@ func (r *Reader) nextFrame() error {
 		r.frameIdx++
 		r.frameOff = r.in.off
 		r.pos, r.size, r.recIdx, r.streamed = 0, 0, 0, false
+		r.run = nil
 		r.launches.Reset()
 		r.comp = r.comp[:0]
 		if eof, err := r.in.atEOF(); eof {
@@ -507,11 +520,83 @@ func (r *Reader) record() (*pb.Record, error) {
 	if err := proto.Unmarshal(data, rec); err != nil {
 		return nil, bad(err, "bad record")
 	}
+	if k, ok := rec.Kind.(*pb.Record_LaunchRun); ok {
+		if err := checkRun(k.LaunchRun); err != nil {
+			return nil, bad(nil, "%s", err)
+		}
+		r.run, r.runIdx = k.LaunchRun, 0
+		return r.runRecord()
+	}
 	if err := r.resolve(rec); err != nil {
 		return nil, bad(nil, "%s", err)
 	}
 	r.recIdx++
 	return rec, nil
+}
+
+// runRecord returns the next Launch record of the LaunchRun being handed
+// out (zestall.proto, LaunchRun), resolved.
+func (r *Reader) runRecord() (*pb.Record, error) {
+	run, i := r.run, r.runIdx
+	d := run.HostAppendDeltaNs[i]
+	l := &pb.Launch{HostAppendDeltaNs: &d, RepeatOf: 1}
+	if len(run.IdDelta) > 0 {
+		l.IdDelta = run.IdDelta[i]
+	}
+	if len(run.DeviceStartDelayNs) > 0 {
+		l.DeviceStartDelayNs = run.DeviceStartDelayNs[i]
+	}
+	if len(run.DeviceDurationNs) > 0 {
+		l.DeviceDurationNs = run.DeviceDurationNs[i]
+	}
+	if len(run.RepeatOf) > 0 {
+		l.RepeatOf = run.RepeatOf[i]
+	}
+	if len(run.ExecutionIndex) > 0 {
+		l.ExecutionIndex = run.ExecutionIndex[i]
+	}
+	if len(run.SyclTaskId) > 0 {
+		l.SyclTaskId = run.SyclTaskId[i]
+	}
+	if r.runIdx++; r.runIdx == len(run.HostAppendDeltaNs) {
+		r.run = nil
+	}
+	rec := &pb.Record{Kind: &pb.Record_Launch{Launch: l}}
+	if err := r.resolve(rec); err != nil {
+		e := r.fail(stream.ErrCorrupt, nil, "LaunchRun record %d: %s", i, err)
+		e.Record = r.recIdx
+		return nil, e
+	}
+	r.recIdx++
+	return rec, nil
+}
+
+// checkRun checks the shape of a LaunchRun: at least one record, and
+// every list of as many values as host_append_delta_ns or none; repeat_of
+// never 0.
+func checkRun(run *pb.LaunchRun) error {
+	n := len(run.HostAppendDeltaNs)
+	if n == 0 {
+		return errors.New("LaunchRun of no Launch records")
+	}
+	for _, c := range []struct {
+		name string
+		len  int
+	}{
+		{"id_delta", len(run.IdDelta)}, {"device_start_delay_ns", len(run.DeviceStartDelayNs)},
+		{"device_duration_ns", len(run.DeviceDurationNs)}, {"repeat_of", len(run.RepeatOf)},
+		{"execution_index", len(run.ExecutionIndex)}, {"sycl_task_id", len(run.SyclTaskId)},
+	} {
+		if c.len != 0 && c.len != n {
+			return fmt.Errorf("LaunchRun of %d Launch records with %d values of %s", n, c.len, c.name)
+		}
+	}
+	for i, v := range run.RepeatOf {
+		if v == 0 {
+			return fmt.Errorf("LaunchRun record %d: repeat_of 0", i)
+		}
+	}
+	return nil
 }
 
 // resolve checks column shapes and turns a compact Launch into absolute

@@ -255,6 +255,7 @@ func TestWriterRejects(t *testing.T) {
 		"nil":          nil,
 		"no kind":      {},
 		"compact":      launch(&pb.Launch{HostAppendDeltaNs: &d}),
+		"launch run":   {Kind: &pb.Record_LaunchRun{LaunchRun: &pb.LaunchRun{HostAppendDeltaNs: []int64{1}}}},
 		"nil launch":   {Kind: &pb.Record_Launch{}},
 		"nil module":   {Kind: &pb.Record_Module{}},
 		"nil counters": {Kind: &pb.Record_Counters{}},

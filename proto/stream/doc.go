@@ -29,15 +29,17 @@
 // The Writer gives producers the absolute form of every record and takes
 // care of the wire's compact forms itself: it writes Launch records in the
 // compact form of zestall.proto (ids and times relative to earlier Launch
-// records of the same frame), stores module content
+// records of the same frame), those that repeat earlier attributes by
+// column in LaunchRun records (run.go), stores module content
 // once per content hash, and fills Counters.records_written and
 // Counters.bytes_written.
 //
 // # Reading
 //
 // Package proto/pbstream reads files into package zestallpb's records
-// (protobuf's Go types); its Reader undoes the compact forms with
-// [LaunchFrame], this package's reading side of the compact Launch form.
+// (protobuf's Go types); its Reader expands LaunchRun records and undoes
+// the compact forms with [LaunchFrame], this package's reading side of the
+// compact Launch form.
 // This package holds what both sides share: the framing constants, the
 // limits and [FormatError]. It links no protobuf runtime: the Writer takes
 // package zestallwire's plain types and encodes them itself (tagenc.go,

@@ -13,7 +13,7 @@ const Magic = "ZESTALL"
 // SchemaRevision is the revision of zestall.proto that the writers of
 // this module (the layer, zestall merge) write in Header.format_version
 // ("Compatibility and versioning" in the .proto).
-const SchemaRevision = 7
+const SchemaRevision = 8
 
 // Version is the framing version this package writes and reads.
 const Version = 1

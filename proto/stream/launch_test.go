@@ -98,3 +98,67 @@ func TestLaunchStateManyLists(t *testing.T) {
 		}
 	}
 }
+
+// launchSets are launches to encode in BenchmarkAppendLaunch: a loop of one
+// kernel on one command list, shaped like zestall-bench-launch's at full
+// rate (every attribute repeats the previous launch's), and a mix of
+// kernels, lists and group counts (repeat_of of 1 to 8, or none).
+func launchSets() []struct {
+	name string
+	ls   []Launch
+} {
+	r := rand.New(rand.NewPCG(9, 10))
+	loop := make([]Launch, 4096)
+	mix := make([]Launch, 4096)
+	host := uint64(1e12)
+	for i := range loop {
+		host += 150 + r.Uint64N(500)
+		start := host + 30 + r.Uint64N(70)
+		loop[i] = Launch{Id: uint64(i + 1), KernelId: 1, DeviceId: 1, CommandListId: 1, Flags: 33,
+			GroupCountX: 1, GroupCountY: 1, GroupCountZ: 1, GroupSizeX: 1, GroupSizeY: 1, GroupSizeZ: 1,
+			HostAppendNs: host, DeviceStartNs: start, DeviceEndNs: start + r.Uint64N(3000)}
+		mix[i] = loop[i]
+		mix[i].KernelId = 1 + r.Uint64N(6)
+		mix[i].CommandListId = 1 + r.Uint64N(2)
+		if r.IntN(4) == 0 {
+			mix[i].GroupCountX = uint32(r.IntN(1 << 16))
+		}
+	}
+	return []struct {
+		name string
+		ls   []Launch
+	}{{"loop", loop}, {"mix", mix}}
+}
+
+// BenchmarkAppendLaunch is the Writer's per-launch encoding (compact form
+// and repeat_of, launchState), without compression or the Writer's checks.
+// cpu-ns/launch is the process's CPU per launch: on a machine shared with
+// other jobs ns/op counts the time the benchmark waited for a core too.
+func BenchmarkAppendLaunch(b *testing.B) {
+	for _, set := range launchSets() {
+		for _, runs := range []bool{true, false} {
+			name := set.name + "/runs"
+			if !runs {
+				name = set.name + "/records"
+			}
+			b.Run(name, func(b *testing.B) {
+				w := &Writer{buf: make([]byte, 0, 1<<20+frameSlack), runs: runs}
+				i := 0
+				cpu0 := processCPUNs()
+				for b.Loop() {
+					if len(w.buf)+w.run.reserve() > 1<<20 {
+						w.endRun()
+						w.buf = w.buf[:0]
+						w.launches.reset()
+					}
+					l := &set.ls[i]
+					w.appendLaunch(l, true)
+					if i++; i == len(set.ls) {
+						i = 0
+					}
+				}
+				b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
+			})
+		}
+	}
+}

@@ -69,3 +69,6 @@ func encodeBool(b bool) uint64 {
 	}
 	return 0
 }
+
+// decodeZigZag is the inverse of encodeZigZag.
+func decodeZigZag(v uint64) int64 { return int64(v>>1) ^ -int64(v&1) }

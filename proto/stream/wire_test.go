@@ -31,6 +31,9 @@ func TestWireHelpers(t *testing.T) {
 		if got, want := encodeZigZag(int64(v)), protowire.EncodeZigZag(int64(v)); got != want {
 			t.Errorf("encodeZigZag(%d) = %d, want %d", int64(v), got, want)
 		}
+		if got, want := decodeZigZag(v), protowire.DecodeZigZag(v); got != want {
+			t.Errorf("decodeZigZag(%d) = %d, want %d", v, got, want)
+		}
 	}
 	for _, num := range []fieldNumber{1, 15, 16, 2047, 2048, 1<<29 - 1} {
 		for _, typ := range []wireType{wireVarint, wireFixed64, wireBytes, wireFixed32} {

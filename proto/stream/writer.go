@@ -57,6 +57,10 @@ type WriterOptions struct {
 	// form (zestall.proto allows both). For tests and benchmarks only: it
 	// shows what the compact form saves.
 	AbsoluteLaunches bool
+	// NoLaunchRuns makes the Writer write every Launch as a record of its
+	// own in compact form, as revision 7 did, instead of LaunchRun
+	// records. For tests and benchmarks only: it shows what runs save.
+	NoLaunchRuns bool
 }
 
 // A Writer writes records to a zestall file. Write encodes into memory and
@@ -77,6 +81,7 @@ type Writer struct {
 	w         io.Writer
 	frameSize int
 	absolute  bool
+	runs      bool // LaunchRun records (not NoLaunchRuns)
 
 	buf     []byte // records of the open frame, length-delimited
 	records uint64 // records encoded so far
@@ -101,8 +106,12 @@ type Writer struct {
 
 	// Compact Launch state of the open frame (see launchState).
 	launches launchState
-	delta    int64  // storage for Launch.HostAppendDeltaNs while encoding
-	scratch  []byte // Counters records encoded for their size check
+	// The open LaunchRun of the frame (run.go): its record is encoded
+	// when the run ends, before any other record and when the frame is
+	// sealed; its bytes count as the frame's until then (reserve).
+	run     launchRun
+	delta   int64  // storage for Launch.HostAppendDeltaNs while encoding
+	scratch []byte // Counters records encoded for their size check
 
 	// Module content already stored: content hash → module id.
 	content map[string]uint64
@@ -142,6 +151,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		eopts:     eopts,
 		frameSize: o.FrameSize,
 		absolute:  o.AbsoluteLaunches,
+		runs:      !o.NoLaunchRuns,
 		content:   make(map[string]uint64),
 		jobs:      make(chan frameJob),
 		spare:     make(chan []byte, 1),
@@ -261,7 +271,7 @@ func (w *Writer) failure() error {
 // do not change them after Write), and leaves rec as it was given (it
 // changes fields while encoding and restores them). Give Launch records
 // in absolute form; Write returns an
-// error for a Launch in compact form, for a record without a kind (or whose
+// error for a Launch in compact form or a LaunchRun, for a record without a kind (or whose
 // kind's message is nil) and for a record larger than MaxRecordSize, and
 // writes nothing then.
 func (w *Writer) Write(rec *pb.Record) error {
@@ -282,13 +292,19 @@ func (w *Writer) Write(rec *pb.Record) error {
 	case *pb.Record_SyclSpan:
 		if k.SyclSpan != nil && len(k.SyclSpan.UnknownFields) == 0 {
 			w.room()
+			w.endRun()
 			w.buf = appendSyclSpan(w.buf, k.SyclSpan)
 			w.records++
 			return nil
 		}
+	case *pb.Record_LaunchRun:
+		// Its records are relative to the frame's Launch records,
+		// which only the Writer knows.
+		return errors.New("zestall stream: LaunchRun given; give Launch records in absolute form")
 	case *pb.Record_SyclGraph:
 		if k.SyclGraph != nil && len(k.SyclGraph.UnknownFields) == 0 {
 			w.room()
+			w.endRun()
 			w.buf = appendSyclGraph(w.buf, k.SyclGraph)
 			w.records++
 			return nil
@@ -362,7 +378,8 @@ func (w *Writer) WriteLaunch(l *Launch) error {
 }
 
 // appendLaunch encodes l, in absolute form, compact at the end of the open
-// frame.
+// frame: in the open LaunchRun when its attributes repeat (and runs are
+// on), else as a Launch record of its own.
 func (w *Writer) appendLaunch(l *Launch, timed bool) {
 	var delay int64
 	var dur uint64
@@ -371,7 +388,17 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 	}
 	a := attrsOf(l)
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
-	w.buf = appendCompactLaunch(w.buf, l, int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1), delay, dur, w.launches.repeatOf(&a))
+	appendDelta, idDelta := int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1)
+	if repeat := w.launches.repeatOf(&a); repeat > 0 && w.runs {
+		// Its attributes repeat: one more launch of the open run.
+		w.run.add(appendDelta, idDelta, delay, dur, repeat, l.ExecutionIndex, l.SyclTaskId)
+		if w.run.n == maxRun {
+			w.endRun()
+		}
+	} else {
+		w.endRun()
+		w.buf = appendCompactLaunch(w.buf, l, appendDelta, idDelta, delay, dur, repeat)
+	}
 	w.records++
 	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 }
@@ -456,8 +483,28 @@ func (w *Writer) writeModule(rec *pb.Record, m *pb.Module) error {
 	return nil
 }
 
+// endRun ends the open LaunchRun, if any: its record goes at the end of
+// the open frame (room has reserved its bytes).
+func (w *Writer) endRun() {
+	switch r := &w.run; r.n {
+	case 0:
+	case 1:
+		// A Launch record of its own is smaller than a run of one:
+		// where attributes repeat only now and then (the synthetic
+		// run), runs of one made 14.14 bytes per launch, 14.06 so,
+		// against 14.04 without runs (TestSizeTargets).
+		l := Launch{ExecutionIndex: r.executionIndex[0], SyclTaskId: r.syclTask[0]}
+		w.buf = appendCompactLaunch(w.buf, &l, decodeZigZag(r.appendDelta[0]), decodeZigZag(r.idDelta[0]),
+			decodeZigZag(r.startDelay[0]), r.duration[0], r.repeat[0])
+		r.n = 0
+	default:
+		w.buf = appendRun(w.buf, r)
+	}
+}
+
 // append encodes rec, length-delimited, at the end of the open frame.
 func (w *Writer) append(rec *pb.Record) error {
+	w.endRun()
 	n := len(w.buf)
 	b, ok := appendTagged(w.buf, rec)
 	if !ok {
@@ -481,31 +528,39 @@ func appendRecord(b []byte, rec *pb.Record) []byte {
 }
 
 // firstFrameBuffer is the capacity a frame buffer starts with. A Writer's
-// two buffers grow by doubling to FrameSize plus slack as frames fill
-// them, once (they go round between the Writer and its compressor and keep
-// their capacity): a short run, whose whole file is a header and a trailer,
-// never holds 2 MiB of buffers, which pushed the Go heap of a trivial
-// program past the runtime's first collection at 4 MiB, a collection it
-// paid for at start-up and exit (BENCHMARKS.md, start-up).
+// two buffers take their full size, FrameSize plus slack, when a frame
+// first outgrows it, once (they go round between the Writer and its
+// compressor and keep their capacity): a short run, whose whole file is a
+// header and a trailer, never holds 2 MiB of buffers, which pushed the Go
+// heap of a trivial program past the runtime's first collection at 4 MiB,
+// a collection it paid for at start-up and exit (BENCHMARKS.md, start-up).
 const firstFrameBuffer = 64 << 10
 
-// room seals the open frame when it is full and makes room for the next
-// record: at least frameSlack free bytes (a launch record fits without
-// growing the buffer in append), the buffer doubling up to FrameSize and
-// slack, never grown by copies after that (growing a 4 MiB buffer by
-// copies cost the profiler more than encoding).
+// room seals the open frame when it is full (the open LaunchRun's
+// reserve counted) and makes room for the next record: at least
+// frameSlack free bytes beyond that reserve (a launch record, or the
+// run's record, fits without growing the buffer in append). A buffer of firstFrameBuffer that fills
+// is replaced by one of its full size at once, never grown by copies after
+// that: growing by doubling copied 4 MB at the start of every long run,
+// into memory the process touched for the first time, and left 2 MB of
+// buffers behind; the page faults cost the profiler ~20 ns per launch of
+// a 10^6-launch run (BENCHMARKS.md, "Issue 14, session 9", encode).
 func (w *Writer) room() {
-	if len(w.buf) >= w.frameSize {
+	if len(w.buf)+w.run.reserve() >= w.frameSize {
 		w.seal()
 	}
-	if c, full := cap(w.buf), w.frameSize+frameSlack; c < full && len(w.buf)+frameSlack > c {
-		w.buf = append(make([]byte, 0, min(max(2*c, firstFrameBuffer), full)), w.buf...)
+	if c, full := cap(w.buf), w.frameSize+frameSlack; c < full && len(w.buf)+w.run.reserve()+frameSlack > c {
+		n := full
+		if c == 0 {
+			n = min(firstFrameBuffer, full)
+		}
+		w.buf = append(make([]byte, 0, n), w.buf...)
 	}
 }
 
 // seal hands the open frame, if any, to the compressor.
 func (w *Writer) seal() {
-	if len(w.buf) > 0 {
+	if len(w.buf) > 0 || w.run.n > 0 {
 		w.sealWith(nil, nil)
 	}
 }
@@ -515,6 +570,7 @@ func (w *Writer) seal() {
 // opens the next frame in the buffer the compressor gave back. It waits
 // while the previous frame is compressing.
 func (w *Writer) sealWith(counters *pb.Record, flushed chan struct{}) {
+	w.endRun()
 	w.launches.reset()
 	w.jobs <- frameJob{records: w.buf, counters: counters, flushed: flushed}
 	w.buf = <-w.spare
@@ -577,7 +633,7 @@ func (w *Writer) Close() error {
 // not wait for the compressor (sealing a frame waits while the previous
 // one is compressing and written) writes only what fits.
 func (w *Writer) FrameRoom() int {
-	return max(0, w.frameSize-len(w.buf))
+	return max(0, w.frameSize-len(w.buf)-w.run.reserve())
 }
 
 // Written returns the number of bytes written to the underlying writer so

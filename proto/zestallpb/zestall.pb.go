@@ -908,6 +908,7 @@ type Record struct {
 	//	*Record_SyclLocation
 	//	*Record_SyclSpan
 	//	*Record_SyclGraph
+	//	*Record_LaunchRun
 	Kind          isRecord_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1076,6 +1077,15 @@ func (x *Record) GetSyclGraph() *SyclGraph {
 	return nil
 }
 
+func (x *Record) GetLaunchRun() *LaunchRun {
+	if x != nil {
+		if x, ok := x.Kind.(*Record_LaunchRun); ok {
+			return x.LaunchRun
+		}
+	}
+	return nil
+}
+
 type isRecord_Kind interface {
 	isRecord_Kind()
 }
@@ -1137,6 +1147,12 @@ type Record_SyclGraph struct {
 	SyclGraph *SyclGraph `protobuf:"bytes,15,opt,name=sycl_graph,json=syclGraph,proto3,oneof"`
 }
 
+type Record_LaunchRun struct {
+	// Revision 8: consecutive Launch records in compact form, stored by
+	// column (see "Two forms" at Launch).
+	LaunchRun *LaunchRun `protobuf:"bytes,16,opt,name=launch_run,json=launchRun,proto3,oneof"`
+}
+
 func (*Record_Header) isRecord_Kind() {}
 
 func (*Record_Module) isRecord_Kind() {}
@@ -1165,11 +1181,13 @@ func (*Record_SyclSpan) isRecord_Kind() {}
 
 func (*Record_SyclGraph) isRecord_Kind() {}
 
+func (*Record_LaunchRun) isRecord_Kind() {}
+
 // Header describes the run. It is the first record of every file.
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 7.
+	// "Compatibility and versioning" above). This revision is 8.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -2387,8 +2405,15 @@ func (x *KernelDestroyed) GetValidUntilHostNs() uint64 {
 // differ in their times only: the Launch record is half as large before
 // compression, which costs the profiled process half as much to compress.
 //
+// Revision 8: a LaunchRun record stands for consecutive Launch records in
+// compact form that each repeat earlier attributes (repeat_of > 0) and
+// have no other field than the run's columns: what zestall writes for
+// most launches. A reader turns it into those Launch records, in order,
+// and resolves them like any other (see LaunchRun).
+//
 // F, L and R are taken after resolving them, whichever form they were
-// written in. This state starts afresh in every frame, so each frame decodes on its
+// written in (a Launch record of a LaunchRun counts as a Launch record).
+// This state starts afresh in every frame, so each frame decodes on its
 // own: a reader must split the file into frames (as any reader that
 // tolerates a truncated tail does) rather than decompress it as one stream.
 // Arithmetic is modulo 2^64 (deltas are two's complement), so every value
@@ -2687,6 +2712,127 @@ func (x *Launch) GetRepeatOf() uint32 {
 	return 0
 }
 
+// LaunchRun (revision 8) is n consecutive Launch records in compact form
+// stored by column: Launch record i (0 <= i < n) of the run is the Launch
+// with host_append_delta_ns = host_append_delta_ns[i] (present, so in
+// compact form), id_delta = id_delta[i], device_start_delay_ns =
+// device_start_delay_ns[i], device_duration_ns = device_duration_ns[i],
+// repeat_of = repeat_of[i], execution_index = execution_index[i],
+// sycl_task_id = sycl_task_id[i], and every other field 0; a reader
+// resolves these n records in order, in the place of the LaunchRun in its
+// frame, by the rules of "Two forms" at Launch. The attributes all come
+// from repeat_of, which is never 0 here: a run's first record repeats a
+// Launch record before the run in the same frame.
+//
+// n is the number of host_append_delta_ns values (at least 1). Every other
+// list holds exactly n values, or none, which means n zeros (repeat_of:
+// n ones). Anything else is a damaged record. The writer keeps a run short
+// (at most 512 records) and ends it before any other record.
+//
+// A reader written for revision 7 or earlier skips LaunchRun as a kind it
+// does not know, and then resolves the Launch records after it in the
+// frame against the wrong F, L and R: files of revision 8 need a reader
+// of revision 8 (zestall's own of this revision or later, or
+// scripts/zestall_read.py of the same).
+//
+// Why: the fields of a compact Launch record that vary from launch to
+// launch (the time deltas) take 3 or 4 bytes, their tags and the record's
+// framing another 9 or 10, the same every time. Stored by column, a loop's
+// launch takes about 3 bytes before compression instead of 13, fewer than
+// half as many bytes to compress, and compresses better (the deltas of one
+// kind sit together): BENCHMARKS.md, "Issue 14, session 9".
+type LaunchRun struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	HostAppendDeltaNs  []int64                `protobuf:"zigzag64,1,rep,packed,name=host_append_delta_ns,json=hostAppendDeltaNs,proto3" json:"host_append_delta_ns,omitempty"`
+	IdDelta            []int64                `protobuf:"zigzag64,2,rep,packed,name=id_delta,json=idDelta,proto3" json:"id_delta,omitempty"`
+	DeviceStartDelayNs []int64                `protobuf:"zigzag64,3,rep,packed,name=device_start_delay_ns,json=deviceStartDelayNs,proto3" json:"device_start_delay_ns,omitempty"`
+	DeviceDurationNs   []uint64               `protobuf:"varint,4,rep,packed,name=device_duration_ns,json=deviceDurationNs,proto3" json:"device_duration_ns,omitempty"`
+	RepeatOf           []uint32               `protobuf:"varint,5,rep,packed,name=repeat_of,json=repeatOf,proto3" json:"repeat_of,omitempty"`
+	ExecutionIndex     []uint32               `protobuf:"varint,6,rep,packed,name=execution_index,json=executionIndex,proto3" json:"execution_index,omitempty"`
+	SyclTaskId         []uint64               `protobuf:"varint,7,rep,packed,name=sycl_task_id,json=syclTaskId,proto3" json:"sycl_task_id,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *LaunchRun) Reset() {
+	*x = LaunchRun{}
+	mi := &file_zestall_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LaunchRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LaunchRun) ProtoMessage() {}
+
+func (x *LaunchRun) ProtoReflect() protoreflect.Message {
+	mi := &file_zestall_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LaunchRun.ProtoReflect.Descriptor instead.
+func (*LaunchRun) Descriptor() ([]byte, []int) {
+	return file_zestall_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *LaunchRun) GetHostAppendDeltaNs() []int64 {
+	if x != nil {
+		return x.HostAppendDeltaNs
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetIdDelta() []int64 {
+	if x != nil {
+		return x.IdDelta
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetDeviceStartDelayNs() []int64 {
+	if x != nil {
+		return x.DeviceStartDelayNs
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetDeviceDurationNs() []uint64 {
+	if x != nil {
+		return x.DeviceDurationNs
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetRepeatOf() []uint32 {
+	if x != nil {
+		return x.RepeatOf
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetExecutionIndex() []uint32 {
+	if x != nil {
+		return x.ExecutionIndex
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetSyclTaskId() []uint64 {
+	if x != nil {
+		return x.SyclTaskId
+	}
+	return nil
+}
+
 // StallRows holds EU stall samples of one kernel on one device, summed per
 // instruction offset, for one attribution.
 //
@@ -2745,7 +2891,7 @@ type StallRows struct {
 
 func (x *StallRows) Reset() {
 	*x = StallRows{}
-	mi := &file_zestall_proto_msgTypes[12]
+	mi := &file_zestall_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +2903,7 @@ func (x *StallRows) String() string {
 func (*StallRows) ProtoMessage() {}
 
 func (x *StallRows) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[12]
+	mi := &file_zestall_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +2916,7 @@ func (x *StallRows) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StallRows.ProtoReflect.Descriptor instead.
 func (*StallRows) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{12}
+	return file_zestall_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StallRows) GetKernelId() uint64 {
@@ -2893,7 +3039,7 @@ type Unattributed struct {
 
 func (x *Unattributed) Reset() {
 	*x = Unattributed{}
-	mi := &file_zestall_proto_msgTypes[13]
+	mi := &file_zestall_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2905,7 +3051,7 @@ func (x *Unattributed) String() string {
 func (*Unattributed) ProtoMessage() {}
 
 func (x *Unattributed) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[13]
+	mi := &file_zestall_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2918,7 +3064,7 @@ func (x *Unattributed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Unattributed.ProtoReflect.Descriptor instead.
 func (*Unattributed) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{13}
+	return file_zestall_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Unattributed) GetDeviceId() uint32 {
@@ -3004,7 +3150,7 @@ type Window struct {
 
 func (x *Window) Reset() {
 	*x = Window{}
-	mi := &file_zestall_proto_msgTypes[14]
+	mi := &file_zestall_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3016,7 +3162,7 @@ func (x *Window) String() string {
 func (*Window) ProtoMessage() {}
 
 func (x *Window) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[14]
+	mi := &file_zestall_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3029,7 +3175,7 @@ func (x *Window) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Window.ProtoReflect.Descriptor instead.
 func (*Window) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{14}
+	return file_zestall_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Window) GetEdge() WindowEdge {
@@ -3098,7 +3244,9 @@ type Counters struct {
 	StallDropWarnings uint64 `protobuf:"varint,9,opt,name=stall_drop_warnings,json=stallDropWarnings,proto3" json:"stall_drop_warnings,omitempty"`
 	// Raw records that carried the overflow drop flag (PVC on i915-prelim).
 	StallDropFlagRecords uint64 `protobuf:"varint,10,opt,name=stall_drop_flag_records,json=stallDropFlagRecords,proto3" json:"stall_drop_flag_records,omitempty"`
-	// Records of all kinds written to the file before this one.
+	// Records of all kinds written to the file before this one; a LaunchRun
+	// counts as the Launch records it stands for (revision 8), so this is
+	// what a reader that expands runs reads.
 	RecordsWritten uint64 `protobuf:"varint,11,opt,name=records_written,json=recordsWritten,proto3" json:"records_written,omitempty"`
 	// Bytes written to the file before the frame holding this record, prefix
 	// included.
@@ -3162,7 +3310,7 @@ type Counters struct {
 
 func (x *Counters) Reset() {
 	*x = Counters{}
-	mi := &file_zestall_proto_msgTypes[15]
+	mi := &file_zestall_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3174,7 +3322,7 @@ func (x *Counters) String() string {
 func (*Counters) ProtoMessage() {}
 
 func (x *Counters) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[15]
+	mi := &file_zestall_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3187,7 +3335,7 @@ func (x *Counters) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Counters.ProtoReflect.Descriptor instead.
 func (*Counters) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{15}
+	return file_zestall_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Counters) GetFinal() bool {
@@ -3391,7 +3539,7 @@ type SyclLocation struct {
 
 func (x *SyclLocation) Reset() {
 	*x = SyclLocation{}
-	mi := &file_zestall_proto_msgTypes[16]
+	mi := &file_zestall_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3403,7 +3551,7 @@ func (x *SyclLocation) String() string {
 func (*SyclLocation) ProtoMessage() {}
 
 func (x *SyclLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[16]
+	mi := &file_zestall_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3416,7 +3564,7 @@ func (x *SyclLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyclLocation.ProtoReflect.Descriptor instead.
 func (*SyclLocation) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{16}
+	return file_zestall_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SyclLocation) GetId() uint32 {
@@ -3502,7 +3650,7 @@ type SyclSpan struct {
 
 func (x *SyclSpan) Reset() {
 	*x = SyclSpan{}
-	mi := &file_zestall_proto_msgTypes[17]
+	mi := &file_zestall_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3514,7 +3662,7 @@ func (x *SyclSpan) String() string {
 func (*SyclSpan) ProtoMessage() {}
 
 func (x *SyclSpan) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[17]
+	mi := &file_zestall_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3527,7 +3675,7 @@ func (x *SyclSpan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyclSpan.ProtoReflect.Descriptor instead.
 func (*SyclSpan) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{17}
+	return file_zestall_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SyclSpan) GetKind() SyclSpanKind {
@@ -3626,7 +3774,7 @@ type SyclGraph struct {
 
 func (x *SyclGraph) Reset() {
 	*x = SyclGraph{}
-	mi := &file_zestall_proto_msgTypes[18]
+	mi := &file_zestall_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3638,7 +3786,7 @@ func (x *SyclGraph) String() string {
 func (*SyclGraph) ProtoMessage() {}
 
 func (x *SyclGraph) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[18]
+	mi := &file_zestall_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3651,7 +3799,7 @@ func (x *SyclGraph) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyclGraph.ProtoReflect.Descriptor instead.
 func (*SyclGraph) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{18}
+	return file_zestall_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SyclGraph) GetKind() SyclGraphKind {
@@ -3767,7 +3915,7 @@ type MergeSource struct {
 
 func (x *MergeSource) Reset() {
 	*x = MergeSource{}
-	mi := &file_zestall_proto_msgTypes[19]
+	mi := &file_zestall_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3779,7 +3927,7 @@ func (x *MergeSource) String() string {
 func (*MergeSource) ProtoMessage() {}
 
 func (x *MergeSource) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[19]
+	mi := &file_zestall_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3792,7 +3940,7 @@ func (x *MergeSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeSource.ProtoReflect.Descriptor instead.
 func (*MergeSource) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{19}
+	return file_zestall_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MergeSource) GetIndex() uint32 {
@@ -3897,7 +4045,7 @@ type ReasonCount struct {
 
 func (x *ReasonCount) Reset() {
 	*x = ReasonCount{}
-	mi := &file_zestall_proto_msgTypes[20]
+	mi := &file_zestall_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3909,7 +4057,7 @@ func (x *ReasonCount) String() string {
 func (*ReasonCount) ProtoMessage() {}
 
 func (x *ReasonCount) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[20]
+	mi := &file_zestall_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3922,7 +4070,7 @@ func (x *ReasonCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasonCount.ProtoReflect.Descriptor instead.
 func (*ReasonCount) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{20}
+	return file_zestall_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ReasonCount) GetReason() NoTimestampReason {
@@ -3952,7 +4100,7 @@ type Loss struct {
 
 func (x *Loss) Reset() {
 	*x = Loss{}
-	mi := &file_zestall_proto_msgTypes[21]
+	mi := &file_zestall_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3964,7 +4112,7 @@ func (x *Loss) String() string {
 func (*Loss) ProtoMessage() {}
 
 func (x *Loss) ProtoReflect() protoreflect.Message {
-	mi := &file_zestall_proto_msgTypes[21]
+	mi := &file_zestall_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3977,7 +4125,7 @@ func (x *Loss) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Loss.ProtoReflect.Descriptor instead.
 func (*Loss) Descriptor() ([]byte, []int) {
-	return file_zestall_proto_rawDescGZIP(), []int{21}
+	return file_zestall_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Loss) GetWhat() string {
@@ -3999,7 +4147,7 @@ var File_zestall_proto protoreflect.FileDescriptor
 const file_zestall_proto_rawDesc = "" +
 	"\n" +
 	"\rzestall.proto\x12\n" +
-	"zestall.v1\"\xa2\x06\n" +
+	"zestall.v1\"\xda\x06\n" +
 	"\x06Record\x12,\n" +
 	"\x06header\x18\x01 \x01(\v2\x12.zestall.v1.HeaderH\x00R\x06header\x12,\n" +
 	"\x06module\x18\x02 \x01(\v2\x12.zestall.v1.ModuleH\x00R\x06module\x12H\n" +
@@ -4017,7 +4165,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\rsycl_location\x18\r \x01(\v2\x18.zestall.v1.SyclLocationH\x00R\fsyclLocation\x123\n" +
 	"\tsycl_span\x18\x0e \x01(\v2\x14.zestall.v1.SyclSpanH\x00R\bsyclSpan\x126\n" +
 	"\n" +
-	"sycl_graph\x18\x0f \x01(\v2\x15.zestall.v1.SyclGraphH\x00R\tsyclGraphB\x06\n" +
+	"sycl_graph\x18\x0f \x01(\v2\x15.zestall.v1.SyclGraphH\x00R\tsyclGraph\x126\n" +
+	"\n" +
+	"launch_run\x18\x10 \x01(\v2\x15.zestall.v1.LaunchRunH\x00R\tlaunchRunB\x06\n" +
 	"\x04kind\"\xeb\x06\n" +
 	"\x06Header\x12%\n" +
 	"\x0eformat_version\x18\x01 \x01(\rR\rformatVersion\x12!\n" +
@@ -4155,7 +4305,16 @@ const file_zestall_proto_rawDesc = "" +
 	"syclTaskId\x12\x1b\n" +
 	"\tcode_copy\x18\x18 \x01(\rR\bcodeCopy\x12\x1b\n" +
 	"\trepeat_of\x18! \x01(\rR\brepeatOfB\x17\n" +
-	"\x15_host_append_delta_ns\"\x85\x04\n" +
+	"\x15_host_append_delta_ns\"\xa0\x02\n" +
+	"\tLaunchRun\x12/\n" +
+	"\x14host_append_delta_ns\x18\x01 \x03(\x12R\x11hostAppendDeltaNs\x12\x19\n" +
+	"\bid_delta\x18\x02 \x03(\x12R\aidDelta\x121\n" +
+	"\x15device_start_delay_ns\x18\x03 \x03(\x12R\x12deviceStartDelayNs\x12,\n" +
+	"\x12device_duration_ns\x18\x04 \x03(\x04R\x10deviceDurationNs\x12\x1b\n" +
+	"\trepeat_of\x18\x05 \x03(\rR\brepeatOf\x12'\n" +
+	"\x0fexecution_index\x18\x06 \x03(\rR\x0eexecutionIndex\x12 \n" +
+	"\fsycl_task_id\x18\a \x03(\x04R\n" +
+	"syclTaskId\"\x85\x04\n" +
 	"\tStallRows\x12\x1b\n" +
 	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12-\n" +
@@ -4367,7 +4526,7 @@ func file_zestall_proto_rawDescGZIP() []byte {
 }
 
 var file_zestall_proto_enumTypes = make([]protoimpl.EnumInfo, 12)
-var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_zestall_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_zestall_proto_goTypes = []any{
 	(SyclXptiState)(0),      // 0: zestall.v1.SyclXptiState
 	(LaunchSeparation)(0),   // 1: zestall.v1.LaunchSeparation
@@ -4393,16 +4552,17 @@ var file_zestall_proto_goTypes = []any{
 	(*Kernel)(nil),          // 21: zestall.v1.Kernel
 	(*KernelDestroyed)(nil), // 22: zestall.v1.KernelDestroyed
 	(*Launch)(nil),          // 23: zestall.v1.Launch
-	(*StallRows)(nil),       // 24: zestall.v1.StallRows
-	(*Unattributed)(nil),    // 25: zestall.v1.Unattributed
-	(*Window)(nil),          // 26: zestall.v1.Window
-	(*Counters)(nil),        // 27: zestall.v1.Counters
-	(*SyclLocation)(nil),    // 28: zestall.v1.SyclLocation
-	(*SyclSpan)(nil),        // 29: zestall.v1.SyclSpan
-	(*SyclGraph)(nil),       // 30: zestall.v1.SyclGraph
-	(*MergeSource)(nil),     // 31: zestall.v1.MergeSource
-	(*ReasonCount)(nil),     // 32: zestall.v1.ReasonCount
-	(*Loss)(nil),            // 33: zestall.v1.Loss
+	(*LaunchRun)(nil),       // 24: zestall.v1.LaunchRun
+	(*StallRows)(nil),       // 25: zestall.v1.StallRows
+	(*Unattributed)(nil),    // 26: zestall.v1.Unattributed
+	(*Window)(nil),          // 27: zestall.v1.Window
+	(*Counters)(nil),        // 28: zestall.v1.Counters
+	(*SyclLocation)(nil),    // 29: zestall.v1.SyclLocation
+	(*SyclSpan)(nil),        // 30: zestall.v1.SyclSpan
+	(*SyclGraph)(nil),       // 31: zestall.v1.SyclGraph
+	(*MergeSource)(nil),     // 32: zestall.v1.MergeSource
+	(*ReasonCount)(nil),     // 33: zestall.v1.ReasonCount
+	(*Loss)(nil),            // 34: zestall.v1.Loss
 }
 var file_zestall_proto_depIdxs = []int32{
 	13, // 0: zestall.v1.Record.header:type_name -> zestall.v1.Header
@@ -4411,40 +4571,41 @@ var file_zestall_proto_depIdxs = []int32{
 	21, // 3: zestall.v1.Record.kernel:type_name -> zestall.v1.Kernel
 	22, // 4: zestall.v1.Record.kernel_destroyed:type_name -> zestall.v1.KernelDestroyed
 	23, // 5: zestall.v1.Record.launch:type_name -> zestall.v1.Launch
-	24, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
-	25, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
-	26, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
-	27, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
-	31, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
-	28, // 11: zestall.v1.Record.sycl_location:type_name -> zestall.v1.SyclLocation
-	29, // 12: zestall.v1.Record.sycl_span:type_name -> zestall.v1.SyclSpan
-	30, // 13: zestall.v1.Record.sycl_graph:type_name -> zestall.v1.SyclGraph
-	15, // 14: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
-	16, // 15: zestall.v1.Header.devices:type_name -> zestall.v1.Device
-	14, // 16: zestall.v1.Header.sycl:type_name -> zestall.v1.SyclSetup
-	1,  // 17: zestall.v1.Header.launch_separation:type_name -> zestall.v1.LaunchSeparation
-	0,  // 18: zestall.v1.SyclSetup.state:type_name -> zestall.v1.SyclXptiState
-	17, // 19: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
-	2,  // 20: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
-	18, // 21: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
-	3,  // 22: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
-	5,  // 23: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
-	6,  // 24: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
-	7,  // 25: zestall.v1.Unattributed.cause:type_name -> zestall.v1.UnattributedCause
-	8,  // 26: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
-	9,  // 27: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
-	32, // 28: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
-	33, // 29: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
-	10, // 30: zestall.v1.SyclSpan.kind:type_name -> zestall.v1.SyclSpanKind
-	11, // 31: zestall.v1.SyclGraph.kind:type_name -> zestall.v1.SyclGraphKind
-	13, // 32: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
-	27, // 33: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
-	5,  // 34: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
-	35, // [35:35] is the sub-list for method output_type
-	35, // [35:35] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	25, // 6: zestall.v1.Record.stall_rows:type_name -> zestall.v1.StallRows
+	26, // 7: zestall.v1.Record.unattributed:type_name -> zestall.v1.Unattributed
+	27, // 8: zestall.v1.Record.window:type_name -> zestall.v1.Window
+	28, // 9: zestall.v1.Record.counters:type_name -> zestall.v1.Counters
+	32, // 10: zestall.v1.Record.merge_source:type_name -> zestall.v1.MergeSource
+	29, // 11: zestall.v1.Record.sycl_location:type_name -> zestall.v1.SyclLocation
+	30, // 12: zestall.v1.Record.sycl_span:type_name -> zestall.v1.SyclSpan
+	31, // 13: zestall.v1.Record.sycl_graph:type_name -> zestall.v1.SyclGraph
+	24, // 14: zestall.v1.Record.launch_run:type_name -> zestall.v1.LaunchRun
+	15, // 15: zestall.v1.Header.config:type_name -> zestall.v1.ConfigEntry
+	16, // 16: zestall.v1.Header.devices:type_name -> zestall.v1.Device
+	14, // 17: zestall.v1.Header.sycl:type_name -> zestall.v1.SyclSetup
+	1,  // 18: zestall.v1.Header.launch_separation:type_name -> zestall.v1.LaunchSeparation
+	0,  // 19: zestall.v1.SyclSetup.state:type_name -> zestall.v1.SyclXptiState
+	17, // 20: zestall.v1.Device.stall_sampling:type_name -> zestall.v1.StallSampling
+	2,  // 21: zestall.v1.StallSampling.off_reason:type_name -> zestall.v1.StallSamplingOff
+	18, // 22: zestall.v1.StallSampling.metrics:type_name -> zestall.v1.Metric
+	3,  // 23: zestall.v1.Launch.kind:type_name -> zestall.v1.LaunchKind
+	5,  // 24: zestall.v1.Launch.no_timestamp_reason:type_name -> zestall.v1.NoTimestampReason
+	6,  // 25: zestall.v1.StallRows.attribution:type_name -> zestall.v1.StallAttribution
+	7,  // 26: zestall.v1.Unattributed.cause:type_name -> zestall.v1.UnattributedCause
+	8,  // 27: zestall.v1.Window.edge:type_name -> zestall.v1.WindowEdge
+	9,  // 28: zestall.v1.Window.cause:type_name -> zestall.v1.WindowCause
+	33, // 29: zestall.v1.Counters.launches_without_timestamp:type_name -> zestall.v1.ReasonCount
+	34, // 30: zestall.v1.Counters.lost:type_name -> zestall.v1.Loss
+	10, // 31: zestall.v1.SyclSpan.kind:type_name -> zestall.v1.SyclSpanKind
+	11, // 32: zestall.v1.SyclGraph.kind:type_name -> zestall.v1.SyclGraphKind
+	13, // 33: zestall.v1.MergeSource.header:type_name -> zestall.v1.Header
+	28, // 34: zestall.v1.MergeSource.counters:type_name -> zestall.v1.Counters
+	5,  // 35: zestall.v1.ReasonCount.reason:type_name -> zestall.v1.NoTimestampReason
+	36, // [36:36] is the sub-list for method output_type
+	36, // [36:36] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_zestall_proto_init() }
@@ -4467,21 +4628,22 @@ func file_zestall_proto_init() {
 		(*Record_SyclLocation)(nil),
 		(*Record_SyclSpan)(nil),
 		(*Record_SyclGraph)(nil),
+		(*Record_LaunchRun)(nil),
 	}
 	file_zestall_proto_msgTypes[1].OneofWrappers = []any{}
 	file_zestall_proto_msgTypes[4].OneofWrappers = []any{}
 	file_zestall_proto_msgTypes[11].OneofWrappers = []any{}
-	file_zestall_proto_msgTypes[12].OneofWrappers = []any{}
 	file_zestall_proto_msgTypes[13].OneofWrappers = []any{}
-	file_zestall_proto_msgTypes[17].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[14].OneofWrappers = []any{}
 	file_zestall_proto_msgTypes[18].OneofWrappers = []any{}
+	file_zestall_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_zestall_proto_rawDesc), len(file_zestall_proto_rawDesc)),
 			NumEnums:      12,
-			NumMessages:   22,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

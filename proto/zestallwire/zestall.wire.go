@@ -395,6 +395,7 @@ type Record struct {
 	//	*Record_SyclLocation
 	//	*Record_SyclSpan
 	//	*Record_SyclGraph
+	//	*Record_LaunchRun
 	Kind isRecord_Kind `protobuf_oneof:"kind"`
 	// UnknownFields are the encoded fields a newer revision of the
 	// schema added, written after the known fields (as protobuf keeps
@@ -607,12 +608,26 @@ func (x *Record) GetSyclGraph() *SyclGraph {
 	return nil
 }
 
+// Record_LaunchRun is the LaunchRun member of Record.Kind.
+type Record_LaunchRun struct {
+	LaunchRun *LaunchRun `protobuf:"bytes,16,opt,name=launch_run,json=launchRun,proto3,oneof"`
+}
+
+func (*Record_LaunchRun) isRecord_Kind() {}
+
+func (x *Record) GetLaunchRun() *LaunchRun {
+	if x, ok := x.GetKind().(*Record_LaunchRun); ok {
+		return x.LaunchRun
+	}
+	return nil
+}
+
 // Header describes the run. It is the first record of every file.
 //
 // Header mirrors message zestall.v1.Header of zestall.proto.
 type Header struct {
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 7.
+	// "Compatibility and versioning" above). This revision is 8.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -1559,8 +1574,15 @@ func (x *KernelDestroyed) GetValidUntilHostNs() uint64 {
 // differ in their times only: the Launch record is half as large before
 // compression, which costs the profiled process half as much to compress.
 //
+// Revision 8: a LaunchRun record stands for consecutive Launch records in
+// compact form that each repeat earlier attributes (repeat_of > 0) and
+// have no other field than the run's columns: what zestall writes for
+// most launches. A reader turns it into those Launch records, in order,
+// and resolves them like any other (see LaunchRun).
+//
 // F, L and R are taken after resolving them, whichever form they were
-// written in. This state starts afresh in every frame, so each frame decodes on its
+// written in (a Launch record of a LaunchRun counts as a Launch record).
+// This state starts afresh in every frame, so each frame decodes on its
 // own: a reader must split the file into frames (as any reader that
 // tolerates a truncated tail does) rather than decompress it as one stream.
 // Arithmetic is modulo 2^64 (deltas are two's complement), so every value
@@ -1830,6 +1852,100 @@ func (x *Launch) GetRepeatOf() uint32 {
 		return x.RepeatOf
 	}
 	return 0
+}
+
+// LaunchRun (revision 8) is n consecutive Launch records in compact form
+// stored by column: Launch record i (0 <= i < n) of the run is the Launch
+// with host_append_delta_ns = host_append_delta_ns[i] (present, so in
+// compact form), id_delta = id_delta[i], device_start_delay_ns =
+// device_start_delay_ns[i], device_duration_ns = device_duration_ns[i],
+// repeat_of = repeat_of[i], execution_index = execution_index[i],
+// sycl_task_id = sycl_task_id[i], and every other field 0; a reader
+// resolves these n records in order, in the place of the LaunchRun in its
+// frame, by the rules of "Two forms" at Launch. The attributes all come
+// from repeat_of, which is never 0 here: a run's first record repeats a
+// Launch record before the run in the same frame.
+//
+// n is the number of host_append_delta_ns values (at least 1). Every other
+// list holds exactly n values, or none, which means n zeros (repeat_of:
+// n ones). Anything else is a damaged record. The writer keeps a run short
+// (at most 512 records) and ends it before any other record.
+//
+// A reader written for revision 7 or earlier skips LaunchRun as a kind it
+// does not know, and then resolves the Launch records after it in the
+// frame against the wrong F, L and R: files of revision 8 need a reader
+// of revision 8 (zestall's own of this revision or later, or
+// scripts/zestall_read.py of the same).
+//
+// Why: the fields of a compact Launch record that vary from launch to
+// launch (the time deltas) take 3 or 4 bytes, their tags and the record's
+// framing another 9 or 10, the same every time. Stored by column, a loop's
+// launch takes about 3 bytes before compression instead of 13, fewer than
+// half as many bytes to compress, and compresses better (the deltas of one
+// kind sit together): BENCHMARKS.md, "Issue 14, session 9".
+//
+// LaunchRun mirrors message zestall.v1.LaunchRun of zestall.proto.
+type LaunchRun struct {
+	HostAppendDeltaNs  []int64  `protobuf:"zigzag64,1,rep,packed,name=host_append_delta_ns,json=hostAppendDeltaNs,proto3" json:"host_append_delta_ns,omitempty"`
+	IdDelta            []int64  `protobuf:"zigzag64,2,rep,packed,name=id_delta,json=idDelta,proto3" json:"id_delta,omitempty"`
+	DeviceStartDelayNs []int64  `protobuf:"zigzag64,3,rep,packed,name=device_start_delay_ns,json=deviceStartDelayNs,proto3" json:"device_start_delay_ns,omitempty"`
+	DeviceDurationNs   []uint64 `protobuf:"varint,4,rep,packed,name=device_duration_ns,json=deviceDurationNs,proto3" json:"device_duration_ns,omitempty"`
+	RepeatOf           []uint32 `protobuf:"varint,5,rep,packed,name=repeat_of,json=repeatOf,proto3" json:"repeat_of,omitempty"`
+	ExecutionIndex     []uint32 `protobuf:"varint,6,rep,packed,name=execution_index,json=executionIndex,proto3" json:"execution_index,omitempty"`
+	SyclTaskId         []uint64 `protobuf:"varint,7,rep,packed,name=sycl_task_id,json=syclTaskId,proto3" json:"sycl_task_id,omitempty"`
+	// UnknownFields are the encoded fields a newer revision of the
+	// schema added, written after the known fields (as protobuf keeps
+	// and writes them): nil in records the profiler makes.
+	UnknownFields []byte
+}
+
+func (x *LaunchRun) GetHostAppendDeltaNs() []int64 {
+	if x != nil {
+		return x.HostAppendDeltaNs
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetIdDelta() []int64 {
+	if x != nil {
+		return x.IdDelta
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetDeviceStartDelayNs() []int64 {
+	if x != nil {
+		return x.DeviceStartDelayNs
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetDeviceDurationNs() []uint64 {
+	if x != nil {
+		return x.DeviceDurationNs
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetRepeatOf() []uint32 {
+	if x != nil {
+		return x.RepeatOf
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetExecutionIndex() []uint32 {
+	if x != nil {
+		return x.ExecutionIndex
+	}
+	return nil
+}
+
+func (x *LaunchRun) GetSyclTaskId() []uint64 {
+	if x != nil {
+		return x.SyclTaskId
+	}
+	return nil
 }
 
 // StallRows holds EU stall samples of one kernel on one device, summed per
@@ -2163,7 +2279,9 @@ type Counters struct {
 	StallDropWarnings uint64 `protobuf:"varint,9,opt,name=stall_drop_warnings,json=stallDropWarnings,proto3" json:"stall_drop_warnings,omitempty"`
 	// Raw records that carried the overflow drop flag (PVC on i915-prelim).
 	StallDropFlagRecords uint64 `protobuf:"varint,10,opt,name=stall_drop_flag_records,json=stallDropFlagRecords,proto3" json:"stall_drop_flag_records,omitempty"`
-	// Records of all kinds written to the file before this one.
+	// Records of all kinds written to the file before this one; a LaunchRun
+	// counts as the Launch records it stands for (revision 8), so this is
+	// what a reader that expands runs reads.
 	RecordsWritten uint64 `protobuf:"varint,11,opt,name=records_written,json=recordsWritten,proto3" json:"records_written,omitempty"`
 	// Bytes written to the file before the frame holding this record, prefix
 	// included.
