@@ -79,8 +79,8 @@ def frames(data):
     """
     if len(data) < 8 or data[:7] != b"ZESTALL":
         raise Damaged("not a zestall file (no ZESTALL prefix), or cut inside its 8-byte prefix")
-    if data[7] != 1:
-        raise Damaged("framing version %d (this reader knows 1)" % data[7])
+    if data[7] not in (1, 2):  # 2: files that may hold LaunchRun records
+        raise Damaged("framing version %d (this reader knows 1 and 2)" % data[7])
     off = 8
     while off < len(data):
         rest = data[off:]

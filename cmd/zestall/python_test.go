@@ -48,6 +48,8 @@ func TestPythonReaderDamage(t *testing.T) {
 		{"truncated", file[:(starts[3]+starts[4])/2], 1, "file ends inside the frame at byte offset"},
 		{"bit flip", flipped, 1, "corrupt frame at byte offset"},
 		{"prefix only", []byte(stream.Magic + "\x01"), 1, "holds no records"},
+		{"prefix only, version 2", []byte(stream.Magic + "\x02"), 1, "holds no records"},
+		{"newer framing version", []byte(stream.Magic + "\x03"), 1, "framing version 3"},
 		{"empty", nil, 1, "not a zestall file"},
 		{"garbage after the last frame", append(append([]byte(nil), file...), "junk"...), 1, "no frame at byte offset"},
 	}

@@ -251,8 +251,8 @@ func (r *Reader) readPrefix() error {
 	case err != nil:
 		return fmt.Errorf("zestall stream: reading the prefix: %w", err)
 	}
-	if p[len(stream.Magic)] != stream.Version {
-		return r.fail(stream.ErrVersion, nil, "framing version %d (this reader knows %d)", p[len(stream.Magic)], stream.Version)
+	if v := p[len(stream.Magic)]; v < stream.OldestVersion || v > stream.Version {
+		return r.fail(stream.ErrVersion, nil, "framing version %d (this reader knows %d to %d)", v, stream.OldestVersion, stream.Version)
 	}
 	return nil
 }

@@ -15,8 +15,16 @@ const Magic = "ZESTALL"
 // ("Compatibility and versioning" in the .proto).
 const SchemaRevision = 8
 
-// Version is the framing version this package writes and reads.
-const Version = 1
+// Version is the framing version this package writes. Version 2 came with
+// schema revision 8: its LaunchRun records are a kind a reader must not
+// skip (a reader that skipped one would resolve the compact Launch records
+// after it against the wrong launch, without an error), so the files that
+// may hold them carry a version that readers of version 1 refuse.
+const Version = 2
+
+// OldestVersion is the oldest framing version this package reads: a
+// version 1 file is a version 2 file without LaunchRun records.
+const OldestVersion = 1
 
 // PrefixSize is the size of the file prefix: Magic and the version byte.
 const PrefixSize = 8

@@ -1871,11 +1871,10 @@ func (x *Launch) GetRepeatOf() uint32 {
 // n ones). Anything else is a damaged record. The writer keeps a run short
 // (at most 512 records) and ends it before any other record.
 //
-// A reader written for revision 7 or earlier skips LaunchRun as a kind it
-// does not know, and then resolves the Launch records after it in the
-// frame against the wrong F, L and R: files of revision 8 need a reader
-// of revision 8 (zestall's own of this revision or later, or
-// scripts/zestall_read.py of the same).
+// A reader written for revision 7 or earlier would skip LaunchRun as a kind
+// it does not know, and then resolve the Launch records after it in the
+// frame against the wrong F, L and R: so files that may hold LaunchRun
+// records carry framing version 2, which such readers refuse (Framing).
 //
 // Why: the fields of a compact Launch record that vary from launch to
 // launch (the time deltas) take 3 or 4 bytes, their tags and the record's
