@@ -58,7 +58,12 @@ typedef struct zl_event_reading {
     uint32_t pad_;
 } zl_event_reading_t;
 void zl_kernel_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
+/* zl_kernel_timestamps, and each event whose reading is final (signalled,
+ * or the read failed) is host-reset right after its read, while its
+ * memory is in the cache; zl_return_events makes them reusable. */
+void zl_kernel_timestamps_reset(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
 void zl_release_events(const zl_event_ref_t *refs, uint32_t n); /* host reset + reuse */
+void zl_return_events(const zl_event_ref_t *refs, uint32_t n); /* reuse of events reset already */
 ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks);
 /* Assigns the kernel id for a new kernel (called in the create epilogue). */
 uint32_t zl_kernel_created(ze_kernel_handle_t k);

@@ -139,6 +139,23 @@ func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []
 	rd := s.rd[:len(events)]
 	// events holds no Go pointers: C may read it for the call's duration.
 	C.zl_kernel_timestamps((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)), &rd[0])
+	return appendReadings(dst, rd)
+}
+
+func (s *source) KernelTimestampsReset(events []uint64, dst []timing.EventReading) []timing.EventReading {
+	if len(events) == 0 {
+		return dst
+	}
+	if cap(s.rd) < len(events) {
+		s.rd = make([]C.zl_event_reading_t, len(events))
+	}
+	rd := s.rd[:len(events)]
+	C.zl_kernel_timestamps_reset((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)), &rd[0])
+	return appendReadings(dst, rd)
+}
+
+// appendReadings appends C's readings to dst as the harvester takes them.
+func appendReadings(dst []timing.EventReading, rd []C.zl_event_reading_t) []timing.EventReading {
 	for i := range rd {
 		r := &rd[i]
 		switch r.result {
@@ -191,6 +208,13 @@ func (s *source) ReleaseEvents(refs []timing.EventRef) {
 	}
 	// timing.EventRef has zl_event_ref_t's layout (TestEventRefLayout).
 	C.zl_release_events((*C.zl_event_ref_t)(unsafe.Pointer(&refs[0])), C.uint32_t(len(refs)))
+}
+
+func (s *source) ReturnEvents(refs []timing.EventRef) {
+	if len(refs) == 0 {
+		return
+	}
+	C.zl_return_events((*C.zl_event_ref_t)(unsafe.Pointer(&refs[0])), C.uint32_t(len(refs)))
 }
 
 func (s *source) GlobalTimestamps(device uint64) (uint64, uint64, error) {

@@ -120,8 +120,19 @@ type Source interface {
 	// KernelTimestamps reads the timestamps of events, in one call for the
 	// batch, and appends one reading per event to dst.
 	KernelTimestamps(events []uint64, dst []EventReading) []EventReading
+	// KernelTimestampsReset is KernelTimestamps for zestall's events that
+	// each carry one launch's times (immediate lists), and resets each
+	// event whose reading is final (Ready, or Err) right after its read,
+	// while its memory is in the cache: ReturnEvents then makes it
+	// reusable without a second visit. A reading the caller judges not
+	// to be its launch's is thus reset too: the event signals again when
+	// that launch's kernel completes.
+	KernelTimestampsReset(events []uint64, dst []EventReading) []EventReading
 	// ReleaseEvents resets zestall's events and makes them reusable.
 	ReleaseEvents(refs []EventRef)
+	// ReturnEvents makes zestall's events that KernelTimestampsReset
+	// reset reusable.
+	ReturnEvents(refs []EventRef)
 	// GlobalTimestamps is zeDeviceGetGlobalTimestamps.
 	GlobalTimestamps(device uint64) (hostNs, ticks uint64, err error)
 	// DestroyContextPools destroys zestall's events in a context that the
@@ -296,6 +307,7 @@ type Harvester struct {
 	rdEv  []uint64
 	rdOut []EventReading
 	rel   []EventRef
+	ret   []EventRef // reset by their read already (ReturnEvents)
 	// imm: launches on immediate lists with zestall's events, oldest
 	// first (see immLaunch), in reused storage.
 	imm []immLaunch
@@ -1058,7 +1070,8 @@ func (h *Harvester) harvestImmediate(final bool) {
 	for i := range h.imm {
 		h.rdEv = append(h.rdEv, h.imm[i].event)
 	}
-	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	// A final reading resets its event at once (see the case r.Ready).
+	h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
 	h.readNow()
 	keep := h.imm[:0]
 	// Records of launches still waiting move to the spare (in FIFO order,
@@ -1070,7 +1083,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 		var rec stream.Launch
 		switch {
 		case r.Err != nil:
-			h.immDone(l)
+			h.immDone(l, true)
 			h.immRecord(l, &rec)
 			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 			continue
@@ -1078,9 +1091,12 @@ func (h *Harvester) harvestImmediate(final bool) {
 			// The event was reset before this launch took it: a reading
 			// is this launch's, unless the clock places it in the future
 			// (not run yet) or before the append (as the shared path,
-			// which waits for a plausible reading).
+			// which waits for a plausible reading). The read reset the
+			// event: a reading that is not this launch's (an event whose
+			// reset failed) is gone, and the launch's own comes when its
+			// kernel completes.
 			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
-				h.immDone(l)
+				h.immDone(l, true)
 				out := h.outNext()
 				h.immRecord(l, out)
 				h.setTimes(out, l.dev, r.TS, startNs, startTicks)
@@ -1089,7 +1105,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 			}
 		}
 		if final {
-			h.immDone(l)
+			h.immDone(l, false)
 			h.immRecord(l, &rec)
 			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			continue
@@ -1109,9 +1125,14 @@ func (h *Harvester) harvestImmediate(final bool) {
 	h.immRecs, h.immRecsSpare = recs, h.immRecs[:0]
 }
 
-// immDone: the launch leaves the FIFO; its event goes back.
-func (h *Harvester) immDone(l *immLaunch) {
+// immDone: the launch leaves the FIFO; its event goes back (reset by its
+// read already: only returned).
+func (h *Harvester) immDone(l *immLaunch, reset bool) {
 	h.npending--
+	if reset {
+		h.ret = append(h.ret, EventRef{Context: l.context, Event: l.event})
+		return
+	}
 	h.rel = append(h.rel, EventRef{Context: l.context, Event: l.event})
 }
 
@@ -1452,6 +1473,10 @@ func (h *Harvester) releaseNow() {
 	if len(h.rel) > 0 {
 		h.src.ReleaseEvents(h.rel)
 		h.rel = h.rel[:0]
+	}
+	if len(h.ret) > 0 {
+		h.src.ReturnEvents(h.ret)
+		h.ret = h.ret[:0]
 	}
 	if len(h.out) > 0 {
 		h.out = h.emit(h.out)[:0]

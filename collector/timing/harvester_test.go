@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -64,6 +65,27 @@ func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventR
 		dst = append(dst, EventReading{TS: ts, Ready: ok})
 	}
 	return dst
+}
+
+// KernelTimestampsReset is KernelTimestamps, and each event whose
+// reading is final is reset (no longer signalled), as the launch path's
+// zl_kernel_timestamps_reset does.
+func (f *fakeSource) KernelTimestampsReset(evs []uint64, dst []EventReading) []EventReading {
+	dst = f.KernelTimestamps(evs, dst)
+	for i, ev := range evs {
+		if r := dst[len(dst)-len(evs)+i]; r.Ready || r.Err != nil {
+			delete(f.signaled, ev)
+		}
+	}
+	return dst
+}
+func (f *fakeSource) ReturnEvents(refs []EventRef) {
+	for _, r := range refs {
+		if _, ok := f.signaled[r.Event]; ok {
+			panic(fmt.Sprintf("event %d returned without a reset", r.Event))
+		}
+		f.released[r.Event]++
+	}
 }
 func (f *fakeSource) ReleaseEvents(refs []EventRef) {
 	for _, r := range refs {
