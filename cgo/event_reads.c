@@ -87,14 +87,18 @@ void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out
         ze_kernel_timestamp_result_t ts;
         /* NOT_READY until the event signalled (spec), so one call suffices. */
         ze_result_t r = zeEventQueryKernelTimestamp(ev, &ts);
-        out[i].result = (uint32_t)r;
-        if (r == ZE_RESULT_NOT_READY) continue;
+        zl_event_reading_t *o = &out[i];
+        if (r == ZE_RESULT_NOT_READY) {
+            *o = (zl_event_reading_t){0};
+            continue;
+        }
         if (reset_final) zeEventHostReset(ev);
-        if (r != ZE_RESULT_SUCCESS) continue;
-        out[i].start = ts.global.kernelStart;
-        out[i].end = ts.global.kernelEnd;
-        out[i].ctx_start = ts.context.kernelStart;
-        out[i].ctx_end = ts.context.kernelEnd;
+        if (r != ZE_RESULT_SUCCESS) {
+            *o = (zl_event_reading_t){.failed = (uint32_t)r};
+            continue;
+        }
+        *o = (zl_event_reading_t){.start = ts.global.kernelStart, .end = ts.global.kernelEnd,
+                                  .ctx_start = ts.context.kernelStart, .ctx_end = ts.context.kernelEnd, .ready = 1};
     }
 }
 /* In one traced call (see zl_batch_t): pro_event_timestamp reads them.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
+	"github.com/zestall/zestall/ze"
 )
 
 // SlotKind, the Slot* kinds and flags and EventRef are generated from
@@ -76,10 +77,24 @@ type KernelTimestamp struct {
 const DrainBatch = 4096
 
 // EventReading is one event's state, read in bulk (Source.KernelTimestamps).
+// It has cgo/launch.h's zl_event_reading_t layout (package cgo asserts
+// it): the launch path's reads are written straight into the harvester's
+// batch, with no conversion. The zero value is an event not signalled yet.
 type EventReading struct {
 	TS    KernelTimestamp
-	Ready bool  // the event signalled: TS holds its times
-	Err   error // the read failed (an event not signalled yet is no error)
+	Ready bool // the event signalled: TS holds its times
+	_     [3]byte
+	// Failed: the read failed with this result (0: it did not; an event
+	// not signalled yet is no failure).
+	Failed ze.Result
+}
+
+// Err is the read's failure as an error (nil: none).
+func (r *EventReading) Err() error {
+	if r.Failed == 0 {
+		return nil
+	}
+	return r.Failed
 }
 
 // Source is the Level-Zero access the harvester needs; package
@@ -833,7 +848,7 @@ func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, fin
 	p := &r.p
 	done := func() { h.readDone(ls, r) }
 	switch {
-	case rd.Err != nil:
+	case rd.Failed != 0:
 		done()
 		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 		return
@@ -1082,7 +1097,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 		r := h.rdOut[i]
 		var rec stream.Launch
 		switch {
-		case r.Err != nil:
+		case r.Failed != 0:
 			h.immDone(l, true)
 			h.immRecord(l, &rec)
 			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
@@ -1246,9 +1261,9 @@ func (h *Harvester) harvestLocked(final bool) {
 	h.readNow()
 	for i, ev := range h.rdEv {
 		r := h.rdOut[i]
-		if r.Ready || r.Err != nil {
+		if r.Ready || r.Failed != 0 {
 			if ls := listOf(h.pending[ev]); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
-				h.reading(ev, r.TS, r.Err, false)
+				h.reading(ev, r.TS, r.Err(), false)
 			}
 		}
 		if final {
@@ -1507,8 +1522,8 @@ func (h *Harvester) endList(id uint32) {
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
 	h.readNow()
 	for i, ev := range h.rdEv {
-		if r := h.rdOut[i]; r.Ready || r.Err != nil {
-			h.reading(ev, r.TS, r.Err, false)
+		if r := &h.rdOut[i]; r.Ready || r.Failed != 0 {
+			h.reading(ev, r.TS, r.Err(), false)
 		}
 	}
 	for i := range shared {

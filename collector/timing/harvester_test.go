@@ -58,7 +58,7 @@ func (f *fakeSource) RingWaits() (uint64, time.Duration) { return 0, 0 }
 func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
 	for _, ev := range evs {
 		if f.failing[ev] {
-			dst = append(dst, EventReading{Err: Result(0x78000005)})
+			dst = append(dst, EventReading{Failed: 0x78000005})
 			continue
 		}
 		ts, ok := f.signaled[ev]
@@ -73,7 +73,7 @@ func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventR
 func (f *fakeSource) KernelTimestampsReset(evs []uint64, dst []EventReading) []EventReading {
 	dst = f.KernelTimestamps(evs, dst)
 	for i, ev := range evs {
-		if r := dst[len(dst)-len(evs)+i]; r.Ready || r.Err != nil {
+		if r := dst[len(dst)-len(evs)+i]; r.Ready || r.Failed != 0 {
 			delete(f.signaled, ev)
 		}
 	}
@@ -104,11 +104,6 @@ func (f *fakeSource) SnapshotRelease(snapshot uint64) {
 	delete(f.snapshots, snapshot)
 }
 func (f *fakeSource) ListSubmits(list uint64) uint64 { return f.submits[list] }
-
-// Result mirrors the cgo error type for the fake.
-type Result uint32
-
-func (r Result) Error() string { return "result" }
 
 const hz = 38_400_000
 
