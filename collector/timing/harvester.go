@@ -942,6 +942,12 @@ func (h *Harvester) queueID(q uint64) uint64 {
 // regular list, s is the append and ref, exec and execSerial describe the
 // execution (its time, index, and whether it ran serialized).
 func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
+	// Into the immediate FIFO without a pendingLaunch (about 200 bytes
+	// the compiler would clear per launch).
+	if c := h.clock(s.Device); h.toFIFO(s, c) {
+		h.immAdd(s, c, ref, exec, queue, execSerial)
+		return
+	}
 	var p pendingLaunch
 	if h.newLaunch(&p, s, ref, exec, queue, execSerial) {
 		shared := p // on the heap only when it waits in h.pending
@@ -954,22 +960,8 @@ func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, e
 // already (no timestamp to wait for), or waits in the immediate FIFO.
 func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) bool {
 	c := h.clock(s.Device)
-	if c != nil && s.Event != 0 && s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate {
-		// zestall's event on an immediate list: it carries this launch's
-		// times only, so the launch waits in the FIFO (no map, no object).
-		// Its record is made when it finishes, from its slot in the
-		// drained batch, straight into the writer's batch (see immLaunch).
-		h.nextID++
-		h.seenPass++
-		h.imm = append(h.imm, immLaunch{id: h.nextID, queue: h.queueID(queue), exec: exec, serial: execSerial,
-			event: s.Event, context: s.Context, ref: ref, dev: c})
-		l := &h.imm[len(h.imm)-1]
-		if h.next < len(h.buf) && s == &h.buf[h.next] {
-			l.at = int32(h.next)
-		} else {
-			l.at = h.spill(s, l) // not a drained slot (never, as launches come): its record now
-		}
-		h.npending++
+	if h.toFIFO(s, c) {
+		h.immAdd(s, c, ref, exec, queue, execSerial)
 		return false
 	}
 	*p = pendingLaunch{}
@@ -987,6 +979,31 @@ func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32
 	p.ours = s.Flags&SlotFlagOurs != 0 && s.Flags&SlotFlagImmediate != 0
 	p.app = s.Flags&SlotFlagAppEvent != 0
 	return true
+}
+
+// toFIFO says whether launch s, of device clock c, waits in the immediate
+// FIFO: zestall's event on an immediate list, which carries this launch's
+// times only (no map, no object).
+func (h *Harvester) toFIFO(s *Slot, c *Clock) bool {
+	return c != nil && s.Event != 0 &&
+		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
+}
+
+// immAdd puts launch s in the immediate FIFO (see toFIFO). Its record is
+// made when it finishes, from its slot in the drained batch, straight into
+// the writer's batch (see immLaunch).
+func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uint64, execSerial bool) {
+	h.nextID++
+	h.seenPass++
+	h.imm = append(h.imm, immLaunch{id: h.nextID, queue: h.queueID(queue), exec: exec, serial: execSerial,
+		event: s.Event, context: s.Context, ref: ref, dev: c})
+	l := &h.imm[len(h.imm)-1]
+	if h.next < len(h.buf) && s == &h.buf[h.next] {
+		l.at = int32(h.next)
+	} else {
+		l.at = h.spill(s, l) // not a drained slot (never, as launches come): its record now
+	}
+	h.npending++
 }
 
 // newRecord makes the Launch record of a slot in rec (which it overwrites
