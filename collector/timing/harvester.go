@@ -226,14 +226,25 @@ type listState struct {
 }
 
 // listRead is one launch of a regular list waiting for its own event
-// (zestall's, one per launch of the list: listState.reads), and the last
-// reading harvested from that event (what Harvester.lastTS holds for
-// shared events).
+// (zestall's, one per launch of the list: listState.reads, same index as
+// its template), and the last reading harvested from that event (what
+// Harvester.lastTS holds for shared events). Its record is made when it
+// finishes, from its template, straight into the writer's batch
+// (listRecord), as an immediate launch's is: a record made here and
+// copied into the batch was two writes and a read of 120 bytes more per
+// launch.
 type listRead struct {
-	p       pendingLaunch
 	waiting bool
-	hasLast bool
-	last    KernelTimestamp
+	serial  bool   // the execution ran serialized
+	exec    uint32 // the execution's index
+	// What newRecord would have taken from the Harvester when the
+	// execution was drained: the launch's id and its queue's.
+	id, queue    uint64
+	event        uint64
+	context, ref uint64
+	dev          *Clock
+	hasLast      bool
+	last         KernelTimestamp
 }
 
 // pendingExec is one execution of a regular list whose times a snapshot
@@ -570,13 +581,19 @@ func (h *Harvester) slot(s *Slot) {
 				continue
 			}
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
-				r := &ls.reads[i]
-				if h.newLaunch(&r.p, t, s.HostNs, ls.execs, s.Queue, serial) {
-					r.p.index = t.EvIndex - 1
-					r.waiting = true
+				if c := h.clock(t.Device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+					h.nextID++
+					h.seenPass++
+					r := &ls.reads[i]
+					r.waiting, r.serial, r.exec = true, serial, ls.execs
+					r.id, r.queue = h.nextID, h.queueID(s.Queue)
+					r.event, r.context, r.ref, r.dev = t.Event, t.Context, s.HostNs, c
 					ls.nreads++
 					h.npending++
+					continue
 				}
+				var p pendingLaunch
+				h.newLaunch(&p, t, s.HostNs, ls.execs, s.Queue, serial) // written at once, without times
 				continue
 			}
 			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
@@ -608,14 +625,14 @@ func (h *Harvester) slot(s *Slot) {
 	case SlotReset, SlotDestroy:
 		h.endList(s.ListID)
 	case SlotAppTS:
-		if ls, r := h.readOf(s.Event); r != nil {
-			h.listReading(ls, r, EventReading{TS: s.TS(), Ready: true}, false)
+		if ls, i := h.readOf(s.Event); ls != nil {
+			h.listReading(ls, i, &EventReading{TS: s.TS(), Ready: true}, false)
 			return
 		}
 		h.reading(s.Event, s.TS(), nil, false)
 	case SlotAppGone:
-		if ls, r := h.readOf(s.Event); r != nil {
-			h.listReading(ls, r, EventReading{}, true)
+		if ls, i := h.readOf(s.Event); ls != nil {
+			h.listReading(ls, i, &EventReading{}, true)
 			return
 		}
 		h.reading(s.Event, KernelTimestamp{}, nil, true)
@@ -643,17 +660,19 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 			}
 			r.waiting = false
 			h.npending--
-			if pe != nil && r.p.rec.ExecutionIndex == ls.execs-1 {
-				pe.launches = append(pe.launches, r.p) // counted below
+			if pe != nil && r.exec == ls.execs-1 {
+				pe.launches = append(pe.launches, pendingLaunch{})
+				h.pendingOf(&pe.launches[len(pe.launches)-1], ls, i) // counted below
 			} else {
-				shared := r.p
+				shared := &pendingLaunch{}
+				h.pendingOf(shared, ls, i)
 				shared.ls, shared.until = ls, s.HostNs
 				if r.hasLast {
 					h.lastTS[shared.event] = r.last
 				}
-				h.addPendingLaunch(&shared)
+				h.addPendingLaunch(shared)
 			}
-			r.p = pendingLaunch{}
+			*r = listRead{hasLast: r.hasLast, last: r.last}
 		}
 		ls.nreads = 0
 	}
@@ -731,22 +750,23 @@ func (h *Harvester) sharedOn(ls *listState) bool {
 	return false
 }
 
-// readOf finds the launch waiting in a list's reads for event ev, when no
+// readOf finds the launch waiting in a list's reads for event ev (its
+// list and index; nil: none), when no
 // launch waits on the shared path for it: a reading the launch path took
 // on the application's thread (a list executed again on another queue
 // without a copy of the previous execution: cgo/regular_lists.c reads the
 // list's events, in order, before that execution). The readings of a
 // list come one event after the other: found next to the last one, not by
 // a lookup per event.
-func (h *Harvester) readOf(ev uint64) (*listState, *listRead) {
+func (h *Harvester) readOf(ev uint64) (*listState, int) {
 	if len(h.readLists) == 0 || len(h.pending[ev]) > 0 {
-		return nil, nil
+		return nil, 0
 	}
 	if ls := h.appList; ls != nil && ls.nreads > 0 {
 		for i := h.appNext; i < len(ls.reads) && i < h.appNext+8; i++ {
-			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+			if r := &ls.reads[i]; r.waiting && r.event == ev {
 				h.appNext = i + 1
-				return ls, r
+				return ls, i
 			}
 		}
 	}
@@ -755,13 +775,13 @@ func (h *Harvester) readOf(ev uint64) (*listState, *listRead) {
 			continue
 		}
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+			if r := &ls.reads[i]; r.waiting && r.event == ev {
 				h.appList, h.appNext = ls, i+1
-				return ls, r
+				return ls, i
 			}
 		}
 	}
-	return nil, nil
+	return nil, 0
 }
 
 // growReads makes ls.reads as long as its templates, in storage reused
@@ -821,7 +841,7 @@ func (h *Harvester) readWaiting(lists []*listState, final bool) {
 	for _, ls := range lists {
 		for i := range ls.reads {
 			if ls.reads[i].waiting {
-				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
+				h.rdEv = append(h.rdEv, ls.reads[i].event)
 			}
 		}
 	}
@@ -833,8 +853,8 @@ func (h *Harvester) readWaiting(lists []*listState, final bool) {
 	j := 0
 	for _, ls := range lists {
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting {
-				h.listReading(ls, r, h.rdOut[j], final)
+			if ls.reads[i].waiting {
+				h.listReading(ls, i, &h.rdOut[j], final)
 				j++
 			}
 		}
@@ -844,34 +864,61 @@ func (h *Harvester) readWaiting(lists []*listState, final bool) {
 // listReading applies a reading of its event to a launch waiting in a
 // list's reads: as reading does for one launch on a shared event. With
 // final, a launch the reading is not of is written without times.
-func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, final bool) {
-	p := &r.p
-	done := func() { h.readDone(ls, r) }
+func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bool) {
+	r := &ls.reads[i]
 	switch {
 	case rd.Failed != 0:
-		done()
-		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+		h.readDone(ls, r)
+		h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 		return
 	case rd.Ready && !(r.hasLast && r.last == rd.TS):
 		if len(h.lastTS) > 0 {
-			if last, seen := h.lastTS[p.event]; seen && last == rd.TS {
+			if last, seen := h.lastTS[r.event]; seen && last == rd.TS {
 				break // a reading the shared path harvested already
 			}
 		}
 		// A start in the future: the reading is older than the launch
 		// (the masked counter placed it one wrap later); before the
 		// execution: an earlier execution's.
-		if startNs, startTicks := p.dev.toHost(rd.TS.Start, p.ref); startNs <= h.limit && startNs+1000 >= p.ref {
-			done()
+		if startNs, startTicks := r.dev.toHost(rd.TS.Start, r.ref); startNs <= h.limit && startNs+1000 >= r.ref {
+			h.readDone(ls, r)
 			r.hasLast, r.last = true, rd.TS
-			h.finishTimed(p, rd.TS, startNs, startTicks)
+			out := h.listRecord(ls, i)
+			h.setTimes(out, r.dev, rd.TS, startNs, startTicks)
+			h.sent(out)
 			return
 		}
 	}
 	if final {
-		done()
-		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+		h.readDone(ls, r)
+		h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 	}
+}
+
+// listRecord makes the record of launch i of ls (waiting in its reads) in
+// the writer's batch, from its template, and returns it (to be handed on
+// by sent).
+func (h *Harvester) listRecord(ls *listState, i int) *stream.Launch {
+	r := &ls.reads[i]
+	out := h.outNext()
+	fillRecord(out, &ls.templates[i], r.id, r.queue, r.exec, r.serial, r.dev)
+	return out
+}
+
+// listNoTS writes launch i of ls (waiting in its reads) without times.
+func (h *Harvester) listNoTS(ls *listState, i int, reason pb.NoTimestampReason) {
+	out := h.listRecord(ls, i)
+	h.markNoTS(out, reason)
+	h.sent(out)
+}
+
+// pendingOf makes launch i of ls, waiting in its reads, a pendingLaunch
+// in p (which it overwrites entirely), its record made from its template.
+func (h *Harvester) pendingOf(p *pendingLaunch, ls *listState, i int) {
+	r := &ls.reads[i]
+	t := &ls.templates[i]
+	*p = pendingLaunch{index: t.EvIndex - 1, event: r.event, context: r.context, ref: r.ref, dev: r.dev}
+	fillRecord(&p.rec, t, r.id, r.queue, r.exec, r.serial, r.dev)
 }
 
 // readDone: launch r of ls waits no more (it is written, or about to be).
@@ -1190,11 +1237,16 @@ func (h *Harvester) finishNoTS(rec *stream.Launch, reason pb.NoTimestampReason) 
 	if rec.Id == 0 {
 		return // an execution while stopped (ids start at 1)
 	}
+	h.markNoTS(rec, reason)
+	h.write(rec)
+}
+
+// markNoTS makes rec a record without times, for reason.
+func (h *Harvester) markNoTS(rec *stream.Launch, reason pb.NoTimestampReason) {
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
 	h.noTSPass[int(reason)%len(h.noTS)]++
 	h.noTSAny = true
-	h.write(rec)
 }
 
 // write hands a finished record to attribution and to the batch for the
@@ -1652,9 +1704,9 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.imm = keepImm
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.p.context == ctx {
+			if r := &ls.reads[i]; r.waiting && r.context == ctx {
 				h.readDone(ls, r) // its event goes away with the pools
-				h.finishNoTS(&r.p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+				h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			}
 		}
 	}
