@@ -582,11 +582,9 @@ func (h *Harvester) slot(s *Slot) {
 			}
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
 				if c := h.clock(t.Device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
-					h.nextID++
-					h.seenPass++
 					r := &ls.reads[i]
 					r.waiting, r.serial, r.exec = true, serial, ls.execs
-					r.id, r.queue = h.nextID, h.queueID(s.Queue)
+					r.id, r.queue = h.newID(), h.queueID(s.Queue)
 					r.event, r.context, r.ref, r.dev = t.Event, t.Context, s.HostNs, c
 					ls.nreads++
 					h.npending++
@@ -1040,9 +1038,7 @@ func (h *Harvester) toFIFO(s *Slot, c *Clock) bool {
 // made when it finishes, from its slot in the drained batch, straight into
 // the writer's batch (see immLaunch).
 func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uint64, execSerial bool) {
-	h.nextID++
-	h.seenPass++
-	h.imm = append(h.imm, immLaunch{id: h.nextID, queue: h.queueID(queue), exec: exec, serial: execSerial,
+	h.imm = append(h.imm, immLaunch{id: h.newID(), queue: h.queueID(queue), exec: exec, serial: execSerial,
 		event: s.Event, context: s.Context, ref: ref, dev: c})
 	l := &h.imm[len(h.imm)-1]
 	if h.next < len(h.buf) && s == &h.buf[h.next] {
@@ -1056,9 +1052,15 @@ func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uin
 // newRecord makes the Launch record of a slot in rec (which it overwrites
 // entirely), of device clock c (nil: unknown).
 func (h *Harvester) newRecord(rec *stream.Launch, s *Slot, exec uint32, queue uint64, execSerial bool, c *Clock) {
+	fillRecord(rec, s, h.newID(), h.queueID(queue), exec, execSerial, c)
+}
+
+// newID is the id of a launch seen now (ids from 1, in the order
+// launches are seen), counted in seenPass.
+func (h *Harvester) newID() uint64 {
 	h.nextID++
 	h.seenPass++
-	fillRecord(rec, s, h.nextID, h.queueID(queue), exec, execSerial, c)
+	return h.nextID
 }
 
 // fillRecord makes the Launch record id of slot s in rec (which it

@@ -177,24 +177,32 @@ func TestListReadsAllocs(t *testing.T) {
 // several passes (passWork), none of them making more than about
 // passWork records; the launches of executions not processed yet hold
 // PendingBefore back, and every launch is written once with its times.
-func TestPassWork(t *testing.T) {
-	const (
-		launches = 4096
-		execs    = 12
-		sec      = uint64(1e9)
-	)
+// passWorkLaunches and passWorkExecs: list 5 of passWorkHarness, and its
+// executions, more work than one pass does.
+const (
+	passWorkLaunches = 4096
+	passWorkExecs    = 12
+)
+
+// passWorkHarness is a harness whose next Poll meets more work than one
+// pass does (passWork): list 5 with passWorkLaunches launches, recorded,
+// and passWorkExecs executions of it in the rings, each with a snapshot
+// whose times are ready (execution e at 2 s + e·10 ms, its launch i from
+// 1 µs + 10·i ns after it). The harness's clock is at 3 s.
+func passWorkHarness() *harness {
+	const sec = uint64(1e9)
 	x := newHarness()
 	var slots []Slot
-	for i := 0; i < launches; i++ {
+	for i := 0; i < passWorkLaunches; i++ {
 		slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
 	}
 	x.step(slots...)
 	slots = slots[:0]
-	for e := uint64(0); e < execs; e++ {
+	for e := uint64(0); e < passWorkExecs; e++ {
 		at := 2*sec + e*sec/100
 		s := exec(at, 5, 2000+e)
 		var snap []KernelTimestamp
-		for i := uint64(0); i < launches; i++ {
+		for i := uint64(0); i < passWorkLaunches; i++ {
 			snap = append(snap, tsAt(at+1000+i*10, at+1005+i*10))
 		}
 		x.f.snapshots[s.Snapshot] = snap
@@ -202,6 +210,16 @@ func TestPassWork(t *testing.T) {
 	}
 	x.f.slots = append(x.f.slots, slots...)
 	x.now = 3 * sec
+	return x
+}
+
+func TestPassWork(t *testing.T) {
+	const (
+		launches = passWorkLaunches
+		execs    = passWorkExecs
+		sec      = uint64(1e9)
+	)
+	x := passWorkHarness()
 	polls := 0
 	for {
 		before := len(x.recs)
@@ -247,35 +265,12 @@ func TestPassWork(t *testing.T) {
 // 25000 4 regular 25000 beside busy loops: the lists' last executions).
 func TestDrainAllAfterLeftover(t *testing.T) {
 	const (
-		launches = 4096
-		execs    = 12
-		later    = 100 // launches of a second list, still in the rings
-		sec      = uint64(1e9)
+		later = 100 // launches of a second list, still in the rings
+		sec   = uint64(1e9)
 	)
 	for _, end := range []string{"Final", "ContextDestroying"} {
 		t.Run(end, func(t *testing.T) {
-			x := newHarness()
-			var slots []Slot
-			for i := 0; i < launches; i++ {
-				slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
-			}
-			x.step(slots...)
-			slots = slots[:0]
-			snapAt := func(at uint64, n uint64) []KernelTimestamp {
-				var snap []KernelTimestamp
-				for i := uint64(0); i < n; i++ {
-					snap = append(snap, tsAt(at+1000+i*10, at+1005+i*10))
-				}
-				return snap
-			}
-			for e := uint64(0); e < execs; e++ {
-				at := 2*sec + e*sec/100
-				s := exec(at, 5, 2000+e)
-				x.f.snapshots[s.Snapshot] = snapAt(at, launches)
-				slots = append(slots, s)
-			}
-			x.f.slots = append(x.f.slots, slots...)
-			x.now = 3 * sec
+			x := passWorkHarness()
 			x.h.Poll() // stops inside the batch of executions
 			if x.h.next >= len(x.h.buf) {
 				t.Fatalf("the first pass processed its whole batch: the test needs a left-over")
@@ -286,7 +281,11 @@ func TestDrainAllAfterLeftover(t *testing.T) {
 				x.f.slots = append(x.f.slots, regLaunch(3*sec+uint64(i), 9000+uint64(i), uint32(i+1), 6))
 			}
 			s := exec(3*sec+sec/10, 6, 3000)
-			x.f.snapshots[s.Snapshot] = snapAt(s.HostNs, later)
+			var snap []KernelTimestamp
+			for i := uint64(0); i < later; i++ {
+				snap = append(snap, tsAt(s.HostNs+1000+i*10, s.HostNs+1005+i*10))
+			}
+			x.f.snapshots[s.Snapshot] = snap
 			x.f.slots = append(x.f.slots, s)
 			x.now = 4 * sec
 			switch end {
@@ -295,7 +294,7 @@ func TestDrainAllAfterLeftover(t *testing.T) {
 			default:
 				x.h.ContextDestroying(9)
 			}
-			if want := execs*launches + later; len(x.recs) != want {
+			if want := passWorkExecs*passWorkLaunches + later; len(x.recs) != want {
 				t.Fatalf("%d records after %s, want %d (%d slots never drained)", len(x.recs), end, want, len(x.f.slots))
 			}
 		})
