@@ -1038,9 +1038,17 @@ func (h *Harvester) toFIFO(s *Slot, c *Clock) bool {
 // made when it finishes, from its slot in the drained batch, straight into
 // the writer's batch (see immLaunch).
 func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uint64, execSerial bool) {
-	h.imm = append(h.imm, immLaunch{id: h.newID(), queue: h.queueID(queue), exec: exec, serial: execSerial,
-		event: s.Event, context: s.Context, ref: ref, dev: c})
-	l := &h.imm[len(h.imm)-1]
+	// Made in place, field by field: every field is written (a composite
+	// literal was made on the stack and copied, 64 bytes more per launch).
+	n := len(h.imm)
+	if n < cap(h.imm) {
+		h.imm = h.imm[:n+1]
+	} else {
+		h.imm = append(h.imm, immLaunch{})
+	}
+	l := &h.imm[n]
+	l.id, l.queue, l.exec, l.serial = h.newID(), h.queueID(queue), exec, execSerial
+	l.event, l.context, l.ref, l.dev = s.Event, s.Context, ref, c
 	if h.next < len(h.buf) && s == &h.buf[h.next] {
 		l.at = int32(h.next)
 	} else {
