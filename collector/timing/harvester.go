@@ -826,15 +826,18 @@ func (h *Harvester) harvestReads(final bool) {
 	}
 	clear(h.readLists[len(keep):])
 	h.readLists = keep
-	h.readWaiting(h.readBatch, final)
+	h.readWaiting(h.readBatch, final, false)
 	clear(h.readBatch)
 }
 
 // readWaiting reads, in one batch, the events of the launches waiting in
 // the reads of lists, and applies each reading to its launch
 // (listReading; with final, a launch the reading is not of is written
-// without times).
-func (h *Harvester) readWaiting(lists []*listState, final bool) {
+// without times). With reset (final only: the lists ended, and nothing
+// else reads their events), each event whose reading is final is reset
+// by its read (Source.KernelTimestampsReset) and given back now; the
+// list's release (releaseListEvents) leaves it out.
+func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
 	h.rdEv = h.rdEv[:0]
 	for _, ls := range lists {
 		for i := range ls.reads {
@@ -846,14 +849,30 @@ func (h *Harvester) readWaiting(lists []*listState, final bool) {
 	if len(h.rdEv) == 0 {
 		return
 	}
-	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	if reset {
+		h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
+	} else {
+		h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	}
 	h.readNow()
 	j := 0
 	for _, ls := range lists {
 		for i := range ls.reads {
-			if ls.reads[i].waiting {
-				h.listReading(ls, i, &h.rdOut[j], final)
-				j++
+			r := &ls.reads[i]
+			if !r.waiting {
+				continue
+			}
+			rd := &h.rdOut[j]
+			j++
+			ev, ctx := r.event, r.context
+			h.listReading(ls, i, rd, final) // (its record from the template as it was)
+			if reset && (rd.Ready || rd.Failed != 0) {
+				// Reset by its read: returned only, and not released again.
+				if len(h.lastTS) > 0 {
+					delete(h.lastTS, ev)
+				}
+				h.ret = append(h.ret, EventRef{Context: ctx, Event: ev})
+				ls.templates[i].Flags &^= SlotFlagOurs
 			}
 		}
 	}
@@ -932,7 +951,11 @@ func (h *Harvester) readDone(ls *listState, r *listRead) {
 // the next list.
 func (h *Harvester) endReads(ls *listState) {
 	if ls.nreads > 0 {
-		h.readWaiting([]*listState{ls}, true)
+		// With no execution's snapshot left to copy them, the list's
+		// events are given back in this pass (releaseListEvents): each
+		// one read now is reset by its read, while its memory is in the
+		// cache, rather than visited again by the release.
+		h.readWaiting([]*listState{ls}, true, ls.inflight == 0)
 	}
 	if ls.reads == nil {
 		return

@@ -300,3 +300,63 @@ func TestDrainAllAfterLeftover(t *testing.T) {
 		})
 	}
 }
+
+// TestListEndReadsReset: a list executed without a snapshot and reset
+// before its launches were read (the execution and the reset in one
+// drained batch, the usual record, execute, synchronise, reset at full
+// rate): its events are read at the reset, each one that signalled is
+// reset by its read and only returned (the fake's ReturnEvents fails on
+// an event still signalled), the one that never signalled is released
+// (reset and returned); every event goes back exactly once, and the
+// records are those of zestall's events (TIMESTAMP_SWAPPED), with times.
+func TestListEndReadsReset(t *testing.T) {
+	const (
+		launches = 64
+		never    = 5 // the launch whose event never signals
+		sec      = uint64(1e9)
+	)
+	for name, end := range map[string]SlotKind{"reset": SlotReset, "destroy": SlotDestroy} {
+		t.Run(name, func(t *testing.T) {
+			x := newHarness()
+			var slots []Slot
+			for i := 0; i < launches; i++ {
+				slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
+			}
+			x.step(slots...)
+			for i := uint64(0); i < launches; i++ {
+				if i != never {
+					x.f.signaled[1000+i] = tsAt(2*sec+1000+i*100, 2*sec+1050+i*100)
+				}
+			}
+			x.f.submits[500] = 1
+			x.step(execSeq(2*sec, 5, 1), Slot{Kind: end, HostNs: 2*sec + 1, ListID: 5})
+			if len(x.recs) != launches {
+				t.Fatalf("%d records at the list's end, want %d", len(x.recs), launches)
+			}
+			for _, r := range x.recs {
+				i := r.HostAppendNs - sec
+				if r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED) == 0 {
+					t.Errorf("launch %d: flags %#x without TIMESTAMP_SWAPPED", i, r.Flags)
+				}
+				switch {
+				case i == never:
+					if r.NoTimestampReason != pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED {
+						t.Errorf("launch %d: %v, want NOT_COMPLETED", i, r.NoTimestampReason)
+					}
+				case r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0:
+					t.Errorf("launch %d: no times (%v)", i, r.NoTimestampReason)
+				case r.DeviceStartNs+30 < 2*sec+1000+i*100 || r.DeviceStartNs > 2*sec+1030+i*100:
+					t.Errorf("launch %d: starts at %d, want %d", i, r.DeviceStartNs, 2*sec+1000+i*100)
+				}
+			}
+			for i := uint64(0); i < launches; i++ {
+				if n := x.f.released[1000+i]; n != 1 {
+					t.Errorf("event of launch %d given back %d times, want 1", i, n)
+				}
+			}
+			if len(x.f.signaled) != 0 {
+				t.Errorf("%d events given back still signalled", len(x.f.signaled))
+			}
+		})
+	}
+}
