@@ -2,8 +2,9 @@
  * event_reads.c — zestall's own per-event driver calls, made for Go's
  * harvester (collector/timing through cgo/timestamps.go): kernel
  * timestamp reads of zestall's events (zl_kernel_timestamps), their host
- * resets before reuse (zl_release_events), and global timestamp pairs
- * (zl_global_timestamps).
+ * resets before reuse (zl_release_events), both in one pass over the
+ * events of immediate lists (zl_kernel_timestamps_reset, then
+ * zl_return_events), and global timestamp pairs (zl_global_timestamps).
  *
  * Each batch is made from inside one traced call: the goroutine makes the
  * call on the batch's first event, and zestall's own prologue for that
@@ -39,11 +40,11 @@ zl_batch_t *batch_take(bool resets) {
  * run of events of the same context, so the application threads taking
  * events (event_get) meet the harvester on that lock once per batch rather
  * than once per launch. */
-static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) {
+static void release_events(const zl_event_ref_t *refs, uint32_t n, bool reset_done) {
     uint32_t first = 0;
     while (first < n && refs[first].event == 0) first++;
     if (first < n) {
-        zl_batch_t b = {.refs = refs, .n = n, .first = first};
+        zl_batch_t b = {.refs = refs, .reset_done = reset_done, .n = n, .first = first};
         tl_batch = &b;
         /* The trigger; pro_event_reset makes the batch (the event is
          * reset once more by this call itself, which changes nothing) and
@@ -56,39 +57,71 @@ static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) 
             pools_take_back(refs + first, 1);
             return;
         }
-        reset_events(refs, n);
+        if (!reset_done) reset_events(refs, n);
     }
     pools_take_back(refs, n);
 }
+static void zl_release_events_unguarded(const zl_event_ref_t *refs, uint32_t n) { release_events(refs, n, false); }
 ZESTALL_GUARDED_VOID(zl_release_events, (const zl_event_ref_t *refs, uint32_t n), (refs, n))
+
+/* Returns n of zestall's events that zl_kernel_timestamps_reset reset
+ * already to their pools: zl_release_events without the resets (the
+ * trigger's reset, of an event reset already, changes nothing), so each
+ * event's memory is touched once per launch, by its read. */
+static void zl_return_events_unguarded(const zl_event_ref_t *refs, uint32_t n) { release_events(refs, n, true); }
+ZESTALL_GUARDED_VOID(zl_return_events, (const zl_event_ref_t *refs, uint32_t n), (refs, n))
 
 /* Reads the kernel timestamps of n events into out (one driver-guard
  * section and one call from Go for the batch). On Intel's driver a read
- * of a host-visible timestamp event is a read of host memory. */
-void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+ * of a host-visible timestamp event is a read of host memory, and a host
+ * reset a store to it. With reset_final, an event whose reading is final
+ * (signalled, or the read failed) is reset right after its read, while
+ * its memory is still in the cache: for events that carry one launch's
+ * times (immediate lists), whose reading is then all the harvester needs
+ * of them. A separate release pass touched each event a second time, a
+ * cache miss each at full rate (the harvester reads a batch of thousands
+ * of events). */
+void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out, bool reset_final) {
     for (uint32_t i = 0; i < n; i++) {
+        ze_event_handle_t ev = (ze_event_handle_t)(uintptr_t)events[i];
         ze_kernel_timestamp_result_t ts;
         /* NOT_READY until the event signalled (spec), so one call suffices. */
-        ze_result_t r = zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)events[i], &ts);
-        out[i].result = (uint32_t)r;
-        if (r != ZE_RESULT_SUCCESS) continue;
-        out[i].start = ts.global.kernelStart;
-        out[i].end = ts.global.kernelEnd;
-        out[i].ctx_start = ts.context.kernelStart;
-        out[i].ctx_end = ts.context.kernelEnd;
+        ze_result_t r = zeEventQueryKernelTimestamp(ev, &ts);
+        zl_event_reading_t *o = &out[i];
+        if (r == ZE_RESULT_NOT_READY) {
+            *o = (zl_event_reading_t){0};
+            continue;
+        }
+        if (reset_final) zeEventHostReset(ev);
+        if (r != ZE_RESULT_SUCCESS) {
+            *o = (zl_event_reading_t){.failed = (uint32_t)r};
+            continue;
+        }
+        *o = (zl_event_reading_t){.start = ts.global.kernelStart, .end = ts.global.kernelEnd,
+                                  .ctx_start = ts.context.kernelStart, .ctx_end = ts.context.kernelEnd, .ready = 1};
     }
 }
-/* In one traced call (see zl_batch_t): pro_event_timestamp reads them. */
-static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+/* In one traced call (see zl_batch_t): pro_event_timestamp reads them.
+ * The trigger's own query by the driver, after the prologue, is of an
+ * event read (and maybe reset) already: its result is not used. */
+static void kernel_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out, bool reset_final) {
     if (n == 0) return;
-    zl_batch_t b = {.events = events, .out = out, .n = n};
+    zl_batch_t b = {.events = events, .out = out, .reset_final = reset_final, .n = n};
     tl_batch = &b;
     ze_kernel_timestamp_result_t ts;
     zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)events[0], &ts);
     tl_batch = NULL;
-    if (!b.done) read_timestamps(events, n, out);
+    if (!b.done) read_timestamps(events, n, out, reset_final);
+}
+static void zl_kernel_timestamps_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+    kernel_timestamps(events, n, out, false);
 }
 ZESTALL_GUARDED_VOID(zl_kernel_timestamps, (const uint64_t *events, uint32_t n, zl_event_reading_t *out), (events, n, out))
+static void zl_kernel_timestamps_reset_unguarded(const uint64_t *events, uint32_t n, zl_event_reading_t *out) {
+    kernel_timestamps(events, n, out, true);
+}
+ZESTALL_GUARDED_VOID(zl_kernel_timestamps_reset, (const uint64_t *events, uint32_t n, zl_event_reading_t *out),
+                     (events, n, out))
 
 static ze_result_t zl_global_timestamps_unguarded(uint64_t device, uint64_t *host, uint64_t *ticks) {
     return zeDeviceGetGlobalTimestamps((ze_device_handle_t)(uintptr_t)device, host, ticks);

@@ -522,8 +522,8 @@ static void ZE_APICALL epi_event_query(ze_event_query_status_params_t *p, ze_res
 static void ZE_APICALL pro_event_reset(ze_event_host_reset_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     zl_batch_t *b = batch_take(true);
-    if (b != NULL) { /* zestall's own resets (zl_release_events) */
-        reset_events(b->refs, b->n);
+    if (b != NULL) { /* zestall's own resets (zl_release_events, zl_return_events) */
+        if (!b->reset_done) reset_events(b->refs, b->n);
         /* Back to their pools from inside the callback, so that the
          * pools grown there (zeEventCreate, zeEventPoolCreate) are not
          * traced calls either; not the trigger event, which the driver
@@ -541,7 +541,7 @@ static void ZE_APICALL pro_event_timestamp(ze_event_query_kernel_timestamp_param
     (void)p, (void)r, (void)u, (void)i;
     zl_batch_t *b = batch_take(false);
     if (b == NULL) return;
-    read_timestamps(b->events, b->n, b->out);
+    read_timestamps(b->events, b->n, b->out, b->reset_final);
     b->done = true;
 }
 static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {

@@ -49,16 +49,24 @@ void zl_register(zel_tracer_handle_t tracer);
 uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left);
 uint64_t zl_dropped(void);          /* slots other than launches lost to full rings */
 uint64_t zl_launches_dropped(void); /* launches passed untouched: their ring was full */
-/* One event's reading (zl_kernel_timestamps): result is the ze_result_t of
- * zeEventQueryKernelTimestamp (NOT_READY until it signalled); the times
- * are valid on success. */
+/* One event's reading (zl_kernel_timestamps): ready when
+ * zeEventQueryKernelTimestamp succeeded (the times are valid), failed its
+ * result when it failed otherwise than with NOT_READY (0: it did not).
+ * timing.EventReading has this layout (asserted in cgo/timestamps.go): the
+ * reads are written straight into the harvester's batch. */
 typedef struct zl_event_reading {
     uint64_t start, end, ctx_start, ctx_end;
-    uint32_t result;
-    uint32_t pad_;
+    uint8_t ready;
+    uint8_t pad_[3];
+    uint32_t failed;
 } zl_event_reading_t;
 void zl_kernel_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
+/* zl_kernel_timestamps, and each event whose reading is final (signalled,
+ * or the read failed) is host-reset right after its read, while its
+ * memory is in the cache; zl_return_events makes them reusable. */
+void zl_kernel_timestamps_reset(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
 void zl_release_events(const zl_event_ref_t *refs, uint32_t n); /* host reset + reuse */
+void zl_return_events(const zl_event_ref_t *refs, uint32_t n); /* reuse of events reset already */
 ze_result_t zl_global_timestamps(uint64_t device, uint64_t *host, uint64_t *ticks);
 /* Assigns the kernel id for a new kernel (called in the create epilogue). */
 uint32_t zl_kernel_created(ze_kernel_handle_t k);

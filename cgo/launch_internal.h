@@ -330,7 +330,9 @@ static inline void event_put(ze_context_handle_t ctx, ze_event_handle_t ev) {
 typedef struct zl_batch {
     const uint64_t *events;     /* kernel timestamps of these events ... */
     zl_event_reading_t *out;    /* ... into out */
+    bool reset_final;           /* ... each final one reset right after its read */
     const zl_event_ref_t *refs; /* or host resets of these events */
+    bool reset_done;            /* ... done already: only their return to the pools */
     uint32_t n;
     /* resets: the index of the trigger event (the first nonzero one); the
      * prologue takes every other event back to its pool (growing the
@@ -343,7 +345,7 @@ extern ZL_TLS zl_batch_t *tl_batch;
  * taken: NULL when the call is not zestall's batch trigger. */
 zl_batch_t *batch_take(bool resets);
 void reset_events(const zl_event_ref_t *refs, uint32_t n);
-void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out);
+void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out, bool reset_final);
 
 /* ---- regular command lists (regular_lists.c) ----------------------------- */
 

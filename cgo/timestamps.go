@@ -7,6 +7,7 @@ package cgo
 import "C"
 
 import (
+	"slices"
 	"time"
 	"unsafe"
 
@@ -18,7 +19,6 @@ import (
 // lists (regular_lists.c) and the collection state (launch.c).
 type source struct {
 	snapBuf []C.uint64_t // snapshot results, 4 words each
-	rd      []C.zl_event_reading_t
 }
 
 var _ timing.Source = (*source)(nil)
@@ -30,6 +30,18 @@ var (
 	_ [C.sizeof_zl_event_ref_t - unsafe.Sizeof(timing.EventRef{})]byte
 	_ [unsafe.Offsetof(timing.EventRef{}.Event) - unsafe.Offsetof(C.zl_event_ref_t{}.event)]byte
 	_ [unsafe.Offsetof(C.zl_event_ref_t{}.event) - unsafe.Offsetof(timing.EventRef{}.Event)]byte
+)
+
+// timing.EventReading has zl_event_reading_t's layout, or this does not
+// compile: zl_kernel_timestamps writes the readings straight into the
+// harvester's batch.
+var (
+	_ [unsafe.Sizeof(timing.EventReading{}) - C.sizeof_zl_event_reading_t]byte
+	_ [C.sizeof_zl_event_reading_t - unsafe.Sizeof(timing.EventReading{})]byte
+	_ [0 - ((unsafe.Offsetof(timing.EventReading{}.TS) ^ unsafe.Offsetof(C.zl_event_reading_t{}.start)) | (unsafe.Sizeof(timing.KernelTimestamp{}) ^ 4*unsafe.Sizeof(C.zl_event_reading_t{}.start)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.KernelTimestamp{}.End) ^ (unsafe.Offsetof(C.zl_event_reading_t{}.end) - unsafe.Offsetof(C.zl_event_reading_t{}.start))) | (unsafe.Offsetof(timing.KernelTimestamp{}.ContextStart) ^ (unsafe.Offsetof(C.zl_event_reading_t{}.ctx_start) - unsafe.Offsetof(C.zl_event_reading_t{}.start))) | (unsafe.Offsetof(timing.KernelTimestamp{}.ContextEnd) ^ (unsafe.Offsetof(C.zl_event_reading_t{}.ctx_end) - unsafe.Offsetof(C.zl_event_reading_t{}.start))))]byte
+	_ [0 - ((unsafe.Offsetof(timing.EventReading{}.Ready) ^ unsafe.Offsetof(C.zl_event_reading_t{}.ready)) | (unsafe.Sizeof(timing.EventReading{}.Ready) ^ unsafe.Sizeof(C.zl_event_reading_t{}.ready)))]byte
+	_ [0 - ((unsafe.Offsetof(timing.EventReading{}.Failed) ^ unsafe.Offsetof(C.zl_event_reading_t{}.failed)) | (unsafe.Sizeof(timing.EventReading{}.Failed) ^ unsafe.Sizeof(C.zl_event_reading_t{}.failed)))]byte
 )
 
 // timing.Slot has zl_slot_t's layout, field for field, or this does not
@@ -133,25 +145,25 @@ func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []
 	if len(events) == 0 {
 		return dst
 	}
-	if cap(s.rd) < len(events) {
-		s.rd = make([]C.zl_event_reading_t, len(events))
+	dst = slices.Grow(dst, len(events))
+	out := dst[len(dst) : len(dst)+len(events)]
+	// events and out hold no Go pointers: C uses them for the call's
+	// duration only. timing.EventReading is zl_event_reading_t (see
+	// above): C writes the readings in place, no conversion.
+	C.zl_kernel_timestamps((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)),
+		(*C.zl_event_reading_t)(unsafe.Pointer(&out[0])))
+	return dst[:len(dst)+len(events)]
+}
+
+func (s *source) KernelTimestampsReset(events []uint64, dst []timing.EventReading) []timing.EventReading {
+	if len(events) == 0 {
+		return dst
 	}
-	rd := s.rd[:len(events)]
-	// events holds no Go pointers: C may read it for the call's duration.
-	C.zl_kernel_timestamps((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)), &rd[0])
-	for i := range rd {
-		r := &rd[i]
-		switch r.result {
-		case C.ZE_RESULT_SUCCESS:
-			dst = append(dst, timing.EventReading{Ready: true, TS: timing.KernelTimestamp{
-				Start: uint64(r.start), End: uint64(r.end), ContextStart: uint64(r.ctx_start), ContextEnd: uint64(r.ctx_end)}})
-		case C.ZE_RESULT_NOT_READY:
-			dst = append(dst, timing.EventReading{})
-		default:
-			dst = append(dst, timing.EventReading{Err: Result(r.result)})
-		}
-	}
-	return dst
+	dst = slices.Grow(dst, len(events))
+	out := dst[len(dst) : len(dst)+len(events)]
+	C.zl_kernel_timestamps_reset((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)),
+		(*C.zl_event_reading_t)(unsafe.Pointer(&out[0])))
+	return dst[:len(dst)+len(events)]
 }
 
 func (s *source) SnapshotResults(snapshot uint64, dst []timing.KernelTimestamp) ([]timing.KernelTimestamp, bool, error) {
@@ -191,6 +203,13 @@ func (s *source) ReleaseEvents(refs []timing.EventRef) {
 	}
 	// timing.EventRef has zl_event_ref_t's layout (TestEventRefLayout).
 	C.zl_release_events((*C.zl_event_ref_t)(unsafe.Pointer(&refs[0])), C.uint32_t(len(refs)))
+}
+
+func (s *source) ReturnEvents(refs []timing.EventRef) {
+	if len(refs) == 0 {
+		return
+	}
+	C.zl_return_events((*C.zl_event_ref_t)(unsafe.Pointer(&refs[0])), C.uint32_t(len(refs)))
 }
 
 func (s *source) GlobalTimestamps(device uint64) (uint64, uint64, error) {

@@ -44,7 +44,11 @@ func (idleTimestamps) RingWaits() (uint64, time.Duration) { return 0, 0 }
 func (idleTimestamps) KernelTimestamps(_ []uint64, dst []timing.EventReading) []timing.EventReading {
 	return dst
 }
+func (idleTimestamps) KernelTimestampsReset(_ []uint64, dst []timing.EventReading) []timing.EventReading {
+	return dst
+}
 func (idleTimestamps) ReleaseEvents([]timing.EventRef)                 {}
+func (idleTimestamps) ReturnEvents([]timing.EventRef)                  {}
 func (idleTimestamps) GlobalTimestamps(uint64) (uint64, uint64, error) { return 0, 0, nil }
 func (idleTimestamps) DestroyContextPools(uint64)                      {}
 func (idleTimestamps) SnapshotRelease(uint64)                          {}

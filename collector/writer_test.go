@@ -70,6 +70,10 @@ func (l *launchingTimestamps) KernelTimestamps(events []uint64, dst []timing.Eve
 	return dst
 }
 
+func (l *launchingTimestamps) KernelTimestampsReset(events []uint64, dst []timing.EventReading) []timing.EventReading {
+	return l.KernelTimestamps(events, dst)
+}
+
 func (l *launchingTimestamps) GlobalTimestamps(uint64) (uint64, uint64, error) {
 	return hostZero, hostTick, nil
 }

@@ -14,7 +14,8 @@ other thread is zestall's (its goroutines' threads and the Go runtime's).
 A sample of zestall's threads goes to the first stage below whose
 patterns one of its frames contains, so a stage is inclusive of what it
 calls and exclusive of the stages listed before it (the simulated device's
-writes are taken out of the reads and resets that apply them). Each
+writes are taken out of the reads and resets that apply them, the growth
+of zestall's event pools out of the releases that make it). Each
 sample stands for its period (250 us at -F 4000); the figures are ns per
 launch (total / N). With TOP, the TOP functions by self time on
 zestall's threads follow. BENCHMARKS.md, "zestall's CPU per launch, by
@@ -29,15 +30,26 @@ STAGES = [
     # The device's post-sync writes, which the simulator plays on the
     # thread that observes events next (test/sim/README.md "Cost").
     ("simulated device (posts_apply)", ["posts_apply"]),
+    # zestall's pools growing ahead of need (cgo/event_pools.c), inside
+    # the release of read events: the driver's zeEventCreate, whose heap
+    # growth and first touch of fresh pages (page faults) are most of it.
+    # As many events as were in flight at the peak, not a cost per launch:
+    # taken out of the resets so that those show the per-launch work.
+    ("event creation (grow_events: zeEventCreate, heap growth, page faults)", ["grow_events"]),
     ("drain (zl_drain)", ["cgo.(*source).Drain", "zl_drain"]),
     ("compression (zstd)", ["klauspost/compress", "Writer).compress"]),
     ("timestamp reads (KernelTimestamps: cgo, zestall's C, the driver)",
      ["KernelTimestamps", "zl_kernel_timestamps", "read_timestamps", "QueryKernelTimestamp"]),
     ("resets and release (ReleaseEvents: cgo, zestall's C, the driver)",
-     ["ReleaseEvents", "zl_release_events", "reset_events", "pools_take_back", "EventHostReset"]),
+     ["ReleaseEvents", "ReturnEvents", "zl_release_events", "zl_return_events", "reset_events", "pools_take_back",
+      "EventHostReset"]),
     ("encoding (Writer.WriteLaunch)", ["WriteLaunch", "writeLaunches"]),
     ("records (collector/timing)", ["collector/timing."]),
     ("GC", ["gcBgMarkWorker", "gcDrain", "markroot", "bgsweep", "bgscavenge", "gcAssist", "mallocgc"]),
+    # The runtime's monitor thread: it sleeps 20 µs at a time while it
+    # keeps taking Ps back from goroutines in long cgo calls, up to 10 ms
+    # when it has nothing to do; each sleep is a system call.
+    ("Go runtime's sysmon", ["runtime.sysmon"]),
     ("scheduler, sleeps and wake-ups", ["runtime.schedule", "runtime.findRunnable", "runtime.park_m",
                                         "runtime.mcall", "runtime.futex", "runtime.notesleep", "runtime.sysmon",
                                         "runtime.usleep", "runtime.goready", "runtime.mstart"]),

@@ -93,7 +93,12 @@ func (f *benchSource) KernelTimestamps(evs []uint64, dst []EventReading) []Event
 	return dst
 }
 
+func (f *benchSource) KernelTimestampsReset(evs []uint64, dst []EventReading) []EventReading {
+	return f.KernelTimestamps(evs, dst)
+}
+
 func (f *benchSource) ReleaseEvents(refs []EventRef) { f.released += len(refs) }
+func (f *benchSource) ReturnEvents(refs []EventRef)  { f.released += len(refs) }
 
 // BenchmarkHarvestImmediateAlone is BenchmarkHarvestImmediate with
 // benchSource: the harvester's own time per launch (drain processing,

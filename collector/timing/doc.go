@@ -30,6 +30,15 @@
 // TestListReadsAllocs; TestReuseNoAliasing and TestListReads check that
 // reused storage carries nothing of an earlier launch).
 //
+// An event read for the last time (an immediate list's, whose one
+// launch it times; a regular list's read at the list's end) is reset by
+// its read (Source.KernelTimestampsReset) and only returned afterwards
+// (Source.ReturnEvents): its memory is visited once per launch, not again
+// by a release pass at the end of the pass. The record of a launch in the
+// immediate FIFO or in a list's reads is made once, where the writer
+// reads it (the writer's batch), from its drained slot or its list's
+// template, when the launch finishes.
+//
 // A pass's work is bounded, so that the application's rings keep being
 // drained: a pass drains at most DrainBatch slots and processes at most
 // passWork slots and records (a batch of executions of long lists is

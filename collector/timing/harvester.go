@@ -11,6 +11,7 @@ import (
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
+	"github.com/zestall/zestall/ze"
 )
 
 // SlotKind, the Slot* kinds and flags and EventRef are generated from
@@ -76,10 +77,24 @@ type KernelTimestamp struct {
 const DrainBatch = 4096
 
 // EventReading is one event's state, read in bulk (Source.KernelTimestamps).
+// It has cgo/launch.h's zl_event_reading_t layout (package cgo asserts
+// it): the launch path's reads are written straight into the harvester's
+// batch, with no conversion. The zero value is an event not signalled yet.
 type EventReading struct {
 	TS    KernelTimestamp
-	Ready bool  // the event signalled: TS holds its times
-	Err   error // the read failed (an event not signalled yet is no error)
+	Ready bool // the event signalled: TS holds its times
+	_     [3]byte
+	// Failed: the read failed with this result (0: it did not; an event
+	// not signalled yet is no failure).
+	Failed ze.Result
+}
+
+// Err is the read's failure as an error (nil: none).
+func (r *EventReading) Err() error {
+	if r.Failed == 0 {
+		return nil
+	}
+	return r.Failed
 }
 
 // Source is the Level-Zero access the harvester needs; package
@@ -120,8 +135,19 @@ type Source interface {
 	// KernelTimestamps reads the timestamps of events, in one call for the
 	// batch, and appends one reading per event to dst.
 	KernelTimestamps(events []uint64, dst []EventReading) []EventReading
+	// KernelTimestampsReset is KernelTimestamps for zestall's events that
+	// each carry one launch's times (immediate lists), and resets each
+	// event whose reading is final (Ready, or Err) right after its read,
+	// while its memory is in the cache: ReturnEvents then makes it
+	// reusable without a second visit. A reading the caller judges not
+	// to be its launch's is thus reset too: the event signals again when
+	// that launch's kernel completes.
+	KernelTimestampsReset(events []uint64, dst []EventReading) []EventReading
 	// ReleaseEvents resets zestall's events and makes them reusable.
 	ReleaseEvents(refs []EventRef)
+	// ReturnEvents makes zestall's events that KernelTimestampsReset
+	// reset reusable.
+	ReturnEvents(refs []EventRef)
 	// GlobalTimestamps is zeDeviceGetGlobalTimestamps.
 	GlobalTimestamps(device uint64) (hostNs, ticks uint64, err error)
 	// DestroyContextPools destroys zestall's events in a context that the
@@ -200,14 +226,25 @@ type listState struct {
 }
 
 // listRead is one launch of a regular list waiting for its own event
-// (zestall's, one per launch of the list: listState.reads), and the last
-// reading harvested from that event (what Harvester.lastTS holds for
-// shared events).
+// (zestall's, one per launch of the list: listState.reads, same index as
+// its template), and the last reading harvested from that event (what
+// Harvester.lastTS holds for shared events). Its record is made when it
+// finishes, from its template, straight into the writer's batch
+// (listRecord), as an immediate launch's is: a record made here and
+// copied into the batch was two writes and a read of 120 bytes more per
+// launch.
 type listRead struct {
-	p       pendingLaunch
 	waiting bool
-	hasLast bool
-	last    KernelTimestamp
+	serial  bool   // the execution ran serialized
+	exec    uint32 // the execution's index
+	// What newRecord would have taken from the Harvester when the
+	// execution was drained: the launch's id and its queue's.
+	id, queue    uint64
+	event        uint64
+	context, ref uint64
+	dev          *Clock
+	hasLast      bool
+	last         KernelTimestamp
 }
 
 // pendingExec is one execution of a regular list whose times a snapshot
@@ -296,6 +333,7 @@ type Harvester struct {
 	rdEv  []uint64
 	rdOut []EventReading
 	rel   []EventRef
+	ret   []EventRef // reset by their read already (ReturnEvents)
 	// imm: launches on immediate lists with zestall's events, oldest
 	// first (see immLaunch), in reused storage.
 	imm []immLaunch
@@ -543,13 +581,17 @@ func (h *Harvester) slot(s *Slot) {
 				continue
 			}
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
-				r := &ls.reads[i]
-				if h.newLaunch(&r.p, t, s.HostNs, ls.execs, s.Queue, serial) {
-					r.p.index = t.EvIndex - 1
-					r.waiting = true
+				if c := h.clock(t.Device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+					r := &ls.reads[i]
+					r.waiting, r.serial, r.exec = true, serial, ls.execs
+					r.id, r.queue = h.newID(), h.queueID(s.Queue)
+					r.event, r.context, r.ref, r.dev = t.Event, t.Context, s.HostNs, c
 					ls.nreads++
 					h.npending++
+					continue
 				}
+				var p pendingLaunch
+				h.newLaunch(&p, t, s.HostNs, ls.execs, s.Queue, serial) // written at once, without times
 				continue
 			}
 			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
@@ -581,14 +623,14 @@ func (h *Harvester) slot(s *Slot) {
 	case SlotReset, SlotDestroy:
 		h.endList(s.ListID)
 	case SlotAppTS:
-		if ls, r := h.readOf(s.Event); r != nil {
-			h.listReading(ls, r, EventReading{TS: s.TS(), Ready: true}, false)
+		if ls, i := h.readOf(s.Event); ls != nil {
+			h.listReading(ls, i, &EventReading{TS: s.TS(), Ready: true}, false)
 			return
 		}
 		h.reading(s.Event, s.TS(), nil, false)
 	case SlotAppGone:
-		if ls, r := h.readOf(s.Event); r != nil {
-			h.listReading(ls, r, EventReading{}, true)
+		if ls, i := h.readOf(s.Event); ls != nil {
+			h.listReading(ls, i, &EventReading{}, true)
 			return
 		}
 		h.reading(s.Event, KernelTimestamp{}, nil, true)
@@ -616,17 +658,19 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 			}
 			r.waiting = false
 			h.npending--
-			if pe != nil && r.p.rec.ExecutionIndex == ls.execs-1 {
-				pe.launches = append(pe.launches, r.p) // counted below
+			if pe != nil && r.exec == ls.execs-1 {
+				pe.launches = append(pe.launches, pendingLaunch{})
+				h.pendingOf(&pe.launches[len(pe.launches)-1], ls, i) // counted below
 			} else {
-				shared := r.p
+				shared := &pendingLaunch{}
+				h.pendingOf(shared, ls, i)
 				shared.ls, shared.until = ls, s.HostNs
 				if r.hasLast {
 					h.lastTS[shared.event] = r.last
 				}
-				h.addPendingLaunch(&shared)
+				h.addPendingLaunch(shared)
 			}
-			r.p = pendingLaunch{}
+			*r = listRead{hasLast: r.hasLast, last: r.last}
 		}
 		ls.nreads = 0
 	}
@@ -704,22 +748,23 @@ func (h *Harvester) sharedOn(ls *listState) bool {
 	return false
 }
 
-// readOf finds the launch waiting in a list's reads for event ev, when no
+// readOf finds the launch waiting in a list's reads for event ev (its
+// list and index; nil: none), when no
 // launch waits on the shared path for it: a reading the launch path took
 // on the application's thread (a list executed again on another queue
 // without a copy of the previous execution: cgo/regular_lists.c reads the
 // list's events, in order, before that execution). The readings of a
 // list come one event after the other: found next to the last one, not by
 // a lookup per event.
-func (h *Harvester) readOf(ev uint64) (*listState, *listRead) {
+func (h *Harvester) readOf(ev uint64) (*listState, int) {
 	if len(h.readLists) == 0 || len(h.pending[ev]) > 0 {
-		return nil, nil
+		return nil, 0
 	}
 	if ls := h.appList; ls != nil && ls.nreads > 0 {
 		for i := h.appNext; i < len(ls.reads) && i < h.appNext+8; i++ {
-			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+			if r := &ls.reads[i]; r.waiting && r.event == ev {
 				h.appNext = i + 1
-				return ls, r
+				return ls, i
 			}
 		}
 	}
@@ -728,13 +773,13 @@ func (h *Harvester) readOf(ev uint64) (*listState, *listRead) {
 			continue
 		}
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.p.event == ev {
+			if r := &ls.reads[i]; r.waiting && r.event == ev {
 				h.appList, h.appNext = ls, i+1
-				return ls, r
+				return ls, i
 			}
 		}
 	}
-	return nil, nil
+	return nil, 0
 }
 
 // growReads makes ls.reads as long as its templates, in storage reused
@@ -781,34 +826,53 @@ func (h *Harvester) harvestReads(final bool) {
 	}
 	clear(h.readLists[len(keep):])
 	h.readLists = keep
-	h.readWaiting(h.readBatch, final)
+	h.readWaiting(h.readBatch, final, false)
 	clear(h.readBatch)
 }
 
 // readWaiting reads, in one batch, the events of the launches waiting in
 // the reads of lists, and applies each reading to its launch
 // (listReading; with final, a launch the reading is not of is written
-// without times).
-func (h *Harvester) readWaiting(lists []*listState, final bool) {
+// without times). With reset (final only: the lists ended, and nothing
+// else reads their events), each event whose reading is final is reset
+// by its read (Source.KernelTimestampsReset) and given back now; the
+// list's release (releaseListEvents) leaves it out.
+func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
 	h.rdEv = h.rdEv[:0]
 	for _, ls := range lists {
 		for i := range ls.reads {
 			if ls.reads[i].waiting {
-				h.rdEv = append(h.rdEv, ls.reads[i].p.event)
+				h.rdEv = append(h.rdEv, ls.reads[i].event)
 			}
 		}
 	}
 	if len(h.rdEv) == 0 {
 		return
 	}
-	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	if reset {
+		h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
+	} else {
+		h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	}
 	h.readNow()
 	j := 0
 	for _, ls := range lists {
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting {
-				h.listReading(ls, r, h.rdOut[j], final)
-				j++
+			r := &ls.reads[i]
+			if !r.waiting {
+				continue
+			}
+			rd := &h.rdOut[j]
+			j++
+			ev, ctx := r.event, r.context
+			h.listReading(ls, i, rd, final) // (its record from the template as it was)
+			if reset && (rd.Ready || rd.Failed != 0) {
+				// Reset by its read: returned only, and not released again.
+				if len(h.lastTS) > 0 {
+					delete(h.lastTS, ev)
+				}
+				h.ret = append(h.ret, EventRef{Context: ctx, Event: ev})
+				ls.templates[i].Flags &^= SlotFlagOurs
 			}
 		}
 	}
@@ -817,34 +881,61 @@ func (h *Harvester) readWaiting(lists []*listState, final bool) {
 // listReading applies a reading of its event to a launch waiting in a
 // list's reads: as reading does for one launch on a shared event. With
 // final, a launch the reading is not of is written without times.
-func (h *Harvester) listReading(ls *listState, r *listRead, rd EventReading, final bool) {
-	p := &r.p
-	done := func() { h.readDone(ls, r) }
+func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bool) {
+	r := &ls.reads[i]
 	switch {
-	case rd.Err != nil:
-		done()
-		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+	case rd.Failed != 0:
+		h.readDone(ls, r)
+		h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 		return
 	case rd.Ready && !(r.hasLast && r.last == rd.TS):
 		if len(h.lastTS) > 0 {
-			if last, seen := h.lastTS[p.event]; seen && last == rd.TS {
+			if last, seen := h.lastTS[r.event]; seen && last == rd.TS {
 				break // a reading the shared path harvested already
 			}
 		}
 		// A start in the future: the reading is older than the launch
 		// (the masked counter placed it one wrap later); before the
 		// execution: an earlier execution's.
-		if startNs, startTicks := p.dev.toHost(rd.TS.Start, p.ref); startNs <= h.limit && startNs+1000 >= p.ref {
-			done()
+		if startNs, startTicks := r.dev.toHost(rd.TS.Start, r.ref); startNs <= h.limit && startNs+1000 >= r.ref {
+			h.readDone(ls, r)
 			r.hasLast, r.last = true, rd.TS
-			h.finishTimed(p, rd.TS, startNs, startTicks)
+			out := h.listRecord(ls, i)
+			h.setTimes(out, r.dev, rd.TS, startNs, startTicks)
+			h.sent(out)
 			return
 		}
 	}
 	if final {
-		done()
-		h.finishNoTS(&p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+		h.readDone(ls, r)
+		h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 	}
+}
+
+// listRecord makes the record of launch i of ls (waiting in its reads) in
+// the writer's batch, from its template, and returns it (to be handed on
+// by sent).
+func (h *Harvester) listRecord(ls *listState, i int) *stream.Launch {
+	r := &ls.reads[i]
+	out := h.outNext()
+	fillRecord(out, &ls.templates[i], r.id, r.queue, r.exec, r.serial, r.dev)
+	return out
+}
+
+// listNoTS writes launch i of ls (waiting in its reads) without times.
+func (h *Harvester) listNoTS(ls *listState, i int, reason pb.NoTimestampReason) {
+	out := h.listRecord(ls, i)
+	h.markNoTS(out, reason)
+	h.sent(out)
+}
+
+// pendingOf makes launch i of ls, waiting in its reads, a pendingLaunch
+// in p (which it overwrites entirely), its record made from its template.
+func (h *Harvester) pendingOf(p *pendingLaunch, ls *listState, i int) {
+	r := &ls.reads[i]
+	t := &ls.templates[i]
+	*p = pendingLaunch{index: t.EvIndex - 1, event: r.event, context: r.context, ref: r.ref, dev: r.dev}
+	fillRecord(&p.rec, t, r.id, r.queue, r.exec, r.serial, r.dev)
 }
 
 // readDone: launch r of ls waits no more (it is written, or about to be).
@@ -860,7 +951,11 @@ func (h *Harvester) readDone(ls *listState, r *listRead) {
 // the next list.
 func (h *Harvester) endReads(ls *listState) {
 	if ls.nreads > 0 {
-		h.readWaiting([]*listState{ls}, true)
+		// With no execution's snapshot left to copy them, the list's
+		// events are given back in this pass (releaseListEvents): each
+		// one read now is reset by its read, while its memory is in the
+		// cache, rather than visited again by the release.
+		h.readWaiting([]*listState{ls}, true, ls.inflight == 0)
 	}
 	if ls.reads == nil {
 		return
@@ -915,6 +1010,12 @@ func (h *Harvester) queueID(q uint64) uint64 {
 // regular list, s is the append and ref, exec and execSerial describe the
 // execution (its time, index, and whether it ran serialized).
 func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) {
+	// Into the immediate FIFO without a pendingLaunch (about 200 bytes
+	// the compiler would clear per launch).
+	if c := h.clock(s.Device); h.toFIFO(s, c) {
+		h.immAdd(s, c, ref, exec, queue, execSerial)
+		return
+	}
 	var p pendingLaunch
 	if h.newLaunch(&p, s, ref, exec, queue, execSerial) {
 		shared := p // on the heap only when it waits in h.pending
@@ -927,22 +1028,8 @@ func (h *Harvester) addPending(s *Slot, ref uint64, exec uint32, queue uint64, e
 // already (no timestamp to wait for), or waits in the immediate FIFO.
 func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32, queue uint64, execSerial bool) bool {
 	c := h.clock(s.Device)
-	if c != nil && s.Event != 0 && s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate {
-		// zestall's event on an immediate list: it carries this launch's
-		// times only, so the launch waits in the FIFO (no map, no object).
-		// Its record is made when it finishes, from its slot in the
-		// drained batch, straight into the writer's batch (see immLaunch).
-		h.nextID++
-		h.seenPass++
-		h.imm = append(h.imm, immLaunch{id: h.nextID, queue: h.queueID(queue), exec: exec, serial: execSerial,
-			event: s.Event, context: s.Context, ref: ref, dev: c})
-		l := &h.imm[len(h.imm)-1]
-		if h.next < len(h.buf) && s == &h.buf[h.next] {
-			l.at = int32(h.next)
-		} else {
-			l.at = h.spill(s, l) // not a drained slot (never, as launches come): its record now
-		}
-		h.npending++
+	if h.toFIFO(s, c) {
+		h.immAdd(s, c, ref, exec, queue, execSerial)
 		return false
 	}
 	*p = pendingLaunch{}
@@ -962,12 +1049,49 @@ func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32
 	return true
 }
 
+// toFIFO says whether launch s, of device clock c, waits in the immediate
+// FIFO: zestall's event on an immediate list, which carries this launch's
+// times only (no map, no object).
+func (h *Harvester) toFIFO(s *Slot, c *Clock) bool {
+	return c != nil && s.Event != 0 &&
+		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
+}
+
+// immAdd puts launch s in the immediate FIFO (see toFIFO). Its record is
+// made when it finishes, from its slot in the drained batch, straight into
+// the writer's batch (see immLaunch).
+func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uint64, execSerial bool) {
+	// Made in place, field by field: every field is written (a composite
+	// literal was made on the stack and copied, 64 bytes more per launch).
+	n := len(h.imm)
+	if n < cap(h.imm) {
+		h.imm = h.imm[:n+1]
+	} else {
+		h.imm = append(h.imm, immLaunch{})
+	}
+	l := &h.imm[n]
+	l.id, l.queue, l.exec, l.serial = h.newID(), h.queueID(queue), exec, execSerial
+	l.event, l.context, l.ref, l.dev = s.Event, s.Context, ref, c
+	if h.next < len(h.buf) && s == &h.buf[h.next] {
+		l.at = int32(h.next)
+	} else {
+		l.at = h.spill(s, l) // not a drained slot (never, as launches come): its record now
+	}
+	h.npending++
+}
+
 // newRecord makes the Launch record of a slot in rec (which it overwrites
 // entirely), of device clock c (nil: unknown).
 func (h *Harvester) newRecord(rec *stream.Launch, s *Slot, exec uint32, queue uint64, execSerial bool, c *Clock) {
+	fillRecord(rec, s, h.newID(), h.queueID(queue), exec, execSerial, c)
+}
+
+// newID is the id of a launch seen now (ids from 1, in the order
+// launches are seen), counted in seenPass.
+func (h *Harvester) newID() uint64 {
 	h.nextID++
 	h.seenPass++
-	fillRecord(rec, s, h.nextID, h.queueID(queue), exec, execSerial, c)
+	return h.nextID
 }
 
 // fillRecord makes the Launch record id of slot s in rec (which it
@@ -1058,7 +1182,8 @@ func (h *Harvester) harvestImmediate(final bool) {
 	for i := range h.imm {
 		h.rdEv = append(h.rdEv, h.imm[i].event)
 	}
-	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
+	// A final reading resets its event at once (see the case r.Ready).
+	h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
 	h.readNow()
 	keep := h.imm[:0]
 	// Records of launches still waiting move to the spare (in FIFO order,
@@ -1069,8 +1194,8 @@ func (h *Harvester) harvestImmediate(final bool) {
 		r := h.rdOut[i]
 		var rec stream.Launch
 		switch {
-		case r.Err != nil:
-			h.immDone(l)
+		case r.Failed != 0:
+			h.immDone(l, true)
 			h.immRecord(l, &rec)
 			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 			continue
@@ -1078,9 +1203,12 @@ func (h *Harvester) harvestImmediate(final bool) {
 			// The event was reset before this launch took it: a reading
 			// is this launch's, unless the clock places it in the future
 			// (not run yet) or before the append (as the shared path,
-			// which waits for a plausible reading).
+			// which waits for a plausible reading). The read reset the
+			// event: a reading that is not this launch's (an event whose
+			// reset failed) is gone, and the launch's own comes when its
+			// kernel completes.
 			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
-				h.immDone(l)
+				h.immDone(l, true)
 				out := h.outNext()
 				h.immRecord(l, out)
 				h.setTimes(out, l.dev, r.TS, startNs, startTicks)
@@ -1089,7 +1217,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 			}
 		}
 		if final {
-			h.immDone(l)
+			h.immDone(l, false)
 			h.immRecord(l, &rec)
 			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			continue
@@ -1109,9 +1237,14 @@ func (h *Harvester) harvestImmediate(final bool) {
 	h.immRecs, h.immRecsSpare = recs, h.immRecs[:0]
 }
 
-// immDone: the launch leaves the FIFO; its event goes back.
-func (h *Harvester) immDone(l *immLaunch) {
+// immDone: the launch leaves the FIFO; its event goes back (reset by its
+// read already: only returned).
+func (h *Harvester) immDone(l *immLaunch, reset bool) {
 	h.npending--
+	if reset {
+		h.ret = append(h.ret, EventRef{Context: l.context, Event: l.event})
+		return
+	}
 	h.rel = append(h.rel, EventRef{Context: l.context, Event: l.event})
 }
 
@@ -1137,11 +1270,16 @@ func (h *Harvester) finishNoTS(rec *stream.Launch, reason pb.NoTimestampReason) 
 	if rec.Id == 0 {
 		return // an execution while stopped (ids start at 1)
 	}
+	h.markNoTS(rec, reason)
+	h.write(rec)
+}
+
+// markNoTS makes rec a record without times, for reason.
+func (h *Harvester) markNoTS(rec *stream.Launch, reason pb.NoTimestampReason) {
 	rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 	rec.NoTimestampReason = reason
 	h.noTSPass[int(reason)%len(h.noTS)]++
 	h.noTSAny = true
-	h.write(rec)
 }
 
 // write hands a finished record to attribution and to the batch for the
@@ -1225,9 +1363,9 @@ func (h *Harvester) harvestLocked(final bool) {
 	h.readNow()
 	for i, ev := range h.rdEv {
 		r := h.rdOut[i]
-		if r.Ready || r.Err != nil {
+		if r.Ready || r.Failed != 0 {
 			if ls := listOf(h.pending[ev]); ls == nil || final || h.src.ListSubmits(ls.handle) == ls.seq {
-				h.reading(ev, r.TS, r.Err, false)
+				h.reading(ev, r.TS, r.Err(), false)
 			}
 		}
 		if final {
@@ -1453,6 +1591,10 @@ func (h *Harvester) releaseNow() {
 		h.src.ReleaseEvents(h.rel)
 		h.rel = h.rel[:0]
 	}
+	if len(h.ret) > 0 {
+		h.src.ReturnEvents(h.ret)
+		h.ret = h.ret[:0]
+	}
 	if len(h.out) > 0 {
 		h.out = h.emit(h.out)[:0]
 	}
@@ -1482,8 +1624,8 @@ func (h *Harvester) endList(id uint32) {
 	h.rdOut = h.src.KernelTimestamps(h.rdEv, h.rdOut[:0])
 	h.readNow()
 	for i, ev := range h.rdEv {
-		if r := h.rdOut[i]; r.Ready || r.Err != nil {
-			h.reading(ev, r.TS, r.Err, false)
+		if r := &h.rdOut[i]; r.Ready || r.Failed != 0 {
+			h.reading(ev, r.TS, r.Err(), false)
 		}
 	}
 	for i := range shared {
@@ -1595,9 +1737,9 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.imm = keepImm
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.p.context == ctx {
+			if r := &ls.reads[i]; r.waiting && r.context == ctx {
 				h.readDone(ls, r) // its event goes away with the pools
-				h.finishNoTS(&r.p.rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+				h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			}
 		}
 	}

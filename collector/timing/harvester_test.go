@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -57,13 +58,34 @@ func (f *fakeSource) RingWaits() (uint64, time.Duration) { return 0, 0 }
 func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
 	for _, ev := range evs {
 		if f.failing[ev] {
-			dst = append(dst, EventReading{Err: Result(0x78000005)})
+			dst = append(dst, EventReading{Failed: 0x78000005})
 			continue
 		}
 		ts, ok := f.signaled[ev]
 		dst = append(dst, EventReading{TS: ts, Ready: ok})
 	}
 	return dst
+}
+
+// KernelTimestampsReset is KernelTimestamps, and each event whose
+// reading is final is reset (no longer signalled), as the launch path's
+// zl_kernel_timestamps_reset does.
+func (f *fakeSource) KernelTimestampsReset(evs []uint64, dst []EventReading) []EventReading {
+	dst = f.KernelTimestamps(evs, dst)
+	for i, ev := range evs {
+		if r := dst[len(dst)-len(evs)+i]; r.Ready || r.Failed != 0 {
+			delete(f.signaled, ev)
+		}
+	}
+	return dst
+}
+func (f *fakeSource) ReturnEvents(refs []EventRef) {
+	for _, r := range refs {
+		if _, ok := f.signaled[r.Event]; ok {
+			panic(fmt.Sprintf("event %d returned without a reset", r.Event))
+		}
+		f.released[r.Event]++
+	}
 }
 func (f *fakeSource) ReleaseEvents(refs []EventRef) {
 	for _, r := range refs {
@@ -82,11 +104,6 @@ func (f *fakeSource) SnapshotRelease(snapshot uint64) {
 	delete(f.snapshots, snapshot)
 }
 func (f *fakeSource) ListSubmits(list uint64) uint64 { return f.submits[list] }
-
-// Result mirrors the cgo error type for the fake.
-type Result uint32
-
-func (r Result) Error() string { return "result" }
 
 const hz = 38_400_000
 

@@ -177,24 +177,32 @@ func TestListReadsAllocs(t *testing.T) {
 // several passes (passWork), none of them making more than about
 // passWork records; the launches of executions not processed yet hold
 // PendingBefore back, and every launch is written once with its times.
-func TestPassWork(t *testing.T) {
-	const (
-		launches = 4096
-		execs    = 12
-		sec      = uint64(1e9)
-	)
+// passWorkLaunches and passWorkExecs: list 5 of passWorkHarness, and its
+// executions, more work than one pass does.
+const (
+	passWorkLaunches = 4096
+	passWorkExecs    = 12
+)
+
+// passWorkHarness is a harness whose next Poll meets more work than one
+// pass does (passWork): list 5 with passWorkLaunches launches, recorded,
+// and passWorkExecs executions of it in the rings, each with a snapshot
+// whose times are ready (execution e at 2 s + e·10 ms, its launch i from
+// 1 µs + 10·i ns after it). The harness's clock is at 3 s.
+func passWorkHarness() *harness {
+	const sec = uint64(1e9)
 	x := newHarness()
 	var slots []Slot
-	for i := 0; i < launches; i++ {
+	for i := 0; i < passWorkLaunches; i++ {
 		slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
 	}
 	x.step(slots...)
 	slots = slots[:0]
-	for e := uint64(0); e < execs; e++ {
+	for e := uint64(0); e < passWorkExecs; e++ {
 		at := 2*sec + e*sec/100
 		s := exec(at, 5, 2000+e)
 		var snap []KernelTimestamp
-		for i := uint64(0); i < launches; i++ {
+		for i := uint64(0); i < passWorkLaunches; i++ {
 			snap = append(snap, tsAt(at+1000+i*10, at+1005+i*10))
 		}
 		x.f.snapshots[s.Snapshot] = snap
@@ -202,6 +210,16 @@ func TestPassWork(t *testing.T) {
 	}
 	x.f.slots = append(x.f.slots, slots...)
 	x.now = 3 * sec
+	return x
+}
+
+func TestPassWork(t *testing.T) {
+	const (
+		launches = passWorkLaunches
+		execs    = passWorkExecs
+		sec      = uint64(1e9)
+	)
+	x := passWorkHarness()
 	polls := 0
 	for {
 		before := len(x.recs)
@@ -247,35 +265,12 @@ func TestPassWork(t *testing.T) {
 // 25000 4 regular 25000 beside busy loops: the lists' last executions).
 func TestDrainAllAfterLeftover(t *testing.T) {
 	const (
-		launches = 4096
-		execs    = 12
-		later    = 100 // launches of a second list, still in the rings
-		sec      = uint64(1e9)
+		later = 100 // launches of a second list, still in the rings
+		sec   = uint64(1e9)
 	)
 	for _, end := range []string{"Final", "ContextDestroying"} {
 		t.Run(end, func(t *testing.T) {
-			x := newHarness()
-			var slots []Slot
-			for i := 0; i < launches; i++ {
-				slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
-			}
-			x.step(slots...)
-			slots = slots[:0]
-			snapAt := func(at uint64, n uint64) []KernelTimestamp {
-				var snap []KernelTimestamp
-				for i := uint64(0); i < n; i++ {
-					snap = append(snap, tsAt(at+1000+i*10, at+1005+i*10))
-				}
-				return snap
-			}
-			for e := uint64(0); e < execs; e++ {
-				at := 2*sec + e*sec/100
-				s := exec(at, 5, 2000+e)
-				x.f.snapshots[s.Snapshot] = snapAt(at, launches)
-				slots = append(slots, s)
-			}
-			x.f.slots = append(x.f.slots, slots...)
-			x.now = 3 * sec
+			x := passWorkHarness()
 			x.h.Poll() // stops inside the batch of executions
 			if x.h.next >= len(x.h.buf) {
 				t.Fatalf("the first pass processed its whole batch: the test needs a left-over")
@@ -286,7 +281,11 @@ func TestDrainAllAfterLeftover(t *testing.T) {
 				x.f.slots = append(x.f.slots, regLaunch(3*sec+uint64(i), 9000+uint64(i), uint32(i+1), 6))
 			}
 			s := exec(3*sec+sec/10, 6, 3000)
-			x.f.snapshots[s.Snapshot] = snapAt(s.HostNs, later)
+			var snap []KernelTimestamp
+			for i := uint64(0); i < later; i++ {
+				snap = append(snap, tsAt(s.HostNs+1000+i*10, s.HostNs+1005+i*10))
+			}
+			x.f.snapshots[s.Snapshot] = snap
 			x.f.slots = append(x.f.slots, s)
 			x.now = 4 * sec
 			switch end {
@@ -295,8 +294,68 @@ func TestDrainAllAfterLeftover(t *testing.T) {
 			default:
 				x.h.ContextDestroying(9)
 			}
-			if want := execs*launches + later; len(x.recs) != want {
+			if want := passWorkExecs*passWorkLaunches + later; len(x.recs) != want {
 				t.Fatalf("%d records after %s, want %d (%d slots never drained)", len(x.recs), end, want, len(x.f.slots))
+			}
+		})
+	}
+}
+
+// TestListEndReadsReset: a list executed without a snapshot and reset
+// before its launches were read (the execution and the reset in one
+// drained batch, the usual record, execute, synchronise, reset at full
+// rate): its events are read at the reset, each one that signalled is
+// reset by its read and only returned (the fake's ReturnEvents fails on
+// an event still signalled), the one that never signalled is released
+// (reset and returned); every event goes back exactly once, and the
+// records are those of zestall's events (TIMESTAMP_SWAPPED), with times.
+func TestListEndReadsReset(t *testing.T) {
+	const (
+		launches = 64
+		never    = 5 // the launch whose event never signals
+		sec      = uint64(1e9)
+	)
+	for name, end := range map[string]SlotKind{"reset": SlotReset, "destroy": SlotDestroy} {
+		t.Run(name, func(t *testing.T) {
+			x := newHarness()
+			var slots []Slot
+			for i := 0; i < launches; i++ {
+				slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
+			}
+			x.step(slots...)
+			for i := uint64(0); i < launches; i++ {
+				if i != never {
+					x.f.signaled[1000+i] = tsAt(2*sec+1000+i*100, 2*sec+1050+i*100)
+				}
+			}
+			x.f.submits[500] = 1
+			x.step(execSeq(2*sec, 5, 1), Slot{Kind: end, HostNs: 2*sec + 1, ListID: 5})
+			if len(x.recs) != launches {
+				t.Fatalf("%d records at the list's end, want %d", len(x.recs), launches)
+			}
+			for _, r := range x.recs {
+				i := r.HostAppendNs - sec
+				if r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED) == 0 {
+					t.Errorf("launch %d: flags %#x without TIMESTAMP_SWAPPED", i, r.Flags)
+				}
+				switch {
+				case i == never:
+					if r.NoTimestampReason != pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED {
+						t.Errorf("launch %d: %v, want NOT_COMPLETED", i, r.NoTimestampReason)
+					}
+				case r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0:
+					t.Errorf("launch %d: no times (%v)", i, r.NoTimestampReason)
+				case r.DeviceStartNs+30 < 2*sec+1000+i*100 || r.DeviceStartNs > 2*sec+1030+i*100:
+					t.Errorf("launch %d: starts at %d, want %d", i, r.DeviceStartNs, 2*sec+1000+i*100)
+				}
+			}
+			for i := uint64(0); i < launches; i++ {
+				if n := x.f.released[1000+i]; n != 1 {
+					t.Errorf("event of launch %d given back %d times, want 1", i, n)
+				}
+			}
+			if len(x.f.signaled) != 0 {
+				t.Errorf("%d events given back still signalled", len(x.f.signaled))
 			}
 		})
 	}
