@@ -344,7 +344,7 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 		now := time.Now()
 		wait := pace.wait(drained, pending, now.Sub(last), sampling)
 		last = now
-		s.procs.pass(wait == 0, sampling, now)
+		s.procs.pass(wait == 0, sampling, drained > 0, now)
 		s.handOff.Store(wait == 0)
 		if wait == 0 {
 			select {
