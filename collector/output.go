@@ -72,7 +72,7 @@ const bulkPerWake = 4096
 // before it (the trailer comes last). The loop ends when all queues are
 // closed.
 func (s *Session) writeLoop() {
-	defer close(s.done)
+	defer s.closeDone()
 	defer s.guard("the output writer")
 	o := &s.wr
 	defer func() {
@@ -97,33 +97,14 @@ func (s *Session) writeLoop() {
 	step := func(ticked bool) bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
+		if o.closed {
+			return true // the exit wrote the rest (finishOutput)
+		}
 		o.steps++
 		if !o.ready {
 			o.f, o.w, o.failed, o.first = f, w, w == nil, true
 		}
-		s.drainQueues()
-		o.ready = true
-		if ticked {
-			// bulk is done once the final trailer went through it (not
-			// when its close is seen: a tick can come between): a running
-			// Counters record after that would make a non-final one the
-			// file's last (seen in TestMPINode and TestWriterLaunches).
-			if !o.failed && !o.final {
-				s.write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
-			}
-			s.startFlush()
-		}
-		if o.in != nil || o.bulk != nil || o.launches != nil || o.syclq != nil {
-			return false
-		}
-		if o.w != nil {
-			s.flush()
-			if err := o.w.Close(); err != nil && !o.failed {
-				fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
-			}
-			o.f.Close()
-		}
-		return true
+		return s.stepLocked(ticked)
 	}
 	if step(false) { // the header and what came with it
 		return
@@ -139,6 +120,60 @@ func (s *Session) writeLoop() {
 			return
 		}
 	}
+}
+
+// closeDone says the output is finished (by the writer goroutine or by
+// the exit: finishOutput).
+func (s *Session) closeDone() { s.doneOnce.Do(func() { close(s.done) }) }
+
+// finishOutput is the writer's last step on the exit's thread (Shutdown,
+// after closing every queue), when the writer goroutine made the file and
+// is not writing: the goroutine, woken or not, then finds nothing left
+// (closed). It says whether it finished; if not (the file is not made
+// yet, the writer is busy, or more bulk records are queued than a step
+// writes), the writer goroutine finishes, woken by the caller.
+func (s *Session) finishOutput() bool {
+	o := &s.wr
+	if !o.mu.TryLock() {
+		return false // the writer goroutine is writing (a slow file system must not hold up the exit)
+	}
+	defer o.mu.Unlock()
+	if !o.ready || o.closed || !s.stepLocked(false) {
+		return false
+	}
+	o.closed = true
+	s.closeDone()
+	return true
+}
+
+// stepLocked writes what is queued (and the running Counters and a flush
+// when ticked), under wr.mu once the writer is ready; true when every
+// queue is closed and the file is closed.
+func (s *Session) stepLocked(ticked bool) bool {
+	o := &s.wr
+	s.drainQueues()
+	o.ready = true
+	if ticked {
+		// bulk is done once the final trailer went through it (not
+		// when its close is seen: a tick can come between): a running
+		// Counters record after that would make a non-final one the
+		// file's last (seen in TestMPINode and TestWriterLaunches).
+		if !o.failed && !o.final {
+			s.write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
+		}
+		s.startFlush()
+	}
+	if o.in != nil || o.bulk != nil || o.launches != nil || o.syclq != nil {
+		return false
+	}
+	if o.w != nil {
+		s.flush()
+		if err := o.w.Close(); err != nil && !o.failed {
+			fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
+		}
+		o.f.Close()
+	}
+	return true
 }
 
 // launchBytesMax bounds a Launch record's encoded size (compact or

@@ -286,3 +286,62 @@ type droppingTimestamps struct{ idleTimestamps }
 
 func (droppingTimestamps) Dropped() (uint64, uint64) { return 3, 2 }
 func (droppingTimestamps) ListsWithoutID() uint64    { return 4 }
+
+// TestShutdownIdle: the exit of a session whose goroutines are idle (a
+// short program) wakes neither the writer goroutine nor waits for the
+// harvester's goroutine to wake: it writes the last records and closes
+// the file itself (each goroutine woken at exit cost the process wake-ups
+// and context switches, issue 14). With the writer busy at that moment the
+// writer goroutine finishes instead. Either way the file is complete, and
+// the harvester's goroutine ends afterwards.
+func TestShutdownIdle(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		writerBusy bool
+	}{
+		{"idle", false},
+		{"writer busy", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, path, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1h"})
+			s.Devices(testDevices)
+			s.Timestamps(idleTimestamps{})
+			s.Status(StateActive, ze.Success)
+			s.ModuleCreated(&Module{Handle: 1, Device: 0x10, Native: []byte("module")})
+			s.pollNow(0, false)
+			before := writerSteps(s)
+			if tc.writerBusy {
+				s.wr.mu.Lock()
+				go func() {
+					time.Sleep(50 * time.Millisecond)
+					s.wr.mu.Unlock()
+				}()
+			}
+			s.Shutdown()
+			s.wr.mu.Lock()
+			after := s.wr.steps
+			s.wr.mu.Unlock()
+			if !tc.writerBusy && after != before {
+				t.Errorf("the exit woke the writer goroutine %d times, want none", after-before)
+			}
+			if tc.writerBusy && after == before {
+				t.Errorf("with the writer busy at exit the writer goroutine did not finish the file")
+			}
+			select {
+			case <-s.pollDone:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the harvester's goroutine did not end after the exit")
+			}
+			recs := readBack(t, path)
+			if len(recs) < 3 || recs[0].GetHeader() == nil || recs[1].GetModule() == nil {
+				t.Fatalf("%d records, want the header, the module, ..., the final counters", len(recs))
+			}
+			if c := recs[len(recs)-1].GetCounters(); !c.GetFinal() || len(c.Lost) != 0 {
+				t.Errorf("last record %v, want the final counters, nothing lost", recs[len(recs)-1])
+			}
+			if out := stderr.String(); out != "" {
+				t.Errorf("stderr %q", out)
+			}
+		})
+	}
+}
