@@ -72,7 +72,7 @@ const bulkPerWake = 4096
 // before it (the trailer comes last). The loop ends when all queues are
 // closed.
 func (s *Session) writeLoop() {
-	defer s.closeDone()
+	defer close(s.done)
 	defer s.guard("the output writer")
 	o := &s.wr
 	defer func() {
@@ -97,9 +97,6 @@ func (s *Session) writeLoop() {
 	step := func(ticked bool) bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		if o.closed {
-			return true // the exit wrote the rest (finishOutput)
-		}
 		o.steps++
 		if !o.ready {
 			o.f, o.w, o.failed, o.first = f, w, w == nil, true
@@ -120,30 +117,6 @@ func (s *Session) writeLoop() {
 			return
 		}
 	}
-}
-
-// closeDone says the output is finished (by the writer goroutine or by
-// the exit: finishOutput).
-func (s *Session) closeDone() { s.doneOnce.Do(func() { close(s.done) }) }
-
-// finishOutput is the writer's last step on the exit's thread (Shutdown,
-// after closing every queue), when the writer goroutine made the file and
-// is not writing: the goroutine, woken or not, then finds nothing left
-// (closed). It says whether it finished; if not (the file is not made
-// yet, the writer is busy, or more bulk records are queued than a step
-// writes), the writer goroutine finishes, woken by the caller.
-func (s *Session) finishOutput() bool {
-	o := &s.wr
-	if !o.mu.TryLock() {
-		return false // the writer goroutine is writing (a slow file system must not hold up the exit)
-	}
-	defer o.mu.Unlock()
-	if !o.ready || o.closed || !s.stepLocked(false) {
-		return false
-	}
-	o.closed = true
-	s.closeDone()
-	return true
 }
 
 // stepLocked writes what is queued (and the running Counters and a flush

@@ -125,12 +125,11 @@ type Session struct {
 	// emitLaunches); launchBatches of them go round.
 	launchFree chan []stream.Launch
 	// wake: something was queued for the writer (wakeWriter).
-	wake     chan struct{}
-	wr       output // the writer's state (output.go)
-	done     chan struct{}
-	doneOnce sync.Once // done is closed by the writer goroutine or by the exit (finishOutput)
+	wake chan struct{}
+	wr   output // the writer's state (output.go)
+	done chan struct{}
 	// exiting: Shutdown began; records queued from then on do not wake
-	// the writer goroutine (the exit writes them: finishOutput).
+	// the writer goroutine (Shutdown wakes it once, for all of them).
 	exiting   bool
 	path      string
 	nextMod   uint64
@@ -889,12 +888,15 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 
 // Shutdown writes the final counters and closes the file. It runs from the
 // library destructor at exit and waits for the writer (bounded). When
-// zestall's goroutines are idle, as in a short program, it wakes none of
-// them: it waits only for a harvester pass in progress (stopHarvester),
-// and writes the last records and closes the file itself (finishOutput).
-// Each goroutine woken at exit cost the process a futex wake-up, two
+// zestall's goroutines are idle, as in a short program, it wakes only the
+// writer goroutine, once, for all the exit's records: it waits only for a
+// harvester pass in progress (stopHarvester), and records queued from its
+// start on (the collection's exit edge) do not wake the writer on their
+// own. Each goroutine woken at exit cost the process a futex wake-up, two
 // context switches and the runtime's sysmon ticks while it ran
-// (BENCHMARKS.md, "Issue 14, session 9").
+// (BENCHMARKS.md, "Issue 14, session 9"). The file's last frames are
+// written by the writer goroutine, never on the exit's thread: a file
+// system that hangs holds up the exit 10 s at most.
 func (s *Session) Shutdown() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
@@ -956,9 +958,7 @@ func (s *Session) Shutdown() {
 			bulk <- trailer
 		}
 		close(bulk)
-		if !s.finishOutput() {
-			s.wakeWriter()
-		}
+		s.wakeWriter()
 		select {
 		case <-s.done:
 		case <-time.After(10 * time.Second):
