@@ -42,8 +42,7 @@
 // first full frame on), the stall reader and the collection control (its
 // toggle signal's goroutine from the first signal on). Every wake-up of
 // one of them costs the process tens of µs of system time on a virtual
-// machine, and the
-// runtime adds its own (docs/level-zero-loader.md §9 "Go
+// machine, and the runtime adds its own (docs/level-zero-loader.md §9 "Go
 // `-buildmode=c-shared` specifics"), so hand-offs are per frame or flush,
 // not per pass. From the harvester's first pass that finds work on (the
 // first launches) the runtime has 1 P, 2 while the harvester has a
