@@ -21,13 +21,18 @@ static atomic_uint_fast64_t kernels_created, lists_created;
 static atomic_uint_fast64_t lists_no_id;
 static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
 
+/* The maps start at zmap's smallest table and grow as objects are made
+ * (zmap_put, at object creation, never on the launch path). Sized for a
+ * large application up front they took 82 KiB of calloc'ed heap, which
+ * calloc clears: 14 of the page faults a trivial Level-Zero program pays
+ * at zestall's activation (BENCHMARKS.md, "Issue 14, session 9"). */
 static void maps_init(void) {
-    zmap_init(&kernels, 1024);
-    zmap_init(&lists, 1024);
-    zmap_init(&pools, 256);
-    zmap_init(&events, 4096);
-    zmap_init(&ctxs, 64);
-    zmap_init(&listev, 256);
+    zmap_init(&kernels, 0);
+    zmap_init(&lists, 0);
+    zmap_init(&pools, 0);
+    zmap_init(&events, 0);
+    zmap_init(&ctxs, 0);
+    zmap_init(&listev, 0);
 }
 
 void maps_init_once(void) { pthread_once(&maps_once, maps_init); }

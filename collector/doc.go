@@ -38,15 +38,18 @@
 // The library's Go runtime runs in the application's process: the
 // harvester (pollLoop: a pass every 1-16 ms by the launch rate, at once on
 // a backlog), the writer goroutine (woken by queued records and its flush
-// ticker), the stream Writer's compressor (a frame at a time), the stall
-// reader and the collection control. Every wake-up of one of them costs
-// the process tens of µs of system time on a virtual machine, and the
-// runtime adds its own (docs/level-zero-loader.md §9 "Go
+// ticker), the stream Writer's compressor (a frame at a time, from the
+// first full frame on), the stall reader and the collection control (its
+// toggle signal's goroutine from the first signal on). Every wake-up of
+// one of them costs the process tens of µs of system time on a virtual
+// machine, and the runtime adds its own (docs/level-zero-loader.md §9 "Go
 // `-buildmode=c-shared` specifics"), so hand-offs are per frame or flush,
-// not per pass. From the harvester's first pass on the runtime has 1 P, 2
-// while the harvester has a backlog or stalls are sampled (procs.go,
-// config.GoProcs), unless the user set GOMAXPROCS; before it, the
-// runtime's own count, idle.
+// not per pass. From the harvester's first pass that finds work on (the
+// first launches) the runtime has 1 P, 2 while the harvester has a
+// backlog or stalls are sampled (procs.go, config.GoProcs), unless the
+// user set GOMAXPROCS; before it, the runtime's own count, idle. The exit
+// of a session whose goroutines are idle wakes the writer goroutine once
+// and waits for no other (Shutdown).
 //   - format/zebin and format/eustall: the decoders it shares with the CLI.
 //
 // # Locks

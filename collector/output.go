@@ -101,29 +101,7 @@ func (s *Session) writeLoop() {
 		if !o.ready {
 			o.f, o.w, o.failed, o.first = f, w, w == nil, true
 		}
-		s.drainQueues()
-		o.ready = true
-		if ticked {
-			// bulk is done once the final trailer went through it (not
-			// when its close is seen: a tick can come between): a running
-			// Counters record after that would make a non-final one the
-			// file's last (seen in TestMPINode and TestWriterLaunches).
-			if !o.failed && !o.final {
-				s.write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
-			}
-			s.startFlush()
-		}
-		if o.in != nil || o.bulk != nil || o.launches != nil || o.syclq != nil {
-			return false
-		}
-		if o.w != nil {
-			s.flush()
-			if err := o.w.Close(); err != nil && !o.failed {
-				fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
-			}
-			o.f.Close()
-		}
-		return true
+		return s.stepLocked(ticked)
 	}
 	if step(false) { // the header and what came with it
 		return
@@ -139,6 +117,36 @@ func (s *Session) writeLoop() {
 			return
 		}
 	}
+}
+
+// stepLocked writes what is queued (and the running Counters and a flush
+// when ticked), under wr.mu once the writer is ready; true when every
+// queue is closed and the file is closed.
+func (s *Session) stepLocked(ticked bool) bool {
+	o := &s.wr
+	s.drainQueues()
+	o.ready = true
+	if ticked {
+		// bulk is done once the final trailer went through it (not
+		// when its close is seen: a tick can come between): a running
+		// Counters record after that would make a non-final one the
+		// file's last (seen in TestMPINode and TestWriterLaunches).
+		if !o.failed && !o.final {
+			s.write(&pb.Record{Kind: &pb.Record_Counters{Counters: s.runningCounters()}})
+		}
+		s.startFlush()
+	}
+	if o.in != nil || o.bulk != nil || o.launches != nil || o.syclq != nil {
+		return false
+	}
+	if o.w != nil {
+		s.flush()
+		if err := o.w.Close(); err != nil && !o.failed {
+			fmt.Fprintf(s.stderr, "zestall: closing %s failed: %v\n", s.path, err)
+		}
+		o.f.Close()
+	}
+	return true
 }
 
 // launchBytesMax bounds a Launch record's encoded size (compact or

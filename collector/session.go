@@ -125,9 +125,12 @@ type Session struct {
 	// emitLaunches); launchBatches of them go round.
 	launchFree chan []stream.Launch
 	// wake: something was queued for the writer (wakeWriter).
-	wake      chan struct{}
-	wr        output // the writer's state (output.go)
-	done      chan struct{}
+	wake chan struct{}
+	wr   output // the writer's state (output.go)
+	done chan struct{}
+	// exiting: Shutdown began; records queued from then on do not wake
+	// the writer goroutine (Shutdown wakes it once, for all of them).
+	exiting   bool
 	path      string
 	nextMod   uint64
 	modules   map[uintptr]uint64           // live module handle -> id
@@ -148,7 +151,11 @@ type Session struct {
 	stopPoll chan struct{}
 	pollDone chan struct{}
 	pollReq  chan chan struct{} // harvest now and say when done
-	procs    procs              // the Go runtime's P count (procs.go), applied by pollLoop
+	// passSem is held by the harvester during each pass, and by Shutdown
+	// from the harvester's stop on: the exit waits for a pass in
+	// progress, not for the harvester's goroutine to wake up and end.
+	passSem chan struct{}
+	procs   procs // the Go runtime's P count (procs.go), applied by pollLoop
 	// handOff: the harvester has a backlog: its launch records go to the
 	// writer goroutine (emitLaunches).
 	handOff atomic.Bool
@@ -285,6 +292,27 @@ func (s *Session) emitLaunches(ls []stream.Launch) []stream.Launch {
 	}
 }
 
+// stopHarvester stops the harvester at exit: it waits for a pass in
+// progress (at most 5 s; false if it did not end) and keeps the next from
+// starting. The harvester's goroutine ends when it next wakes, which the
+// exit does not wait for: an idle harvester is not woken.
+func (s *Session) stopHarvester() bool {
+	defer close(s.stopPoll)
+	select {
+	case s.passSem <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case s.passSem <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // waitDone waits for done to close, at most d.
 func waitDone(done <-chan struct{}, d time.Duration) bool {
 	select {
@@ -329,6 +357,11 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	var ctl *window.Control // set after this loop started (startControl)
 	var pace pollPacer
 	for {
+		select {
+		case s.passSem <- struct{}{}: // a pass (Shutdown holds it from the stop on)
+		case <-stop:
+			return
+		}
 		drained, pending := h.Poll()
 		drained += s.syclRecords()
 		if ctl == nil {
@@ -344,8 +377,9 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 		now := time.Now()
 		wait := pace.wait(drained, pending, now.Sub(last), sampling)
 		last = now
-		s.procs.pass(wait == 0, sampling, now)
+		s.procs.pass(wait == 0, sampling, drained > 0, now)
 		s.handOff.Store(wait == 0)
+		<-s.passSem
 		if wait == 0 {
 			select {
 			case <-stop:
@@ -622,6 +656,7 @@ func (s *Session) startLocked() {
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})
 		s.pollReq = make(chan chan struct{}, 16)
+		s.passSem = make(chan struct{}, 1)
 		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
 		s.src.Serialize(s.cfg.Serialize)
 		s.src.WaitOnFullRing(!s.cfg.RingFullDrop)
@@ -647,7 +682,9 @@ func (s *Session) emitLocked(r *pb.Record) {
 	}
 	select {
 	case s.out <- r:
-		s.wakeWriter()
+		if !s.exiting {
+			s.wakeWriter()
+		}
 	default:
 		s.lost++
 	}
@@ -850,7 +887,16 @@ func (s *Session) KernelDestroyed(handle uintptr) {
 }
 
 // Shutdown writes the final counters and closes the file. It runs from the
-// library destructor at exit and waits for the writer (bounded).
+// library destructor at exit and waits for the writer (bounded). When
+// zestall's goroutines are idle, as in a short program, it wakes only the
+// writer goroutine, once, for all the exit's records: it waits only for a
+// harvester pass in progress (stopHarvester), and records queued from its
+// start on (the collection's exit edge) do not wake the writer on their
+// own. Each goroutine woken at exit cost the process a futex wake-up, two
+// context switches and the runtime's sysmon ticks while it ran
+// (BENCHMARKS.md, "Issue 14, session 9"). The file's last frames are
+// written by the writer goroutine, never on the exit's thread: a file
+// system that hangs holds up the exit 10 s at most.
 func (s *Session) Shutdown() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
@@ -859,6 +905,7 @@ func (s *Session) Shutdown() {
 			s.mu.Unlock()
 			return
 		}
+		s.exiting = true
 		s.mu.Unlock()
 		s.stopControl()
 		c := &pb.Counters{Final: true}
@@ -871,8 +918,7 @@ func (s *Session) Shutdown() {
 			// A launch waiting for ring room would wait for a harvester
 			// that is about to stop: it passes and is counted lost.
 			s.src.WaitOnFullRing(false)
-			close(s.stopPoll)
-			if !waitDone(s.pollDone, 5*time.Second) {
+			if !s.stopHarvester() {
 				fmt.Fprintln(s.stderr, "zestall: the launch harvester did not stop within 5 s at exit; launches still pending are not written.")
 			}
 			h.Final()
@@ -904,8 +950,13 @@ func (s *Session) Shutdown() {
 		close(out)
 		close(launches) // the harvester is done: its last records are queued
 		close(syclq)    // and the last SYCL records
-		s.wakeWriter()
-		bulk <- &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
+		trailer := &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
+		select {
+		case bulk <- trailer:
+		default:
+			s.wakeWriter() // full: the writer empties it
+			bulk <- trailer
+		}
 		close(bulk)
 		s.wakeWriter()
 		select {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zestall/zestall/collector/timing"
 	"github.com/zestall/zestall/collector/window/windowtest"
+	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/ze"
 )
 
@@ -290,3 +291,63 @@ type droppingTimestamps struct{ idleTimestamps }
 
 func (droppingTimestamps) Dropped() (uint64, uint64) { return 3, 2 }
 func (droppingTimestamps) ListsWithoutID() uint64    { return 4 }
+
+// TestShutdownIdle: the exit of a session whose goroutines are idle (a
+// short program) does not wait for the harvester's goroutine to wake up,
+// and wakes the writer goroutine once for all its records (the exit edge
+// of the collection, the trailer): each goroutine woken at exit cost the
+// process wake-ups and context switches (issue 14). With the writer busy
+// at that moment the exit waits for it. Either way the file is complete,
+// and the harvester's goroutine ends afterwards.
+func TestShutdownIdle(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		writerBusy bool
+	}{
+		{"idle", false},
+		{"writer busy", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, path, stderr := testSession(t, map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_FLUSH_INTERVAL": "1h"})
+			s.Devices(testDevices)
+			s.Timestamps(idleTimestamps{})
+			s.Controls(&windowtest.Source{Installed: 1})
+			s.Status(StateActive, ze.Success)
+			s.ModuleCreated(&Module{Handle: 1, Device: 0x10, Native: []byte("module")})
+			s.pollNow(0, false)
+			before := writerSteps(s)
+			if tc.writerBusy {
+				s.wr.mu.Lock()
+				go func() {
+					time.Sleep(50 * time.Millisecond)
+					s.wr.mu.Unlock()
+				}()
+			}
+			s.Shutdown()
+			s.wr.mu.Lock()
+			after := s.wr.steps
+			s.wr.mu.Unlock()
+			if after-before != 1 {
+				t.Errorf("the exit woke the writer goroutine %d times, want once", after-before)
+			}
+			select {
+			case <-s.pollDone:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the harvester's goroutine did not end after the exit")
+			}
+			recs := readBack(t, path)
+			if len(recs) < 4 || recs[0].GetHeader() == nil {
+				t.Fatalf("%d records, want the header, ..., the exit edge, the final counters", len(recs))
+			}
+			if w := recs[len(recs)-2].GetWindow(); w == nil || w.Edge != pb.WindowEdge_WINDOW_EDGE_STOP {
+				t.Errorf("record before the trailer %v, want the exit's stop edge", recs[len(recs)-2])
+			}
+			if c := recs[len(recs)-1].GetCounters(); !c.GetFinal() || len(c.Lost) != 0 {
+				t.Errorf("last record %v, want the final counters, nothing lost", recs[len(recs)-1])
+			}
+			if out := stderr.String(); out != "" {
+				t.Errorf("stderr %q", out)
+			}
+		})
+	}
+}

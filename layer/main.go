@@ -8,9 +8,10 @@
 // runtime then honours, the session runs the library's Go runtime with one
 // P and raises it to two under load (config.GoProcs): the library shares
 // someone else's process and should not run a P per CPU (README.md,
-// GOMAXPROCS). The session sets it from its harvester, not here: changing
-// it stops the world, and the application's first call into zestall waits
-// for this package's initialisation.
+// GOMAXPROCS). The session sets it from its harvester once the
+// application launches kernels, not here: changing it stops the world,
+// and the application's first call into zestall waits for this package's
+// initialisation.
 package main
 
 import (

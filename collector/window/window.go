@@ -148,8 +148,14 @@ type Control struct {
 	// sigWake (signalLoop's wake-up).
 	sigNoted atomic.Uint64
 	sigWake  chan struct{}
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	// The toggle signal's goroutine (signalLoop): with
+	// Options.SignalsChecked it starts at the first signal
+	// (CheckSignals), under sigMu, unless Stop came first.
+	sig        int
+	sigMu      sync.Mutex
+	sigStarted bool
+	stop       chan struct{}
+	wg         sync.WaitGroup
 }
 
 // Start sets the initial collection state (before the launch path is
@@ -211,8 +217,10 @@ func Start(o Options) (*Control, *pb.Record) {
 			fmt.Fprintf(o.Stderr, "zestall: cannot install the toggle signal %s (%v); ZESTALL_TOGGLE_SIGNAL (default: SIGUSR2) is not in effect.\n", config.SignalName(sig), err)
 		case installed:
 			c.sigWake = make(chan struct{}, 1)
-			c.wg.Add(1)
-			go c.signalLoop(sig)
+			c.sig = sig
+			if !o.SignalsChecked {
+				c.startSignalLoop()
+			}
 		default:
 			if !cfg.ToggleSignalAuto {
 				fmt.Fprintf(o.Stderr, "zestall: the application handles %s, so ZESTALL_TOGGLE_SIGNAL=%s is not installed; use zestall_start()/zestall_stop() or another signal (default: SIGUSR2 when the application does not handle it).\n",
@@ -262,7 +270,8 @@ func (c *Control) timeWindow(start time.Time) {
 // signalPoll is how often signalLoop looks at the signal count itself:
 // every 10 ms when nothing else does, every second as a backstop when the
 // session's CheckSignals does (a timer every 10 ms was 100 wake-ups a
-// second of an idle process, each waking the Go runtime's sysmon too).
+// second of an idle process, each waking the Go runtime's sysmon too);
+// CheckSignals starts the loop at the first signal.
 const (
 	signalPoll        = 10 * time.Millisecond
 	signalPollChecked = time.Second
@@ -300,9 +309,30 @@ func (c *Control) signalLoop(sig int) {
 	}
 }
 
+// startSignalLoop starts the toggle signal's goroutine, once, unless the
+// Control is stopped.
+func (c *Control) startSignalLoop() {
+	c.sigMu.Lock()
+	defer c.sigMu.Unlock()
+	if c.sigStarted {
+		return
+	}
+	select {
+	case <-c.stop:
+		return
+	default:
+	}
+	c.sigStarted = true
+	c.wg.Add(1)
+	go c.signalLoop(c.sig)
+}
+
 // CheckSignals wakes the toggle signal's goroutine when signals came since
 // it last did (Options.SignalsChecked; any goroutine, never blocks: a
-// cgo call reading a counter when the toggle signal is installed).
+// cgo call reading a counter when the toggle signal is installed). The
+// goroutine starts at the first signal: a process that is never sent
+// one does not start it, nor wake it at exit (issue 14: each goroutine a
+// short program starts and stops costs it wake-ups of other threads).
 func (c *Control) CheckSignals() {
 	if c == nil || c.sigWake == nil {
 		return
@@ -312,6 +342,7 @@ func (c *Control) CheckSignals() {
 		return
 	}
 	c.sigNoted.Store(n)
+	c.startSignalLoop()
 	select {
 	case c.sigWake <- struct{}{}:
 	default:
@@ -466,7 +497,9 @@ func (c *Control) stopped(at uint64, cause pb.WindowCause, detail string, wait b
 // edge when collecting. Later requests and edges change nothing.
 func (c *Control) Stop() {
 	c.mu.Lock()
+	c.sigMu.Lock() // no signal goroutine starts after this
 	close(c.stop)
+	c.sigMu.Unlock()
 	on := c.on
 	c.mu.Unlock()
 	c.wg.Wait()

@@ -63,15 +63,23 @@ type WriterOptions struct {
 	NoLaunchRuns bool
 }
 
-// A Writer writes records to a zestall file. Write encodes into memory and
-// never does I/O. A frame is sealed when it reaches FrameSize, when a
-// Counters record ends it, and by Flush; a goroutine of the Writer's own
-// compresses sealed frames and writes each to the underlying writer as
-// soon as it is compressed, whole and in order, while the next frame fills
-// (double buffering: Write waits only when a frame fills before the
-// previous one is compressed). Flush seals the open frame and waits until
-// everything is written; StartFlush seals it without waiting. A file stays
-// readable up to its last written frame, so at least up to its last flush.
+// A Writer writes records to a zestall file. Write encodes into memory. A
+// frame is sealed when it reaches FrameSize, when a Counters record ends
+// it, and by Flush; a goroutine of the Writer's own compresses sealed
+// frames and writes each to the underlying writer as soon as it is
+// compressed, whole and in order, while the next frame fills (double
+// buffering: Write waits only when a frame fills before the previous one
+// is compressed). Flush seals the open frame and waits until everything is
+// written; StartFlush seals it without waiting. A file stays readable up
+// to its last written frame, so at least up to its last flush.
+//
+// That goroutine starts with the first frame of rawFrameMax bytes or
+// more. Until then each frame, stored rather than compressed, is written
+// by the call that seals it (Flush, StartFlush, or Write of a Counters
+// record), which thus does the I/O: a short run's file (a header, a
+// trailer) is written without a second goroutine and the wake-ups of
+// handing it each frame (BENCHMARKS.md, "Issue 14, session 9"). With the
+// default FrameSize, a record that fills a frame never writes.
 //
 // A Writer is not safe for concurrent use: its calls must not overlap (one
 // goroutine at a time, as under a mutex), and the caller owns the records
@@ -89,14 +97,21 @@ type Writer struct {
 
 	// The compressor (compress): frames go to it through jobs, one at a
 	// time (unbuffered: one frame compressing, one filling), and their
-	// buffers come back through spare.
+	// buffers come back through spare. jobs is nil until it starts
+	// (startCompressor): before, frames are written by the call that
+	// seals them (sealWith).
 	jobs  chan frameJob
 	spare chan []byte
 	done  chan struct{} // the compressor ended
 	enc   *zstd.Encoder // the compressor's, made at its first frame of rawFrameMax bytes or more
 	eopts []zstd.EOption
-	cmu   sync.Mutex // guards err and written, set by the compressor
-	err   error
+	// The compressor's state (whoever compresses: the compressor, or
+	// the sealing call before it started): the frames' output buffer,
+	// and whether the file prefix was written.
+	out      []byte
+	prefixed bool
+	cmu      sync.Mutex // guards err and written, set by the compressor
+	err      error
 	// failed: err is set (checked per record without the mutex).
 	failed atomic.Bool
 	// Bytes handed to w successfully.
@@ -153,13 +168,18 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		absolute:  o.AbsoluteLaunches,
 		runs:      !o.NoLaunchRuns,
 		content:   make(map[string]uint64),
-		jobs:      make(chan frameJob),
-		spare:     make(chan []byte, 1),
-		done:      make(chan struct{}),
 	}
-	wr.spare <- nil
-	go wr.compress()
 	return wr, nil
+}
+
+// startCompressor starts the compressor goroutine (at the first frame of
+// rawFrameMax bytes or more).
+func (w *Writer) startCompressor() {
+	w.jobs = make(chan frameJob)
+	w.spare = make(chan []byte, 1)
+	w.done = make(chan struct{})
+	w.spare <- nil
+	go w.compress()
 }
 
 // frameJob is one frame for the compressor: its records, and a Counters
@@ -172,88 +192,93 @@ type frameJob struct {
 	flushed  chan struct{}
 }
 
-// compress is the compressor goroutine: it compresses each sealed frame and
-// writes it, with the file prefix before the first, as one write of whole
-// frames (a file cut anywhere after it stays readable up to it).
+// compress is the compressor goroutine: it compresses and writes each
+// sealed frame (compressFrame) and gives its buffer back.
 func (w *Writer) compress() {
 	defer close(w.done)
-	var out []byte
-	prefix := false
 	for job := range w.jobs {
-		w.cmu.Lock()
-		failed, written := w.err != nil, w.written
-		w.cmu.Unlock()
-		if failed {
-			w.spare <- job.records[:0]
-			if job.flushed != nil {
-				close(job.flushed)
-			}
-			continue
-		}
-		out = out[:0]
-		if !prefix {
-			out = append(out, Magic...)
-			out = append(out, Version)
-			prefix = true
-		}
-		b := job.records
-		if job.counters != nil {
-			c := job.counters.GetCounters()
-			c.BytesWritten = uint64(written) + uint64(len(out))
-			b = appendRecord(b, job.counters) // checked by Write
-		}
-		switch {
-		case len(b) >= rawFrameMax:
-			if w.enc == nil {
-				// Made when first needed: zstd.NewWriter builds the
-				// format's predefined tables, which a short program's
-				// stored frames never use (rawFrameMax).
-				enc, err := zstd.NewWriter(nil, w.eopts...)
-				if err != nil {
-					w.cmu.Lock()
-					w.err = fmt.Errorf("zestall stream: %w", err)
-					w.failed.Store(true)
-					w.cmu.Unlock()
-					w.spare <- b[:0]
-					if job.flushed != nil {
-						close(job.flushed)
-					}
-					continue
-				}
-				w.enc = enc
-			}
-			out = w.enc.EncodeAll(b, out)
-		case len(b) > 0:
-			out = appendRawFrame(out, b)
-		}
-		if cap(b) > 4*w.frameSize {
-			b = nil // do not keep a huge buffer for one huge record
-		}
-		w.spare <- b[:0]
-		var err error
-		if len(out) > 0 {
-			var n int
-			n, err = w.w.Write(out)
-			if err == nil && n < len(out) {
-				err = io.ErrShortWrite
-			}
-			w.cmu.Lock()
-			w.written += int64(n)
-			if err != nil {
-				// The file now ends inside a frame; anything written
-				// after it would be unreadable, so stop here.
-				w.err = fmt.Errorf("zestall stream: %w", err)
-				w.failed.Store(true)
-			}
-			w.cmu.Unlock()
-		}
-		if cap(out) > 4*w.frameSize {
-			out = nil
-		}
+		w.spare <- w.compressFrame(job)
+	}
+}
+
+// compressFrame compresses a sealed frame and writes it, with the file
+// prefix before the first, as one write of whole frames (a file cut
+// anywhere after it stays readable up to it); it returns the frame's
+// buffer, emptied, for the next frame. It runs on the compressor, or on
+// the sealing call before the compressor started (never both).
+func (w *Writer) compressFrame(job frameJob) []byte {
+	w.cmu.Lock()
+	failed, written := w.err != nil, w.written
+	w.cmu.Unlock()
+	if failed {
 		if job.flushed != nil {
 			close(job.flushed)
 		}
+		return job.records[:0]
 	}
+	out := w.out[:0]
+	defer func() { w.out = out }()
+	if !w.prefixed {
+		out = append(out, Magic...)
+		out = append(out, Version)
+		w.prefixed = true
+	}
+	b := job.records
+	if job.counters != nil {
+		c := job.counters.GetCounters()
+		c.BytesWritten = uint64(written) + uint64(len(out))
+		b = appendRecord(b, job.counters) // checked by Write
+	}
+	switch {
+	case len(b) >= rawFrameMax:
+		if w.enc == nil {
+			// Made when first needed: zstd.NewWriter builds the
+			// format's predefined tables, which a short program's
+			// stored frames never use (rawFrameMax).
+			enc, err := zstd.NewWriter(nil, w.eopts...)
+			if err != nil {
+				w.cmu.Lock()
+				w.err = fmt.Errorf("zestall stream: %w", err)
+				w.failed.Store(true)
+				w.cmu.Unlock()
+				if job.flushed != nil {
+					close(job.flushed)
+				}
+				return b[:0]
+			}
+			w.enc = enc
+		}
+		out = w.enc.EncodeAll(b, out)
+	case len(b) > 0:
+		out = appendRawFrame(out, b)
+	}
+	if cap(b) > 4*w.frameSize {
+		b = nil // do not keep a huge buffer for one huge record
+	}
+	var err error
+	if len(out) > 0 {
+		var n int
+		n, err = w.w.Write(out)
+		if err == nil && n < len(out) {
+			err = io.ErrShortWrite
+		}
+		w.cmu.Lock()
+		w.written += int64(n)
+		if err != nil {
+			// The file now ends inside a frame; anything written
+			// after it would be unreadable, so stop here.
+			w.err = fmt.Errorf("zestall stream: %w", err)
+			w.failed.Store(true)
+		}
+		w.cmu.Unlock()
+	}
+	if cap(out) > 4*w.frameSize {
+		out = nil
+	}
+	if job.flushed != nil {
+		close(job.flushed)
+	}
+	return b[:0]
 }
 
 // failure is the error of the underlying writer, if any.
@@ -572,7 +597,15 @@ func (w *Writer) seal() {
 func (w *Writer) sealWith(counters *pb.Record, flushed chan struct{}) {
 	w.endRun()
 	w.launches.reset()
-	w.jobs <- frameJob{records: w.buf, counters: counters, flushed: flushed}
+	job := frameJob{records: w.buf, counters: counters, flushed: flushed}
+	if w.jobs == nil {
+		if len(w.buf) < rawFrameMax {
+			w.buf = w.compressFrame(job) // a stored frame, written here
+			return
+		}
+		w.startCompressor()
+	}
+	w.jobs <- job
 	w.buf = <-w.spare
 }
 
@@ -619,8 +652,10 @@ func (w *Writer) Close() error {
 	}
 	err := w.Flush()
 	w.closed = true
-	close(w.jobs)
-	<-w.done
+	if w.jobs != nil {
+		close(w.jobs)
+		<-w.done
+	}
 	if w.enc != nil {
 		w.enc.Close()
 	}

@@ -11,7 +11,7 @@ import (
 // TestWriterShortRunBuffers: a run whose file is a header and a trailer
 // does not allocate frame buffers of FrameSize (two of them were 2 MiB
 // of a trivial program's Go heap: BENCHMARKS.md, start-up) nor make the
-// Zstandard encoder, and a long
+// Zstandard encoder nor start the compressor goroutine, and a long
 // run's buffers still reach FrameSize and slack, once.
 func TestWriterShortRunBuffers(t *testing.T) {
 	w, err := NewWriter(io.Discard, nil)
@@ -29,6 +29,9 @@ func TestWriterShortRunBuffers(t *testing.T) {
 	}
 	if w.enc != nil {
 		t.Error("a header's frame made the Zstandard encoder (it is stored: rawFrameMax)")
+	}
+	if w.jobs != nil {
+		t.Error("a header's frame started the compressor goroutine (a stored frame is written by Flush)")
 	}
 	// Launch records until a frame is sealed for its size: both buffers
 	// have grown to their full size, and no further.
