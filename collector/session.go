@@ -424,13 +424,15 @@ const (
 	pollMin  = time.Millisecond      // launches pending on the device while sampling, or a high rate
 	pollMax  = 16 * time.Millisecond // a steady low rate
 	// pollTarget is how many slots a poll should find at the rate seen:
-	// half a drain batch (a pass that fills its batch is a backlog), a
-	// sixteenth of a thread's full ring (32768 slots), so a thread may
-	// speed up sixteenfold between two polls before its ring fills (then
-	// it waits: ZESTALL_RING_FULL). pollMax and pollIdle bound the sleep
-	// so that a thread starting a burst at 2·10^6 launches/s, above the
-	// profiled launch rate of one thread here, fills less than its ring
-	// before the next poll.
+	// half a drain batch (a pass that fills its batch is a backlog), an
+	// eighth of the most slots one thread's ring reaches within the
+	// rings' growth budget (16384; cgo/launch_rings.c, "Ring capacity"),
+	// so a thread may speed up eightfold between two polls before its
+	// ring fills (then it waits: ZESTALL_RING_FULL). pollMax and pollIdle
+	// bound the sleep; a thread that starts a burst at 1.4·10^6
+	// launches/s, the profiled launch rate of one thread here, right
+	// after an idle poll fills its ring in about 11.7 ms, so a poll 16 ms
+	// later may find it waiting (counted in launches_waited).
 	pollTarget = timing.DrainBatch / 2
 )
 
@@ -466,7 +468,8 @@ const rateHalfLife = 20 * time.Millisecond
 // one pass: in a burst at 1.4·10^6 launches/s a pass that found the rings
 // empty (the launching thread descheduled for a millisecond, or the
 // previous passes emptied them) made the harvester sleep pollIdle, 16 ms,
-// two thirds of a full 32768-slot ring at that rate; the next pass then
+// two thirds of a 32768-slot ring at that rate (the rings' size before
+// their growth budget); the next pass then
 // came late whenever the machine delayed it a few ms more, and the
 // application waited (18 of the 21 sleeps of 10 ms or more in an unpaced
 // run of 10^6 launches were such lulls, each followed by a full batch:
