@@ -1,6 +1,9 @@
 package stream
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // The LaunchRun record (zestall.proto, revision 8): consecutive Launch
 // records in compact form that repeat earlier attributes, stored by
@@ -101,9 +104,9 @@ func appendRun(b []byte, r *launchRun) []byte {
 		case 4:
 			b = appendVarints(b, r.duration[:n])
 		case 5:
-			b = appendVarints32(b, r.repeat[:n])
+			b = appendVarints(b, r.repeat[:n])
 		case 6:
-			b = appendVarints32(b, r.executionIndex[:n])
+			b = appendVarints(b, r.executionIndex[:n])
 		case 7:
 			b = appendVarints(b, r.syclTask[:n])
 		}
@@ -132,24 +135,9 @@ func appendRun(b []byte, r *launchRun) []byte {
 
 // appendVarints appends vs as varints. b has room for them (appendRun):
 // stores by index, without append's check of the capacity per byte.
-func appendVarints(b []byte, vs []uint64) []byte {
+func appendVarints[T uint32 | uint64](b []byte, vs []T) []byte {
 	i := len(b)
-	b = b[:i+10*len(vs)]
-	for _, v := range vs {
-		for v >= 0x80 {
-			b[i] = byte(v) | 0x80
-			v >>= 7
-			i++
-		}
-		b[i] = byte(v)
-		i++
-	}
-	return b[:i]
-}
-
-func appendVarints32(b []byte, vs []uint32) []byte {
-	i := len(b)
-	b = b[:i+5*len(vs)]
+	b = b[:i+(int(unsafe.Sizeof(T(0)))*8+6)/7*len(vs)] // the widest varint of a T: 5 or 10 bytes
 	for _, v := range vs {
 		for v >= 0x80 {
 			b[i] = byte(v) | 0x80
