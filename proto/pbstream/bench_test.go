@@ -101,6 +101,15 @@ func BenchmarkWriteLaunchSynth(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cpu := writeLaunchLoop(b, w, ls, synthLaunches/synthFlushes)
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/launch")
+	b.ReportMetric(float64(cw.n)/float64(b.N), "B/launch")
+}
+
+// writeLaunchLoop writes ls to w in a loop for b.N launches, flushing
+// every flushEvery launches of ls, closes w and returns the process CPU
+// it took, in ns.
+func writeLaunchLoop(b *testing.B, w *stream.Writer, ls []stream.Launch, flushEvery int) int64 {
 	b.ReportAllocs()
 	cpu0 := processCPUNs()
 	i := 0
@@ -111,7 +120,7 @@ func BenchmarkWriteLaunchSynth(b *testing.B) {
 		if i++; i == len(ls) {
 			i = 0
 		}
-		if i%(synthLaunches/synthFlushes) == 0 {
+		if i%flushEvery == 0 {
 			if err := w.StartFlush(); err != nil {
 				b.Fatal(err)
 			}
@@ -120,8 +129,7 @@ func BenchmarkWriteLaunchSynth(b *testing.B) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
-	b.ReportMetric(float64(cw.n)/float64(b.N), "B/launch")
+	return processCPUNs() - cpu0
 }
 
 // countingWriter counts the bytes written to it.
@@ -197,26 +205,7 @@ func benchWriteLaunches(b *testing.B, ls []stream.Launch, opts *stream.WriterOpt
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	cpu0 := processCPUNs()
-	i := 0
-	for b.Loop() {
-		if err := w.WriteLaunch(&ls[i]); err != nil {
-			b.Fatal(err)
-		}
-		if i++; i == len(ls) {
-			i = 0
-		}
-		if i%100_000 == 0 {
-			if err := w.StartFlush(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	cpu := processCPUNs() - cpu0
+	cpu := writeLaunchLoop(b, w, ls, 100_000)
 	b.StopTimer()
 	file, err := os.ReadFile(f.Name())
 	if err != nil {
