@@ -539,24 +539,14 @@ func (r *Reader) record() (*pb.Record, error) {
 func (r *Reader) runRecord() (*pb.Record, error) {
 	run, i := r.run, r.runIdx
 	d := run.HostAppendDeltaNs[i]
-	l := &pb.Launch{HostAppendDeltaNs: &d, RepeatOf: 1}
-	if len(run.IdDelta) > 0 {
-		l.IdDelta = run.IdDelta[i]
-	}
-	if len(run.DeviceStartDelayNs) > 0 {
-		l.DeviceStartDelayNs = run.DeviceStartDelayNs[i]
-	}
-	if len(run.DeviceDurationNs) > 0 {
-		l.DeviceDurationNs = run.DeviceDurationNs[i]
-	}
-	if len(run.RepeatOf) > 0 {
-		l.RepeatOf = run.RepeatOf[i]
-	}
-	if len(run.ExecutionIndex) > 0 {
-		l.ExecutionIndex = run.ExecutionIndex[i]
-	}
-	if len(run.SyclTaskId) > 0 {
-		l.SyclTaskId = run.SyclTaskId[i]
+	l := &pb.Launch{
+		HostAppendDeltaNs:  &d,
+		IdDelta:            column(run.IdDelta, i, 0),
+		DeviceStartDelayNs: column(run.DeviceStartDelayNs, i, 0),
+		DeviceDurationNs:   column(run.DeviceDurationNs, i, 0),
+		RepeatOf:           column(run.RepeatOf, i, 1),
+		ExecutionIndex:     column(run.ExecutionIndex, i, 0),
+		SyclTaskId:         column(run.SyclTaskId, i, 0),
 	}
 	if r.runIdx++; r.runIdx == len(run.HostAppendDeltaNs) {
 		r.run = nil
@@ -569,6 +559,16 @@ func (r *Reader) runRecord() (*pb.Record, error) {
 	}
 	r.recIdx++
 	return rec, nil
+}
+
+// column is a LaunchRun column's value for record i: an empty column
+// stands for the field's default in every record (zestall.proto,
+// LaunchRun; checkRun made sure any other column has a value per record).
+func column[T any](col []T, i int, empty T) T {
+	if len(col) == 0 {
+		return empty
+	}
+	return col[i]
 }
 
 // checkRun checks the shape of a LaunchRun: at least one record, and
