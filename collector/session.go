@@ -118,12 +118,12 @@ type Session struct {
 	deviceIDs map[uintptr]uint32 // device handle -> id in the file
 	started   bool
 	reported  map[LayerState]bool
-	out       chan *pb.Record      // from application threads (never blocks them)
-	bulk      chan *pb.Record      // from zestall's goroutines (stall rows; may wait)
-	launches  chan []stream.Launch // from the harvester, a batch at a time (may wait)
+	out       chan *pb.Record          // from application threads (never blocks them)
+	bulk      chan *pb.Record          // from zestall's goroutines (stall rows; may wait)
+	launches  chan *stream.LaunchBatch // from the harvester, a batch at a time (may wait)
 	// launchFree: batches the writer wrote, back to the harvester (see
 	// emitLaunches); launchBatches of them go round.
-	launchFree chan []stream.Launch
+	launchFree chan *stream.LaunchBatch
 	// wake: something was queued for the writer (wakeWriter).
 	wake chan struct{}
 	wr   output // the writer's state (output.go)
@@ -276,13 +276,13 @@ const launchBatches = 4
 // the next (1 thread unpaced, 10^6 launches: the application waited for
 // its rings 108-116 ms when the writer encoded, 173-223 ms when the
 // harvester did).
-func (s *Session) emitLaunches(ls []stream.Launch) []stream.Launch {
+func (s *Session) emitLaunches(ls *stream.LaunchBatch) *stream.LaunchBatch {
 	s.syclLocations() // before the launches that name them
 	if !s.handOff.Load() && s.writeDirect(ls) {
-		return ls[:0]
+		return ls
 	}
-	if !sendOrLose(s, func() chan []stream.Launch { return s.launches }, ls, uint64(len(ls))) {
-		return ls[:0]
+	if !sendOrLose(s, func() chan *stream.LaunchBatch { return s.launches }, ls, uint64(ls.Len())) {
+		return ls
 	}
 	select {
 	case b := <-s.launchFree:
@@ -640,8 +640,8 @@ func (s *Session) startLocked() {
 	hdr.Sycl = syclHeader(s.sycl.source())
 	s.out = make(chan *pb.Record, 4096)
 	s.bulk = make(chan *pb.Record, 4096)
-	s.launches = make(chan []stream.Launch, launchBatches)
-	s.launchFree = make(chan []stream.Launch, launchBatches)
+	s.launches = make(chan *stream.LaunchBatch, launchBatches)
+	s.launchFree = make(chan *stream.LaunchBatch, launchBatches)
 	for range launchBatches - 1 { // the harvester has one: made as they are needed
 		s.launchFree <- nil
 	}
