@@ -49,9 +49,9 @@ func (b *LaunchBatch) Reset() {
 
 // Add appends a copy of l to b.
 func (b *LaunchBatch) Add(l *Launch) {
-	a := attrsOf(l)
 	k := b.last
-	if int(k) >= len(b.attrs) || b.attrs[k] != a {
+	if int(k) >= len(b.attrs) || !b.attrs[k].sameAs(l) {
+		a := attrsOf(l)
 		k = b.attrIndex(&a)
 		b.last = k
 	}
@@ -89,6 +89,19 @@ func (b *LaunchBatch) AppendTo(ls []Launch) []Launch {
 		ls = append(ls, b.At(i))
 	}
 	return ls
+}
+
+// sameAs reports whether l has attributes a, comparing in place (no
+// launchAttrs made of l) and without a branch per field: where
+// attributes repeat, as they do launch after launch, one well-predicted
+// branch.
+func (a *launchAttrs) sameAs(l *Launch) bool {
+	d := (a.kernel ^ l.KernelId) | (a.queue ^ l.QueueId) | (a.list ^ l.CommandListId)
+	e := (a.device ^ l.DeviceId) | (a.flags ^ l.Flags) | (a.codeCopy ^ l.CodeCopy) | (a.syclLocation ^ l.SyclLocationId) |
+		uint32(a.kind^l.Kind) | uint32(a.reason^l.NoTimestampReason) |
+		(a.countX ^ l.GroupCountX) | (a.countY ^ l.GroupCountY) | (a.countZ ^ l.GroupCountZ) |
+		(a.sizeX ^ l.GroupSizeX) | (a.sizeY ^ l.GroupSizeY) | (a.sizeZ ^ l.GroupSizeZ)
+	return d|uint64(e) == 0
 }
 
 // setOnLaunch sets a's fields of l.
