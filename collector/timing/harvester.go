@@ -1132,8 +1132,8 @@ func fillRecord(rec *stream.Launch, s *Slot, id, queueID uint64, exec uint32, ex
 
 // immLaunch is a launch on an immediate list whose event is zestall's,
 // waiting for its times (Harvester.imm). Its record is not made when it is
-// drained but when it finishes, from its slot, in the writer's batch
-// (immRecord): at full rate nearly every launch finishes in the pass that
+// drained but when it finishes, from its slot (immRecord, into the record
+// that goes to the writer's batch): at full rate nearly every launch finishes in the pass that
 // drained it, and a 120-byte record made in the FIFO and copied into the
 // batch was a third of the harvester's time per launch (two stores and a
 // load of lines the cache no longer held). A launch still waiting when the
