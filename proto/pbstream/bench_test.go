@@ -247,3 +247,104 @@ func benchWriteLaunches(b *testing.B, ls []stream.Launch, opts *stream.WriterOpt
 	}
 	b.ReportMetric(float64(len(raw))/float64(b.N), "raw-B/launch")
 }
+
+// BenchmarkHandoff is the profiler's hand-off from the harvester's
+// goroutine to the writer's at full rate, on the launches of a run
+// (benchRunLaunches): a producer goroutine makes each launch in one
+// reused value (as the harvester does) and puts it into a batch of 2048
+// (timing.LaunchBatch); batches go round, 4 of them (collector's
+// launchBatches), to a consumer goroutine that writes them to a Writer
+// (discarding the file's bytes). values: a batch of whole stream.Launch
+// values, written by WriteLaunch (the profiler before
+// stream.LaunchBatch); batch: a stream.LaunchBatch, written by
+// WriteLaunches. It reports the process's CPU per launch (both
+// goroutines and the compressor).
+func BenchmarkHandoff(b *testing.B) {
+	ls, from := benchRunLaunches(b)
+	b.Logf("%d launches from %s", len(ls), from)
+	const batchLen, batches = 2048, 4
+	b.Run("values", func(b *testing.B) {
+		full, free := make(chan []stream.Launch, batches), make(chan []stream.Launch, batches)
+		for range batches {
+			free <- make([]stream.Launch, 0, batchLen)
+		}
+		handoffLoop(b, func(w *stream.Writer, done chan<- error) {
+			for batch := range full {
+				for i := range batch {
+					if err := w.WriteLaunch(&batch[i]); err != nil {
+						done <- err
+						return
+					}
+				}
+				free <- batch[:0]
+			}
+			done <- nil
+		}, func(n int) {
+			batch := <-free
+			var rec stream.Launch
+			for i := range n {
+				rec = ls[i%len(ls)]
+				batch = append(batch, rec)
+				if len(batch) == batchLen {
+					full <- batch
+					batch = <-free
+				}
+			}
+			full <- batch
+			close(full)
+		})
+	})
+	b.Run("batch", func(b *testing.B) {
+		full, free := make(chan *stream.LaunchBatch, batches), make(chan *stream.LaunchBatch, batches)
+		for range batches {
+			free <- &stream.LaunchBatch{}
+		}
+		handoffLoop(b, func(w *stream.Writer, done chan<- error) {
+			for batch := range full {
+				if err := w.WriteLaunches(batch); err != nil {
+					done <- err
+					return
+				}
+				batch.Reset()
+				free <- batch
+			}
+			done <- nil
+		}, func(n int) {
+			batch := <-free
+			var rec stream.Launch
+			for i := range n {
+				rec = ls[i%len(ls)]
+				batch.Add(&rec)
+				if batch.Len() == batchLen {
+					full <- batch
+					batch = <-free
+				}
+			}
+			full <- batch
+			close(full)
+		})
+	})
+}
+
+// handoffLoop runs consume on a goroutine of its own with a Writer that
+// discards its bytes, produce(b.N) on this one, waits for the consumer and
+// the Writer, and reports the process's CPU per launch.
+func handoffLoop(b *testing.B, consume func(w *stream.Writer, done chan<- error), produce func(n int)) {
+	w, err := stream.NewWriter(&countingWriter{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPUNs()
+	go consume(w, done)
+	produce(b.N)
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
+}
