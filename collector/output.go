@@ -45,7 +45,7 @@ type output struct {
 	steps int
 	// The queues, nil once seen closed.
 	in, bulk <-chan *pb.Record
-	launches <-chan *stream.LaunchBatch
+	launches <-chan []stream.Launch
 	syclq    <-chan []*pb.Record
 }
 
@@ -164,7 +164,7 @@ const launchBytesMax = 256
 // ready (the file is being made) or after it ended: the batch then goes
 // through the queue, whose spare batches let the harvester go on draining
 // the application's rings meanwhile, as before it wrote itself.
-func (s *Session) writeDirect(ls *stream.LaunchBatch) bool {
+func (s *Session) writeDirect(ls []stream.Launch) bool {
 	o := &s.wr
 	if !o.mu.TryLock() {
 		return false
@@ -173,7 +173,7 @@ func (s *Session) writeDirect(ls *stream.LaunchBatch) bool {
 	if !o.ready || o.closed {
 		return false
 	}
-	if o.w != nil && !o.failed && o.w.FrameRoom() < ls.Len()*launchBytesMax {
+	if o.w != nil && !o.failed && o.w.FrameRoom() < len(ls)*launchBytesMax {
 		return false
 	}
 	s.appFirst()
@@ -321,15 +321,18 @@ func (s *Session) syclFirst() {
 
 // writeLaunches writes a batch of launch records (under wr.mu); a batch
 // that came through the queue goes back to the harvester (back).
-func (s *Session) writeLaunches(ls *stream.LaunchBatch, back bool) {
-	if !s.wr.failed {
-		if err := s.wr.w.WriteLaunches(ls); err != nil {
+func (s *Session) writeLaunches(ls []stream.Launch, back bool) {
+	for i := range ls {
+		if s.wr.failed {
+			break
+		}
+		if err := s.wr.w.WriteLaunch(&ls[i]); err != nil {
 			s.writeFailed(err)
 		}
 	}
 	if back {
 		select {
-		case s.launchFree <- ls:
+		case s.launchFree <- ls[:0]:
 		default:
 		}
 	}

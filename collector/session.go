@@ -118,12 +118,12 @@ type Session struct {
 	deviceIDs map[uintptr]uint32 // device handle -> id in the file
 	started   bool
 	reported  map[LayerState]bool
-	out       chan *pb.Record          // from application threads (never blocks them)
-	bulk      chan *pb.Record          // from zestall's goroutines (stall rows; may wait)
-	launches  chan *stream.LaunchBatch // from the harvester, a batch at a time (may wait)
+	out       chan *pb.Record      // from application threads (never blocks them)
+	bulk      chan *pb.Record      // from zestall's goroutines (stall rows; may wait)
+	launches  chan []stream.Launch // from the harvester, a batch at a time (may wait)
 	// launchFree: batches the writer wrote, back to the harvester (see
 	// emitLaunches); launchBatches of them go round.
-	launchFree chan *stream.LaunchBatch
+	launchFree chan []stream.Launch
 	// wake: something was queued for the writer (wakeWriter).
 	wake chan struct{}
 	wr   output // the writer's state (output.go)
@@ -258,8 +258,7 @@ func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) (sent boo
 }
 
 // launchBatches is how many batches of timing.LaunchBatch records go round
-// between the harvester and the writer (about 100 KiB each:
-// stream.LaunchBatch): they bound the
+// between the harvester and the writer (240 KiB each): they bound the
 // finished records in memory. A harvester with no free batch waits for
 // the writer, as it waited for the queue before.
 const launchBatches = 4
@@ -277,13 +276,13 @@ const launchBatches = 4
 // the next (1 thread unpaced, 10^6 launches: the application waited for
 // its rings 108-116 ms when the writer encoded, 173-223 ms when the
 // harvester did).
-func (s *Session) emitLaunches(ls *stream.LaunchBatch) *stream.LaunchBatch {
+func (s *Session) emitLaunches(ls []stream.Launch) []stream.Launch {
 	s.syclLocations() // before the launches that name them
 	if !s.handOff.Load() && s.writeDirect(ls) {
-		return ls
+		return ls[:0]
 	}
-	if !sendOrLose(s, func() chan *stream.LaunchBatch { return s.launches }, ls, uint64(ls.Len())) {
-		return ls
+	if !sendOrLose(s, func() chan []stream.Launch { return s.launches }, ls, uint64(len(ls))) {
+		return ls[:0]
 	}
 	select {
 	case b := <-s.launchFree:
@@ -641,8 +640,8 @@ func (s *Session) startLocked() {
 	hdr.Sycl = syclHeader(s.sycl.source())
 	s.out = make(chan *pb.Record, 4096)
 	s.bulk = make(chan *pb.Record, 4096)
-	s.launches = make(chan *stream.LaunchBatch, launchBatches)
-	s.launchFree = make(chan *stream.LaunchBatch, launchBatches)
+	s.launches = make(chan []stream.Launch, launchBatches)
+	s.launchFree = make(chan []stream.Launch, launchBatches)
 	for range launchBatches - 1 { // the harvester has one: made as they are needed
 		s.launchFree <- nil
 	}

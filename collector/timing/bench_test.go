@@ -15,7 +15,7 @@ import (
 func BenchmarkHarvestImmediate(b *testing.B) {
 	const batch = 4096
 	f := newFake()
-	h := New(f, func(ls *stream.LaunchBatch) *stream.LaunchBatch { return ls }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
@@ -107,7 +107,7 @@ func (f *benchSource) ReturnEvents(refs []EventRef)  { f.released += len(refs) }
 func BenchmarkHarvestImmediateAlone(b *testing.B) {
 	const batch = 4096
 	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
-	h := New(f, func(ls *stream.LaunchBatch) *stream.LaunchBatch { return ls }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
@@ -139,7 +139,7 @@ func BenchmarkHarvestImmediateAlone(b *testing.B) {
 func BenchmarkHarvestRegularReadAlone(b *testing.B) {
 	const batch = 4096
 	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
-	h := New(f, func(ls *stream.LaunchBatch) *stream.LaunchBatch { return ls }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	b.ReportAllocs()
@@ -176,7 +176,7 @@ func BenchmarkHarvestRegularReadAlone(b *testing.B) {
 func TestHarvestImmediateNoAllocs(t *testing.T) {
 	const batch = 1024
 	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
-	h := New(f, func(ls *stream.LaunchBatch) *stream.LaunchBatch { return ls }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)

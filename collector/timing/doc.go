@@ -15,32 +15,29 @@
 // application made ends in exactly one counter: timed, without timestamp
 // (by reason), or lost before it reached the harvester (by reason).
 //
-// Memory is bounded by what is in flight, not by the run: a launch waits as
-// a value in reused storage (the immediate lists' FIFO; the launch slices
-// of regular-list executions with snapshots, reused with them; the reads of
-// a regular list, one entry per appended launch, for an execution without a
-// snapshot, whose launches wait for their own events: the usual record,
-// execute, synchronise, reset), is finished into one reused stream.Launch
-// value, reaches stall attribution as a copy, and goes to the writer in a
-// stream.LaunchBatch of up to LaunchBatch launches (48 bytes each, their
-// attributes once per run of launches that share them) that comes back
-// empty. Only launches sharing an event, which cannot be told apart until
-// read (an execution submitted before the previous one was read, without a
-// copy of it; application events), wait behind a pointer in a map by event.
-// The harvest path makes no heap object per launch (TestHarvestAllocs,
+// Memory is bounded by what is in flight, not by the run: a launch waits
+// as a value in reused storage (the immediate lists' FIFO; the launch
+// slices of regular-list executions with snapshots, reused with them; the
+// reads of a regular list, one entry per appended launch, for an
+// execution without a snapshot, whose launches wait for their own events:
+// the usual record, execute, synchronise, reset), is finished into a
+// stream.Launch value in a batch of LaunchBatch that goes to the writer
+// and comes back empty, and reaches stall attribution as a copy. Only
+// launches sharing an event, which cannot be told apart until read (an
+// execution submitted before the previous one was read, without a copy of
+// it; application events), wait behind a pointer in a map by event. The
+// harvest path makes no heap object per launch (TestHarvestAllocs,
 // TestListReadsAllocs; TestReuseNoAliasing and TestListReads check that
 // reused storage carries nothing of an earlier launch).
 //
-// An event read for the last time (an immediate list's, whose one launch it
-// times; a regular list's read at the list's end) is reset by its read
-// (Source.KernelTimestampsReset) and only returned afterwards
+// An event read for the last time (an immediate list's, whose one
+// launch it times; a regular list's read at the list's end) is reset by
+// its read (Source.KernelTimestampsReset) and only returned afterwards
 // (Source.ReturnEvents): its memory is visited once per launch, not again
 // by a release pass at the end of the pass. The record of a launch in the
-// immediate FIFO or in a list's reads is made once, from its drained slot
-// or its list's template, when the launch finishes; the record is made in
-// one value the cache holds and only its compact form goes into the
-// writer's batch (stream.LaunchBatch): the writer goroutine, on the other
-// core, reads 48 bytes per launch instead of 120.
+// immediate FIFO or in a list's reads is made once, where the writer
+// reads it (the writer's batch), from its drained slot or its list's
+// template, when the launch finishes.
 //
 // A pass's work is bounded, so that the application's rings keep being
 // drained: a pass drains at most DrainBatch slots and processes at most

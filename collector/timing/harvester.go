@@ -266,8 +266,8 @@ type Harvester struct {
 	src Source
 	// emit hands a batch of finished records, in order, to the writer and
 	// returns an empty batch to fill next (the writer's spare: batches
-	// go round between the two, a bounded number of them; nil: a new one).
-	emit     func(*stream.LaunchBatch) *stream.LaunchBatch
+	// go round between the two, a bounded number of them).
+	emit     func([]stream.Launch) []stream.Launch
 	clocks   map[uint64]*Clock // device handle
 	lists    map[uint32]*listState
 	queues   map[uint64]uint64
@@ -341,14 +341,7 @@ type Harvester struct {
 	// (immLaunch.at < 0); immRecsSpare: the previous pass's, reused.
 	immRecs, immRecsSpare []stream.Launch
 
-	// rec is where a finished record is made (outNext) before sent
-	// hands it on: one value, reused, so that it stays in the cache.
-	rec stream.Launch
-	// out: finished records not handed to emit yet (at most
-	// LaunchBatch), in the compact form the writer goroutine reads
-	// cheaply from another core (stream.LaunchBatch); nil until the
-	// first.
-	out *stream.LaunchBatch
+	out []stream.Launch // finished records not handed to emit yet (at most LaunchBatch)
 }
 
 // LaunchBatch is the most finished records the harvester hands to emit at
@@ -360,7 +353,7 @@ const LaunchBatch = 2048
 // New returns a harvester of src's launches. emit receives the finished
 // records (see Harvester.emit); newClock describes a device (nil: its
 // launches are written without times).
-func New(src Source, emit func(*stream.LaunchBatch) *stream.LaunchBatch, newClock func(uint64) *Clock) *Harvester {
+func New(src Source, emit func([]stream.Launch) []stream.Launch, newClock func(uint64) *Clock) *Harvester {
 	return &Harvester{
 		src: src, emit: emit, newClock: newClock,
 		clocks: map[uint64]*Clock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
@@ -1132,8 +1125,8 @@ func fillRecord(rec *stream.Launch, s *Slot, id, queueID uint64, exec uint32, ex
 
 // immLaunch is a launch on an immediate list whose event is zestall's,
 // waiting for its times (Harvester.imm). Its record is not made when it is
-// drained but when it finishes, from its slot (immRecord, into the record
-// that goes to the writer's batch): at full rate nearly every launch finishes in the pass that
+// drained but when it finishes, from its slot, in the writer's batch
+// (immRecord): at full rate nearly every launch finishes in the pass that
 // drained it, and a 120-byte record made in the FIFO and copied into the
 // batch was a third of the harvester's time per launch (two stores and a
 // load of lines the cache no longer held). A launch still waiting when the
@@ -1291,34 +1284,35 @@ func (h *Harvester) markNoTS(rec *stream.Launch, reason pb.NoTimestampReason) {
 
 // write hands a finished record to attribution and to the batch for the
 // writer (a copy each: rec's storage is reused); a full batch goes at once.
-func (h *Harvester) write(rec *stream.Launch) { h.sent(rec) }
+func (h *Harvester) write(rec *stream.Launch) {
+	out := h.outNext()
+	*out = *rec
+	h.sent(out)
+}
 
-// outNext returns where the next finished record is made, in place
-// (entirely: it holds the previous one) and handed on by sent.
-func (h *Harvester) outNext() *stream.Launch { return &h.rec }
+// outNext returns the next record of the batch for the writer, to be made
+// in place (entirely: it may hold an earlier batch's record) and handed
+// on by sent.
+func (h *Harvester) outNext() *stream.Launch {
+	if cap(h.out) == 0 {
+		h.out = make([]stream.Launch, 0, LaunchBatch)
+	}
+	if len(h.out) < cap(h.out) {
+		h.out = h.out[:len(h.out)+1]
+	} else {
+		h.out = append(h.out, stream.Launch{})
+	}
+	return &h.out[len(h.out)-1]
+}
 
 // sent hands the record outNext returned, now finished, to attribution (a
-// copy) and to the batch for the writer (a copy), and the batch to the
-// writer when it is full.
+// copy) and the batch to the writer when it is full.
 func (h *Harvester) sent(rec *stream.Launch) {
 	if h.onLaunch != nil {
 		h.onLaunch(*rec)
 	}
-	if h.out == nil {
-		h.out = &stream.LaunchBatch{}
-	}
-	h.out.Add(rec)
-	if h.out.Len() >= LaunchBatch {
-		h.emitOut()
-	}
-}
-
-// emitOut hands the batch to the writer and takes the empty one emit
-// gives back.
-func (h *Harvester) emitOut() {
-	h.out = h.emit(h.out)
-	if h.out != nil {
-		h.out.Reset()
+	if len(h.out) >= LaunchBatch {
+		h.out = h.emit(h.out)[:0]
 	}
 }
 
@@ -1601,8 +1595,8 @@ func (h *Harvester) releaseNow() {
 		h.src.ReturnEvents(h.ret)
 		h.ret = h.ret[:0]
 	}
-	if h.out != nil && h.out.Len() > 0 {
-		h.emitOut()
+	if len(h.out) > 0 {
+		h.out = h.emit(h.out)[:0]
 	}
 }
 

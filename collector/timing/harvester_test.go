@@ -122,9 +122,9 @@ type harness struct {
 
 func newHarness() *harness {
 	x := &harness{f: newFake()}
-	x.h = New(x.f, func(ls *stream.LaunchBatch) *stream.LaunchBatch {
-		x.recs = ls.AppendTo(x.recs)
-		return ls
+	x.h = New(x.f, func(ls []stream.Launch) []stream.Launch {
+		x.recs = append(x.recs, ls...)
+		return ls[:0]
 	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	x.h.now = func() uint64 { return x.now }
 	return x

@@ -40,25 +40,20 @@ func TestReuseNoAliasing(t *testing.T) {
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
 	f := newFake()
 	// Batches handed over must not change until they come back.
-	var batches []*stream.LaunchBatch
-	var copies [][]stream.Launch
+	var batches, copies [][]stream.Launch
 	unchanged := func(i int) {
-		now := batches[i].AppendTo(nil)
-		if len(now) != len(copies[i]) {
-			t.Fatalf("batch %d changed after it was handed to emit: %d records, was %d", i, len(now), len(copies[i]))
-		}
-		for j := range now {
-			if now[j] != copies[i][j] {
-				t.Fatalf("batch %d record %d changed after it was handed to emit: %+v, was %+v", i, j, now[j], copies[i][j])
+		for j := range batches[i] {
+			if batches[i][j] != copies[i][j] {
+				t.Fatalf("batch %d record %d changed after it was handed to emit: %+v, was %+v", i, j, batches[i][j], copies[i][j])
 			}
 		}
 	}
-	h := New(f, func(ls *stream.LaunchBatch) *stream.LaunchBatch {
+	h := New(f, func(ls []stream.Launch) []stream.Launch {
 		batches = append(batches, ls)
-		copies = append(copies, ls.AppendTo(nil))
+		copies = append(copies, append([]stream.Launch(nil), ls...))
 		if n := len(batches); n%2 == 0 {
 			unchanged(n - 2)
-			return batches[n-2] // an older batch comes back: storage goes round
+			return batches[n-2][:0] // an older batch comes back: storage goes round
 		}
 		return nil
 	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
@@ -148,7 +143,7 @@ func TestHarvestAllocs(t *testing.T) {
 // executed once with a snapshot, and reset.
 func harvestLoop(mode string, n int) func() {
 	f := newFake()
-	h := New(f, func(ls *stream.LaunchBatch) *stream.LaunchBatch { return ls },
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] },
 		func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }

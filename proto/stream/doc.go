@@ -24,11 +24,7 @@
 //
 // [Launch] is a Launch record as a plain value, what the profiler's
 // harvester fills in reused storage: WriteLaunch encodes it without a
-// pb.Launch, to the same bytes. [LaunchBatch] carries launches from the
-// harvester's goroutine to the writer's in a compact form (48 bytes a
-// launch, attributes by index into the batch's table), and
-// [Writer.WriteLaunches] encodes a batch to the bytes WriteLaunch makes of
-// its launches one by one.
+// pb.Launch, to the same bytes.
 //
 // The Writer gives producers the absolute form of every record and takes
 // care of the wire's compact forms itself: it writes Launch records in the

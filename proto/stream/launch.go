@@ -77,14 +77,6 @@ type launchState struct {
 	attrs  [maxRepeat]launchAttrs
 	head   int
 	nattrs int
-	// keys[i] names the value of attrs[i]: entries with equal attributes
-	// have equal keys, and a key names one value for the state's life
-	// (keys are not reused). The Writer keeps them (the reader leaves
-	// them 0), so that launches of a LaunchBatch that share a table entry
-	// find their repeat_of by comparing keys, not 72-byte values
-	// (repeatOfKey).
-	keys    [maxRepeat]uint64
-	lastKey uint64 // the latest key made
 }
 
 // maxRepeat is the largest Launch.repeat_of (zestall.proto, "Two forms").
@@ -126,35 +118,16 @@ func (a *launchAttrs) setOn(l *pb.Launch) {
 	l.GroupSizeX, l.GroupSizeY, l.GroupSizeZ = a.sizeX, a.sizeY, a.sizeZ
 }
 
-// repeatKeyed is the Launch.repeat_of for a launch with attributes a (how
-// far back in the frame the latest Launch with the same attributes is, 0
-// when none of the last maxRepeat has them) and the key of a's value: the
-// key of the entry repeat_of refers to, or a new key.
-func (s *launchState) repeatKeyed(a *launchAttrs) (uint32, uint64) {
+// repeatOf is the Launch.repeat_of for a launch with attributes a: how far
+// back in the frame the latest Launch with the same attributes is, 0 when
+// none of the last maxRepeat has them.
+func (s *launchState) repeatOf(a *launchAttrs) uint32 {
 	for n := 1; n <= s.nattrs; n++ {
-		if i := (s.head - n) & (maxRepeat - 1); s.attrs[i] == *a {
-			return uint32(n), s.keys[i]
+		if s.attrs[(s.head-n)&(maxRepeat-1)] == *a {
+			return uint32(n)
 		}
 	}
-	s.lastKey++
-	return 0, s.lastKey
-}
-
-// repeatOfKey is repeatKeyed(a) for attributes a whose key was key when
-// last seen (0: not known): an entry with that key has a's value and no
-// later entry does (keys are equal where values are), so a match needs no
-// comparison of values. A key no longer among the entries (the frame was
-// reset, or the value left the last maxRepeat) falls back to comparing
-// them.
-func (s *launchState) repeatOfKey(key uint64, a *launchAttrs) (uint32, uint64) {
-	if key != 0 {
-		for n := 1; n <= s.nattrs; n++ {
-			if s.keys[(s.head-n)&(maxRepeat-1)] == key {
-				return uint32(n), key
-			}
-		}
-	}
-	return s.repeatKeyed(a)
+	return 0
 }
 
 // repeated returns the attributes Launch.repeat_of n refers to; false
@@ -193,12 +166,11 @@ func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
 	return max(appendNs, s.listEnd[k])
 }
 
-// update records a launch, in absolute form, with attributes a (whose
-// key is key: repeatKeyed; 0 in the reader), as the previous Launch.
-func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool, a *launchAttrs, key uint64) {
+// update records a launch, in absolute form, with attributes a, as the
+// previous Launch.
+func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool, a *launchAttrs) {
 	s.prevID, s.prevAppend = id, appendNs
 	s.attrs[s.head] = *a
-	s.keys[s.head] = key
 	s.head = (s.head + 1) & (maxRepeat - 1)
 	s.nattrs = min(s.nattrs+1, maxRepeat)
 	if !timed {

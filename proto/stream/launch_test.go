@@ -92,7 +92,7 @@ func TestLaunchStateManyLists(t *testing.T) {
 			t.Fatalf("step %d: start reference of list (%d, %d) = %d, want %d", i, q, l, got, w)
 		}
 		end, timed := r.Uint64()>>1, r.IntN(5) > 0
-		s.update(uint64(i), app, q, l, end, timed, &launchAttrs{}, 0)
+		s.update(uint64(i), app, q, l, end, timed, &launchAttrs{})
 		if timed {
 			want[listKey{q, l}] = end
 		}

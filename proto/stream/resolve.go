@@ -52,7 +52,7 @@ func (f *LaunchFrame) Resolve(l *pb.Launch) error {
 	// (FuzzReader).
 	l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 	a := attrsOfProto(l)
-	s.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a, 0)
+	s.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 	return nil
 }
 

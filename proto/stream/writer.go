@@ -124,11 +124,9 @@ type Writer struct {
 	// The open LaunchRun of the frame (run.go): its record is encoded
 	// when the run ends, before any other record and when the frame is
 	// sealed; its bytes count as the frame's until then (reserve).
-	run launchRun
-	// batchKeys: WriteLaunches' keys of its batch's table entries.
-	batchKeys []uint64
-	delta     int64  // storage for Launch.HostAppendDeltaNs while encoding
-	scratch   []byte // Counters records encoded for their size check
+	run     launchRun
+	delta   int64  // storage for Launch.HostAppendDeltaNs while encoding
+	scratch []byte // Counters records encoded for their size check
 
 	// Module content already stored: content hash → module id.
 	content map[string]uint64
@@ -405,79 +403,29 @@ func (w *Writer) WriteLaunch(l *Launch) error {
 }
 
 // appendLaunch encodes l, in absolute form, compact at the end of the open
-// frame (appendKeyed).
+// frame: in the open LaunchRun when its attributes repeat (and runs are
+// on), else as a Launch record of its own.
 func (w *Writer) appendLaunch(l *Launch, timed bool) {
-	a := attrsOf(l)
-	repeat, key := w.launches.repeatKeyed(&a)
-	w.appendKeyed(l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs, l.SyclTaskId, l.ExecutionIndex, &a, timed, repeat, key)
-}
-
-// appendKeyed encodes a launch given by its absolute values, with
-// attributes a, compact at the end of the open frame: in the open
-// LaunchRun when its attributes repeat (repeat > 0, and runs are on), else
-// as a Launch record of its own. key is a's (launchState.repeatKeyed).
-func (w *Writer) appendKeyed(id, appendNs, startNs, endNs, syclTask uint64, exec uint32, a *launchAttrs, timed bool, repeat uint32, key uint64) {
 	var delay int64
 	var dur uint64
 	if timed {
-		delay, dur = int64(startNs-w.launches.startRef(a.queue, a.list, appendNs)), endNs-startNs
+		delay, dur = int64(l.DeviceStartNs-w.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs)), l.DeviceEndNs-l.DeviceStartNs
 	}
+	a := attrsOf(l)
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
-	appendDelta, idDelta := int64(appendNs-w.launches.prevAppend), int64(id-w.launches.prevID-1)
-	if repeat > 0 && w.runs {
+	appendDelta, idDelta := int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1)
+	if repeat := w.launches.repeatOf(&a); repeat > 0 && w.runs {
 		// Its attributes repeat: one more launch of the open run.
-		w.run.add(appendDelta, idDelta, delay, dur, repeat, exec, syclTask)
+		w.run.add(appendDelta, idDelta, delay, dur, repeat, l.ExecutionIndex, l.SyclTaskId)
 		if w.run.n == maxRun {
 			w.endRun()
 		}
 	} else {
 		w.endRun()
-		l := Launch{Id: id, HostAppendNs: appendNs, DeviceStartNs: startNs, DeviceEndNs: endNs, SyclTaskId: syclTask, ExecutionIndex: exec}
-		a.setOnLaunch(&l)
-		w.buf = appendCompactLaunch(w.buf, &l, appendDelta, idDelta, delay, dur, repeat)
+		w.buf = appendCompactLaunch(w.buf, l, appendDelta, idDelta, delay, dur, repeat)
 	}
 	w.records++
-	w.launches.update(id, appendNs, a.queue, a.list, endNs, timed, a, key)
-}
-
-// WriteLaunches writes b's launches, in order, as [Writer.WriteLaunch]
-// writes each (the same bytes), without reading a whole Launch per launch:
-// launches that share an entry of b's table find their repeat_of by the
-// entry's key (launchState.repeatOfKey). It stops at the first error. It
-// does not keep b.
-func (w *Writer) WriteLaunches(b *LaunchBatch) error {
-	if len(b.ls) == 0 {
-		return nil
-	}
-	// The key each entry of b's table had when last written (0: not yet).
-	if cap(w.batchKeys) < len(b.attrs) {
-		w.batchKeys = make([]uint64, len(b.attrs), max(len(b.attrs), 64))
-	}
-	keys := w.batchKeys[:len(b.attrs)]
-	clear(keys)
-	for i := range b.ls {
-		if err := w.failure(); err != nil {
-			return err
-		}
-		if w.closed {
-			return ErrClosed
-		}
-		w.room()
-		e := &b.ls[i]
-		a := &b.attrs[e.attr]
-		timed := a.flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
-		if w.absolute || (!timed && (e.startNs != 0 || e.endNs != 0)) {
-			l := b.At(i)
-			if err := w.writeLaunch(nil, l.Proto()); err != nil { // as WriteLaunch
-				return err
-			}
-			continue
-		}
-		repeat, key := w.launches.repeatOfKey(keys[e.attr], a)
-		keys[e.attr] = key
-		w.appendKeyed(e.id, e.appendNs, e.startNs, e.endNs, e.syclTask, e.exec, a, timed, repeat, key)
-	}
-	return nil
+	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 }
 
 // hasKind reports whether rec has a kind with a non-nil message.
@@ -511,8 +459,7 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 			return err
 		}
 		a := attrsOfProto(l)
-		_, key := w.launches.repeatKeyed(&a)
-		w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a, key)
+		w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
 		return nil
 	}
 	id, app, start, end := l.Id, l.HostAppendNs, l.DeviceStartNs, l.DeviceEndNs
@@ -536,8 +483,7 @@ func (w *Writer) writeLaunch(rec *pb.Record, l *pb.Launch) error {
 	l.HostAppendDeltaNs, l.IdDelta, l.DeviceStartDelayNs, l.DeviceDurationNs = nil, 0, 0, 0
 	if err == nil {
 		a := attrsOfProto(l)
-		_, key := w.launches.repeatKeyed(&a)
-		w.launches.update(id, app, l.QueueId, l.CommandListId, end, timed, &a, key)
+		w.launches.update(id, app, l.QueueId, l.CommandListId, end, timed, &a)
 	}
 	return err
 }
