@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zestall/zestall/internal/gencheck"
 )
 
 // inittraceLine is one line of GODEBUG=inittrace=1:
@@ -59,5 +61,29 @@ func TestPackageInitBuildsNothing(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no inittrace line in the child's output (GODEBUG=inittrace=1 not honoured?):\n%s", out)
+	}
+}
+
+// TestRuntimeMaxprocsMachineryOff: libzestall.so is built with the Go
+// runtime's container-aware and self-updating GOMAXPROCS off (go:debug
+// lines of main.go): no cgroup files read at the runtime's start, which
+// the application's first zeInit waits for, no goroutine and no sysmon
+// re-reads every second to change a P count zestall sets itself
+// (config.GoProcs). go list reports the package's GODEBUG defaults as the
+// build applies them.
+func TestRuntimeMaxprocsMachineryOff(t *testing.T) {
+	goTool := gencheck.Tool(t, "go", "the Go toolchain reports the package's GODEBUG defaults")
+	out, err := exec.Command(goTool, "list", "-f", "{{.DefaultGODEBUG}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	got := map[string]bool{}
+	for _, kv := range strings.Split(strings.TrimSpace(string(out)), ",") {
+		got[kv] = true
+	}
+	for _, want := range []string{"containermaxprocs=0", "updatemaxprocs=0"} {
+		if !got[want] {
+			t.Errorf("libzestall.so's GODEBUG defaults %q lack %s", strings.TrimSpace(string(out)), want)
+		}
 	}
 }

@@ -1,3 +1,6 @@
+//go:debug containermaxprocs=0
+//go:debug updatemaxprocs=0
+
 // Command layer is built with -buildmode=c-shared into libzestall.so, the
 // library users inject into any Level-Zero application:
 //
@@ -12,6 +15,21 @@
 // application launches kernels, not here: changing it stops the world,
 // and the application's first call into zestall waits for this package's
 // initialisation.
+//
+// The runtime's own GOMAXPROCS machinery is off (the go:debug
+// defaults at the top of this file; a GODEBUG the user sets still wins). containermaxprocs=0:
+// the runtime does not read the process's cgroup CPU limit at start
+// (/proc/self/cgroup, /proc/self/mountinfo and two cgroup files, on the
+// runtime's start, which the application's first zeInit waits for);
+// its default P count is then the CPUs the process may run on, which
+// config.ReadGoProcs caps at 2 anyway (under a
+// cgroup CPU quota below two CPUs zestall's busy count is now 2, not 1). updatemaxprocs=0: no goroutine to
+// change the count, and no sysmon re-reading those files every second
+// until zestall first sets the count (when the application first
+// launches kernels, a program that never does would pay it all its life).
+// zestall sets the count itself (config.GoProcs) and must not be
+// overridden behind its back. BENCHMARKS.md, issue 14, session 10,
+// startup.
 package main
 
 import (
