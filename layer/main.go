@@ -1,4 +1,3 @@
-//go:debug containermaxprocs=0
 //go:debug updatemaxprocs=0
 
 // Command layer is built with -buildmode=c-shared into libzestall.so, the
@@ -16,20 +15,17 @@
 // and the application's first call into zestall waits for this package's
 // initialisation.
 //
-// The runtime's own GOMAXPROCS machinery is off (the go:debug
-// defaults at the top of this file; a GODEBUG the user sets still wins). containermaxprocs=0:
-// the runtime does not read the process's cgroup CPU limit at start
-// (/proc/self/cgroup, /proc/self/mountinfo and two cgroup files, on the
-// runtime's start, which the application's first zeInit waits for);
-// its default P count is then the CPUs the process may run on, which
-// config.ReadGoProcs caps at 2 anyway (under a
-// cgroup CPU quota below two CPUs zestall's busy count is now 2, not 1). updatemaxprocs=0: no goroutine to
-// change the count, and no sysmon re-reading those files every second
-// until zestall first sets the count (when the application first
-// launches kernels, a program that never does would pay it all its life).
-// zestall sets the count itself (config.GoProcs) and must not be
-// overridden behind its back. BENCHMARKS.md, issue 14, session 10,
-// startup.
+// The runtime does not revisit its P count (the go:debug default at the
+// top of this file; a GODEBUG the user sets still wins): with
+// updatemaxprocs=1 it starts a goroutine at initialisation to change the
+// count, and its sysmon thread asks for the CPU affinity and re-reads the
+// cgroup's CPU limit files every second until zestall first sets the
+// count, which happens only once the application launches kernels: a
+// program that never does would pay it all its life. zestall sets the
+// count itself (config.GoProcs). containermaxprocs=0 is not set: the
+// runtime reads the cgroup files once at its start all the same (to count
+// how often the setting would change the result), so it saves nothing
+// there. BENCHMARKS.md, issue 14, session 10, startup.
 package main
 
 import (
