@@ -75,3 +75,29 @@ func TestLinksNoPprof(t *testing.T) {
 		t.Errorf("a build with -tags zestall_profile links no runtime/pprof: ZESTALL_CPUPROFILE would do nothing")
 	}
 }
+
+// TestLinksNoELFOrDWARFReader: libzestall.so links neither debug/elf nor
+// debug/dwarf nor their decompressors: format/zebin reads the few ELF
+// tables it needs itself. debug/elf brought debug/dwarf, compress/flate,
+// compress/zlib and internal/zstd, whose package initialisation (flate's
+// and dwarf's tables, about 0.35 ms) ran in every profiled process before
+// the application's first zeInit returned (BENCHMARKS.md, issue 14,
+// session 10, startup).
+func TestLinksNoELFOrDWARFReader(t *testing.T) {
+	goTool := gencheck.Tool(t, "go", "the Go toolchain lists the package graph")
+	out, err := exec.Command(goTool, "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps names %d packages: not the library's graph?", len(deps))
+	}
+	forbidden := map[string]bool{"debug/elf": true, "debug/dwarf": true, "compress/flate": true,
+		"compress/zlib": true, "internal/zstd": true}
+	for _, p := range deps {
+		if forbidden[p] {
+			t.Errorf("libzestall.so links %s; format/zebin reads ELF itself (elf.go)", p)
+		}
+	}
+}

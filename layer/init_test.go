@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zestall/zestall/internal/gencheck"
 )
 
 // inittraceLine is one line of GODEBUG=inittrace=1:
@@ -59,5 +61,25 @@ func TestPackageInitBuildsNothing(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no inittrace line in the child's output (GODEBUG=inittrace=1 not honoured?):\n%s", out)
+	}
+}
+
+// TestRuntimeMaxprocsMachineryOff: libzestall.so is built with the Go
+// runtime's self-updating GOMAXPROCS off (the go:debug line of main.go):
+// no updater goroutine, and no sysmon re-reading the cgroup files every
+// second until zestall first sets the count (config.GoProcs). go list
+// reports the package's GODEBUG defaults as the build applies them.
+func TestRuntimeMaxprocsMachineryOff(t *testing.T) {
+	goTool := gencheck.Tool(t, "go", "the Go toolchain reports the package's GODEBUG defaults")
+	out, err := exec.Command(goTool, "list", "-f", "{{.DefaultGODEBUG}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	got := map[string]bool{}
+	for _, kv := range strings.Split(strings.TrimSpace(string(out)), ",") {
+		got[kv] = true
+	}
+	if !got["updatemaxprocs=0"] {
+		t.Errorf("libzestall.so's GODEBUG defaults %q lack updatemaxprocs=0", strings.TrimSpace(string(out)))
 	}
 }

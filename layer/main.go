@@ -1,3 +1,5 @@
+//go:debug updatemaxprocs=0
+
 // Command layer is built with -buildmode=c-shared into libzestall.so, the
 // library users inject into any Level-Zero application:
 //
@@ -12,6 +14,18 @@
 // application launches kernels, not here: changing it stops the world,
 // and the application's first call into zestall waits for this package's
 // initialisation.
+//
+// The runtime does not revisit its P count (the go:debug default at the
+// top of this file; a GODEBUG the user sets still wins): with
+// updatemaxprocs=1 it starts a goroutine at initialisation to change the
+// count, and its sysmon thread asks for the CPU affinity and re-reads the
+// cgroup's CPU limit files every second until zestall first sets the
+// count, which happens only once the application launches kernels: a
+// program that never does would pay it all its life. zestall sets the
+// count itself (config.GoProcs). containermaxprocs=0 is not set: the
+// runtime reads the cgroup files once at its start all the same (to count
+// how often the setting would change the result), so it saves nothing
+// there. BENCHMARKS.md, issue 14, session 10, startup.
 package main
 
 import (

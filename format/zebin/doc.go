@@ -37,10 +37,13 @@
 // # Security
 //
 // The binaries come from the profiled process or from a file and must be
-// treated as untrusted. ELF structure is read with debug/elf, whose own
-// documentation warns that it is not hardened against adversarial input; this
-// package bounds-checks everything it decodes itself (notes, instruction
-// walks), never sizes an allocation from a length field beyond the data
-// present, and converts a panic inside debug/elf into a FormatError. The
-// package is fuzzed (FuzzParse, FuzzInstructionOffsets).
+// treated as untrusted. The package reads the ELF structure itself (elf.go:
+// the header, section headers and names, the symbol table; not debug/elf,
+// which would bring debug/dwarf and three decompressors into
+// libzestall.so) and bounds-checks everything it decodes (ELF tables,
+// notes, instruction walks), never sizes an allocation from a length field
+// beyond the data present, and converts a panic, which would be a bug,
+// into a FormatError. The package is fuzzed (FuzzParse, FuzzELFReader,
+// which also holds the ELF reader to debug/elf's reading of the same
+// bytes, FuzzInstructionOffsets).
 package zebin

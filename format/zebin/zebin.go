@@ -2,21 +2,10 @@ package zebin
 
 import (
 	"bytes"
-	"debug/elf"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-)
-
-// ELF constants of the zebin format (compute-runtime zebin_elf.h).
-const (
-	EM_INTELGT   elf.Machine = 205    // e_machine of every zebin
-	ET_ZEBIN_REL elf.Type    = 0xff11 // relocatable zebin
-	ET_ZEBIN_EXE elf.Type    = 0xff12 // executable zebin (what the driver usually returns)
-
-	SHT_ZEBIN_ZEINFO elf.SectionType = 0xff000011 // .ze_info (YAML kernel metadata)
 )
 
 // TextPrefix prefixes the name of each kernel's code section.
@@ -69,11 +58,11 @@ func (k *Kernel) InstructionOffsets() ([]int, error) {
 
 // File is a parsed zebin or debug zebin.
 type File struct {
-	Type    elf.Type    // ET_ZEBIN_EXE, ET_ZEBIN_REL, elf.ET_REL (ocloc), elf.ET_EXEC (debug zebin)
-	Machine elf.Machine // always EM_INTELGT
-	Flags   uint32      // e_flags
-	Kernels []Kernel    // in section order
-	Compat  Compat      // the .note.intelgt.compat notes
+	Type    Type     // ET_ZEBIN_EXE, ET_ZEBIN_REL, ET_REL (ocloc), ET_EXEC (debug zebin)
+	Machine Machine  // always EM_INTELGT
+	Flags   uint32   // e_flags
+	Kernels []Kernel // in section order
+	Compat  Compat   // the .note.intelgt.compat notes
 	// Sections lists every section name in index order, for diagnostics.
 	Sections []string
 	// ZeInfo is the .ze_info section (IGC's YAML description of the
@@ -90,7 +79,7 @@ const ZeInfoSection = ".ze_info"
 
 // IsDebug reports whether f is a debug zebin (linked, ET_EXEC): its kernel
 // sections carry GPU addresses.
-func (f *File) IsDebug() bool { return f.Type == elf.ET_EXEC }
+func (f *File) IsDebug() bool { return f.Type == ET_EXEC }
 
 // Kernel returns the kernel called name, or nil.
 func (f *File) Kernel(name string) *Kernel {
@@ -151,109 +140,77 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 // the notes decoded before the problem, and the *FormatError.
 func Parse(data []byte) (f *File, err error) {
 	defer func() {
+		// The reader bounds-checks what it reads; a panic would be a bug
+		// of this package, and its callers parse in the application's
+		// process.
 		if r := recover(); r != nil {
-			f, err = nil, &FormatError{0, fmt.Sprintf("malformed ELF (debug/elf panicked: %v)", r)}
+			f, err = nil, &FormatError{0, fmt.Sprintf("malformed ELF (the reader panicked: %v)", r)}
 		}
 	}()
-	ef, err := elf.NewFile(bytes.NewReader(data))
+	ef, err := readELF(data)
 	if err != nil {
-		// debug/elf's own FormatError does not export its offset.
-		return nil, &FormatError{0, "malformed ELF: " + err.Error()}
+		return nil, err
 	}
-	if ef.Class != elf.ELFCLASS64 {
-		return nil, &FormatError{4, fmt.Sprintf("ELF class %v, want ELFCLASS64", ef.Class)}
+	if ef.machine != EM_INTELGT {
+		return nil, &FormatError{18, fmt.Sprintf("e_machine %d, want %d (EM_INTELGT)", uint16(ef.machine), uint16(EM_INTELGT))}
 	}
-	if ef.Data != elf.ELFDATA2LSB {
-		return nil, &FormatError{5, fmt.Sprintf("ELF data encoding %v, want ELFDATA2LSB", ef.Data)}
-	}
-	if ef.Machine != EM_INTELGT {
-		return nil, &FormatError{18, fmt.Sprintf("e_machine %d, want %d (EM_INTELGT)", uint16(ef.Machine), uint16(EM_INTELGT))}
-	}
-	f = &File{Type: ef.Type, Machine: ef.Machine, Flags: elfFlags(data)}
+	f = &File{Type: ef.typ, Machine: ef.machine, Flags: ef.flags}
 
 	// FUNC symbols by (name, section) for the code sizes.
 	type key struct {
 		name string
-		sect elf.SectionIndex
+		sect int
+	}
+	syms, err := ef.symbols()
+	if err != nil {
+		return nil, err
 	}
 	funcSize := map[key]uint64{}
-	var undefined []string // symbols used, not defined
-	if syms, err := ef.Symbols(); err == nil {
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-				funcSize[key{s.Name, s.Section}] = s.Size
-			}
-			if s.Section == elf.SHN_UNDEF && s.Name != "" {
-				undefined = append(undefined, s.Name)
-			}
+	for _, s := range syms {
+		if s.info&0xf == stFunc {
+			funcSize[key{s.name, int(s.section)}] = s.size
 		}
-		f.Undefined = undefined
-	} else if !errors.Is(err, elf.ErrNoSymbols) {
-		return nil, &FormatError{symtabOffset(ef), "malformed symbol table: " + err.Error()}
+		if s.section == 0 && s.name != "" { // SHN_UNDEF
+			f.Undefined = append(f.Undefined, s.name)
+		}
 	}
 
 	var noteErr error
-	for i, s := range ef.Sections {
-		f.Sections = append(f.Sections, s.Name)
+	for i := range ef.sections {
+		s := &ef.sections[i]
+		f.Sections = append(f.Sections, s.name)
 		switch {
-		case strings.HasPrefix(s.Name, TextPrefix) && s.Type == elf.SHT_PROGBITS:
-			name := s.Name[len(TextPrefix):]
+		case strings.HasPrefix(s.name, TextPrefix) && s.typ == SHT_PROGBITS:
+			name := s.name[len(TextPrefix):]
 			if name == "" || name == symbolTableProgram {
 				continue
 			}
-			b, err := sectionData(s)
+			b, err := ef.sectionBytes(s)
 			if err != nil {
 				return nil, err
 			}
-			k := Kernel{Name: name, Section: i, Size: s.Size, CodeSize: s.Size, Addr: s.Addr, Offset: int64(s.Offset), Data: b}
-			if cs, ok := funcSize[key{name, elf.SectionIndex(i)}]; ok && cs <= s.Size {
+			k := Kernel{Name: name, Section: i, Size: s.size, CodeSize: s.size, Addr: s.addr, Offset: int64(s.offset), Data: bytes.Clone(b)}
+			if cs, ok := funcSize[key{name, i}]; ok && cs <= s.size {
 				k.CodeSize, k.HasCodeSize = cs, true
 			}
 			f.Kernels = append(f.Kernels, k)
-		case s.Name == ZeInfoSection:
-			b, err := sectionData(s)
+		case s.name == ZeInfoSection:
+			b, err := ef.sectionBytes(s)
 			if err != nil {
 				return nil, err
 			}
-			f.ZeInfo = b
-		case s.Name == CompatNoteSection && s.Type == elf.SHT_NOTE:
-			b, err := sectionData(s)
+			f.ZeInfo = bytes.Clone(b)
+		case s.name == CompatNoteSection && s.typ == SHT_NOTE:
+			b, err := ef.sectionBytes(s)
 			if err != nil {
 				return nil, err
 			}
-			if err := f.Compat.parse(b, int64(s.Offset)); err != nil && noteErr == nil {
+			if err := f.Compat.parse(b, int64(s.offset)); err != nil && noteErr == nil {
 				noteErr = err
 			}
 		}
 	}
 	return f, noteErr
-}
-
-func sectionData(s *elf.Section) ([]byte, error) {
-	if s.Type == elf.SHT_NOBITS {
-		return nil, nil
-	}
-	b, err := s.Data()
-	if err != nil {
-		return nil, &FormatError{int64(s.Offset), fmt.Sprintf("section %q: %v", s.Name, err)}
-	}
-	return b, nil
-}
-
-func symtabOffset(ef *elf.File) int64 {
-	if s := ef.SectionByType(elf.SHT_SYMTAB); s != nil {
-		return int64(s.Offset)
-	}
-	return 0
-}
-
-// elfFlags returns e_flags of an ELF64 little-endian header (debug/elf does
-// not expose it).
-func elfFlags(data []byte) uint32 {
-	if len(data) < 52 {
-		return 0
-	}
-	return uint32(data[48]) | uint32(data[49])<<8 | uint32(data[50])<<16 | uint32(data[51])<<24
 }
 
 // InstructionOffsets returns the byte offsets of the instructions of a Gen

@@ -2,7 +2,6 @@ package zebin
 
 import (
 	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -43,7 +42,7 @@ func TestParseReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Type != elf.ET_REL || f.Machine != EM_INTELGT || f.IsDebug() {
+	if f.Type != ET_REL || f.Machine != EM_INTELGT || f.IsDebug() {
 		t.Errorf("type %v machine %v", f.Type, f.Machine)
 	}
 	want := []struct {
@@ -116,7 +115,7 @@ func shdr(b []byte, i int) int {
 // (ET_EXEC, sh_addr = GPU address of each kernel) and checks the addresses.
 func TestDebugZebin(t *testing.T) {
 	b := readReal(t)
-	binary.LittleEndian.PutUint16(b[16:], uint16(elf.ET_EXEC))
+	binary.LittleEndian.PutUint16(b[16:], uint16(ET_EXEC))
 	binary.LittleEndian.PutUint64(b[shdr(b, 1)+16:], 0x0000_8000_0001_2300)
 	binary.LittleEndian.PutUint64(b[shdr(b, 2)+16:], 0x0000_8000_0001_2540)
 	f, err := Parse(b)

@@ -86,10 +86,30 @@ func appendTagged(b []byte, rec *pb.Record) ([]byte, bool) {
 	return insertLength(b, start), true
 }
 
+// wireAppender is a zestallwire message: its generated AppendWire
+// (proto/internal/wiregen) encodes it without reflection.
+type wireAppender interface{ AppendWire([]byte) []byte }
+
 // tagAppend appends the wire encoding of msg, a pointer to a generated
 // message, to b; false if the encoder declines it (b is then to be
-// discarded).
+// discarded). zestallwire's messages encode themselves (AppendWire,
+// generated): building the reflective plans of the header's types at the
+// first record cost every process about 0.5 ms and 11 page faults
+// (BENCHMARKS.md, issue 14, session 10, startup). The reflective encoder
+// below remains for other types and as the generated code's second
+// reference in TestTagEncoding.
 func tagAppend(b []byte, msg any) ([]byte, bool) {
+	if m, ok := msg.(wireAppender); ok {
+		if v := reflect.ValueOf(msg); v.Kind() != reflect.Ptr || v.IsNil() {
+			return b, false
+		}
+		return m.AppendWire(b), true
+	}
+	return tagAppendReflect(b, msg)
+}
+
+// tagAppendReflect is tagAppend by the struct tags, with package reflect.
+func tagAppendReflect(b []byte, msg any) ([]byte, bool) {
 	v := reflect.ValueOf(msg)
 	if v.Kind() != reflect.Ptr || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return b, false

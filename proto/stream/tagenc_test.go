@@ -13,6 +13,7 @@ import (
 
 	"github.com/zestall/zestall/proto/pbconv"
 	pb "github.com/zestall/zestall/proto/zestallpb"
+	zw "github.com/zestall/zestall/proto/zestallwire"
 )
 
 // fillMessage sets every field of m (variant picks the member of each
@@ -135,6 +136,10 @@ func TestTagEncoding(t *testing.T) {
 			if !bytes.Equal(got[1:], want) {
 				t.Fatalf("%s, variant %d:\n got %x\nwant %x", md.FullName(), variant, got[1:], want)
 			}
+			// The reflective encoder, by the struct tags, too.
+			if viaTags, ok := tagAppendReflect([]byte("x"), wm); !ok || !bytes.Equal(viaTags[1:], want) {
+				t.Fatalf("%s, variant %d, by the tags (declined: %v):\n got %x\nwant %x", md.FullName(), variant, !ok, viaTags[1:], want)
+			}
 			back := mt.New().Interface()
 			if err := proto.Unmarshal(got[1:], back); err != nil || !proto.Equal(back, m.Interface()) {
 				t.Fatalf("%s, variant %d: read back %v (%v), want %v", md.FullName(), variant, back, err, m.Interface())
@@ -147,7 +152,8 @@ func TestTagEncoding(t *testing.T) {
 	}
 	// Not a zestallwire message: declined (a zestallpb message has
 	// protobuf's unexported state; a plain struct has no UnknownFields).
-	for _, m := range []any{&pb.Header{}, &struct{ A uint32 }{}, pb.Header{}, nil} {
+	var nilHeader *zw.Header
+	for _, m := range []any{&pb.Header{}, &struct{ A uint32 }{}, pb.Header{}, nil, nilHeader} {
 		if _, ok := tagAppend(nil, m); ok {
 			t.Errorf("%T was encoded", m)
 		}

@@ -10,10 +10,13 @@
 // protobuf runtime: zestallpb's package initialisation (building the
 // schema's descriptors and registering its types) and the protobuf
 // reflection packages it pulls in were about half of libzestall.so's
-// start-up and of its relocations (BENCHMARKS.md, start-up). The Writer
-// encodes these types by their struct tags (proto/stream/tagenc.go) to the
-// bytes proto.Marshal makes of the zestallpb twins; proto/stream's tests
-// hold every message type to that (converting with package pbconv).
+// start-up and of its relocations (BENCHMARKS.md, start-up). Each message
+// encodes itself (AppendWire, generated; its helpers in append.go) to the
+// bytes proto.Marshal makes of its zestallpb twin, without reflection:
+// proto/stream's reflective encoder by the struct tags (tagenc.go) built
+// a plan per type at the first record of every process. proto/stream's
+// tests hold every message type to proto.Marshal both ways (converting
+// with package pbconv).
 //
 // The writer side imports this package as pb: its types are the schema's
 // protobuf messages, in another Go form, and code that moved from

@@ -622,6 +622,123 @@ func (x *Record) GetLaunchRun() *LaunchRun {
 	return nil
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Record) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	switch o := x.Kind.(type) {
+	case *Record_Header:
+		{
+			b = appendTag(b, 1, wireBytes)
+			s := len(b)
+			b = o.Header.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_Module:
+		{
+			b = appendTag(b, 2, wireBytes)
+			s := len(b)
+			b = o.Module.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_ModuleDestroyed:
+		{
+			b = appendTag(b, 3, wireBytes)
+			s := len(b)
+			b = o.ModuleDestroyed.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_Kernel:
+		{
+			b = appendTag(b, 4, wireBytes)
+			s := len(b)
+			b = o.Kernel.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_KernelDestroyed:
+		{
+			b = appendTag(b, 5, wireBytes)
+			s := len(b)
+			b = o.KernelDestroyed.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_Launch:
+		{
+			b = appendTag(b, 6, wireBytes)
+			s := len(b)
+			b = o.Launch.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_StallRows:
+		{
+			b = appendTag(b, 7, wireBytes)
+			s := len(b)
+			b = o.StallRows.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_Unattributed:
+		{
+			b = appendTag(b, 8, wireBytes)
+			s := len(b)
+			b = o.Unattributed.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_Window:
+		{
+			b = appendTag(b, 9, wireBytes)
+			s := len(b)
+			b = o.Window.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_Counters:
+		{
+			b = appendTag(b, 10, wireBytes)
+			s := len(b)
+			b = o.Counters.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_MergeSource:
+		{
+			b = appendTag(b, 11, wireBytes)
+			s := len(b)
+			b = o.MergeSource.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_SyclLocation:
+		{
+			b = appendTag(b, 13, wireBytes)
+			s := len(b)
+			b = o.SyclLocation.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_SyclSpan:
+		{
+			b = appendTag(b, 14, wireBytes)
+			s := len(b)
+			b = o.SyclSpan.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_SyclGraph:
+		{
+			b = appendTag(b, 15, wireBytes)
+			s := len(b)
+			b = o.SyclGraph.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	case *Record_LaunchRun:
+		{
+			b = appendTag(b, 16, wireBytes)
+			s := len(b)
+			b = o.LaunchRun.AppendWire(b)
+			b = closeLength(b, s)
+		}
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // Header describes the run. It is the first record of every file.
 //
 // Header mirrors message zestall.v1.Header of zestall.proto.
@@ -853,6 +970,112 @@ func (x *Header) GetCodeCopyMemoryLimit() uint64 {
 	return 0
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Header) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.FormatVersion != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.FormatVersion))
+	}
+	if len(x.ToolVersion) > 0 {
+		b = appendTag(b, 2, wireBytes)
+		b = appendVarint(b, uint64(len(x.ToolVersion)))
+		b = append(b, x.ToolVersion...)
+	}
+	if x.Pid != 0 {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(x.Pid))
+	}
+	if x.MpiRank != nil {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(*x.MpiRank))
+	}
+	if len(x.HostName) > 0 {
+		b = appendTag(b, 5, wireBytes)
+		b = appendVarint(b, uint64(len(x.HostName)))
+		b = append(b, x.HostName...)
+	}
+	for _, v := range x.Argv {
+		b = appendTag(b, 6, wireBytes)
+		b = appendVarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	if x.StartHostNs != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.StartHostNs))
+	}
+	if x.StartUnixNs != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(x.StartUnixNs))
+	}
+	for _, v := range x.Config {
+		b = appendTag(b, 9, wireBytes)
+		s := len(b)
+		b = v.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	for _, v := range x.Devices {
+		b = appendTag(b, 10, wireBytes)
+		s := len(b)
+		b = v.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if x.LocalRank != nil {
+		b = appendTag(b, 11, wireVarint)
+		b = appendVarint(b, uint64(*x.LocalRank))
+	}
+	if x.JobSize != nil {
+		b = appendTag(b, 12, wireVarint)
+		b = appendVarint(b, uint64(*x.JobSize))
+	}
+	if len(x.RankVariable) > 0 {
+		b = appendTag(b, 13, wireBytes)
+		b = appendVarint(b, uint64(len(x.RankVariable)))
+		b = append(b, x.RankVariable...)
+	}
+	if len(x.JobId) > 0 {
+		b = appendTag(b, 14, wireBytes)
+		b = appendVarint(b, uint64(len(x.JobId)))
+		b = append(b, x.JobId...)
+	}
+	if len(x.ZeAffinityMask) > 0 {
+		b = appendTag(b, 15, wireBytes)
+		b = appendVarint(b, uint64(len(x.ZeAffinityMask)))
+		b = append(b, x.ZeAffinityMask...)
+	}
+	if x.LaunchSeparation != 0 {
+		b = appendTag(b, 16, wireVarint)
+		b = appendVarint(b, uint64(int64(x.LaunchSeparation)))
+	}
+	if x.CodeCopiesPerModule != 0 {
+		b = appendTag(b, 17, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopiesPerModule))
+	}
+	if x.Sycl != nil {
+		b = appendTag(b, 18, wireBytes)
+		s := len(b)
+		b = x.Sycl.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if x.OtherProcessesKnown {
+		b = appendTag(b, 20, wireVarint)
+		b = appendBool(b, x.OtherProcessesKnown)
+	}
+	if x.CodeCopiesMax != 0 {
+		b = appendTag(b, 24, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopiesMax))
+	}
+	if x.CodeCopyMemoryLimit != 0 {
+		b = appendTag(b, 25, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopyMemoryLimit))
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // SyclSetup says how libzestall.so subscribed to XPTI, the SYCL runtime's
 // instrumentation (zestall's docs/xpti.md). Decided when the library was
 // loaded, before the application's main.
@@ -914,6 +1137,40 @@ func (x *SyclSetup) GetProblem() string {
 	return ""
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *SyclSetup) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.State != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(int64(x.State)))
+	}
+	if len(x.Subscribers) > 0 {
+		b = appendTag(b, 2, wireBytes)
+		b = appendVarint(b, uint64(len(x.Subscribers)))
+		b = append(b, x.Subscribers...)
+	}
+	if len(x.Dispatcher) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		b = appendVarint(b, uint64(len(x.Dispatcher)))
+		b = append(b, x.Dispatcher...)
+	}
+	for _, v := range x.Streams {
+		b = appendTag(b, 4, wireBytes)
+		b = appendVarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	if len(x.Problem) > 0 {
+		b = appendTag(b, 5, wireBytes)
+		b = appendVarint(b, uint64(len(x.Problem)))
+		b = append(b, x.Problem...)
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // ConfigEntry is one configuration setting.
 //
 // ConfigEntry mirrors message zestall.v1.ConfigEntry of zestall.proto.
@@ -950,6 +1207,30 @@ func (x *ConfigEntry) GetFromEnvironment() bool {
 		return x.FromEnvironment
 	}
 	return false
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *ConfigEntry) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if len(x.Key) > 0 {
+		b = appendTag(b, 1, wireBytes)
+		b = appendVarint(b, uint64(len(x.Key)))
+		b = append(b, x.Key...)
+	}
+	if len(x.Value) > 0 {
+		b = appendTag(b, 2, wireBytes)
+		b = appendVarint(b, uint64(len(x.Value)))
+		b = append(b, x.Value...)
+	}
+	if x.FromEnvironment {
+		b = appendTag(b, 3, wireVarint)
+		b = appendBool(b, x.FromEnvironment)
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // Device is one Level-Zero device (a root device or a sub-device).
@@ -1101,6 +1382,78 @@ func (x *Device) GetAffinityEntry() string {
 	return ""
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Device) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if x.ParentId != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.ParentId))
+	}
+	if len(x.Name) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		b = appendVarint(b, uint64(len(x.Name)))
+		b = append(b, x.Name...)
+	}
+	if x.PciDeviceId != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.PciDeviceId))
+	}
+	if len(x.Platform) > 0 {
+		b = appendTag(b, 5, wireBytes)
+		b = appendVarint(b, uint64(len(x.Platform)))
+		b = append(b, x.Platform...)
+	}
+	if x.IpVersion != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.IpVersion))
+	}
+	if x.SubDeviceIndex != nil {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(*x.SubDeviceIndex))
+	}
+	if x.XeCoreCount != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(x.XeCoreCount))
+	}
+	if x.TimerFrequencyHz != 0 {
+		b = appendTag(b, 9, wireVarint)
+		b = appendVarint(b, uint64(x.TimerFrequencyHz))
+	}
+	if x.TimestampValidBits != 0 {
+		b = appendTag(b, 10, wireVarint)
+		b = appendVarint(b, uint64(x.TimestampValidBits))
+	}
+	if x.KernelTimestampValidBits != 0 {
+		b = appendTag(b, 11, wireVarint)
+		b = appendVarint(b, uint64(x.KernelTimestampValidBits))
+	}
+	if len(x.Uuid) > 0 {
+		b = appendTag(b, 12, wireBytes)
+		b = appendVarint(b, uint64(len(x.Uuid)))
+		b = append(b, x.Uuid...)
+	}
+	if x.StallSampling != nil {
+		b = appendTag(b, 13, wireBytes)
+		s := len(b)
+		b = x.StallSampling.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if len(x.AffinityEntry) > 0 {
+		b = appendTag(b, 14, wireBytes)
+		b = appendVarint(b, uint64(len(x.AffinityEntry)))
+		b = append(b, x.AffinityEntry...)
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // StallSampling describes the EU stall sampling set-up of one device.
 //
 // StallSampling mirrors message zestall.v1.StallSampling of zestall.proto.
@@ -1191,6 +1544,51 @@ func (x *StallSampling) GetSubDeviceSets() uint32 {
 	return 0
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *StallSampling) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Enabled {
+		b = appendTag(b, 1, wireVarint)
+		b = appendBool(b, x.Enabled)
+	}
+	if x.OffReason != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(int64(x.OffReason)))
+	}
+	if len(x.Detail) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		b = appendVarint(b, uint64(len(x.Detail)))
+		b = append(b, x.Detail...)
+	}
+	for _, v := range x.Metrics {
+		b = appendTag(b, 4, wireBytes)
+		s := len(b)
+		b = v.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if x.SamplingPeriodNs != 0 {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(x.SamplingPeriodNs))
+	}
+	if x.RequestedPeriodNs != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.RequestedPeriodNs))
+	}
+	if x.NotifyEveryNReports != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.NotifyEveryNReports))
+	}
+	if x.SubDeviceSets != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(x.SubDeviceSets))
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // Metric is one metric of the EU stall sampling group.
 //
 // Metric mirrors message zestall.v1.Metric of zestall.proto.
@@ -1238,6 +1636,35 @@ func (x *Metric) GetMetricType() uint32 {
 		return x.MetricType
 	}
 	return 0
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Metric) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if len(x.Name) > 0 {
+		b = appendTag(b, 1, wireBytes)
+		b = appendVarint(b, uint64(len(x.Name)))
+		b = append(b, x.Name...)
+	}
+	if len(x.Description) > 0 {
+		b = appendTag(b, 2, wireBytes)
+		b = appendVarint(b, uint64(len(x.Description)))
+		b = append(b, x.Description...)
+	}
+	if len(x.Units) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		b = appendVarint(b, uint64(len(x.Units)))
+		b = append(b, x.Units...)
+	}
+	if x.MetricType != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.MetricType))
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // Module is a Level-Zero module as created by zeModuleCreate.
@@ -1395,6 +1822,73 @@ func (x *Module) GetCopyIsaBytesEach() uint64 {
 	return 0
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Module) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if x.DeviceId != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceId))
+	}
+	if len(x.ContentHash) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		b = appendVarint(b, uint64(len(x.ContentHash)))
+		b = append(b, x.ContentHash...)
+	}
+	if len(x.NativeBinary) > 0 {
+		b = appendTag(b, 4, wireBytes)
+		b = appendVarint(b, uint64(len(x.NativeBinary)))
+		b = append(b, x.NativeBinary...)
+	}
+	if len(x.DebugInfo) > 0 {
+		b = appendTag(b, 5, wireBytes)
+		b = appendVarint(b, uint64(len(x.DebugInfo)))
+		b = append(b, x.DebugInfo...)
+	}
+	if x.ContentModuleId != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.ContentModuleId))
+	}
+	if x.CreatedHostNs != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.CreatedHostNs))
+	}
+	if len(x.MissingDetail) > 0 {
+		b = appendTag(b, 8, wireBytes)
+		b = appendVarint(b, uint64(len(x.MissingDetail)))
+		b = append(b, x.MissingDetail...)
+	}
+	if x.CodeCopies != 0 {
+		b = appendTag(b, 9, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopies))
+	}
+	if len(x.CopyIneligibleReason) > 0 {
+		b = appendTag(b, 10, wireBytes)
+		b = appendVarint(b, uint64(len(x.CopyIneligibleReason)))
+		b = append(b, x.CopyIneligibleReason...)
+	}
+	if x.CopyIsaBytes != 0 {
+		b = appendTag(b, 11, wireVarint)
+		b = appendVarint(b, uint64(x.CopyIsaBytes))
+	}
+	if x.CopyCreateNs != 0 {
+		b = appendTag(b, 12, wireVarint)
+		b = appendVarint(b, uint64(x.CopyCreateNs))
+	}
+	if x.CopyIsaBytesEach != 0 {
+		b = appendTag(b, 13, wireVarint)
+		b = appendVarint(b, uint64(x.CopyIsaBytesEach))
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // ModuleDestroyed marks the end of a module's life (zeModuleDestroy).
 //
 // ModuleDestroyed mirrors message zestall.v1.ModuleDestroyed of zestall.proto.
@@ -1421,6 +1915,24 @@ func (x *ModuleDestroyed) GetHostNs() uint64 {
 		return x.HostNs
 	}
 	return 0
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *ModuleDestroyed) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if x.HostNs != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.HostNs))
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // Kernel is a kernel created by zeKernelCreate: a name in a module, and the
@@ -1502,6 +2014,46 @@ func (x *Kernel) GetValidFromHostNs() uint64 {
 	return 0
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Kernel) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if x.ModuleId != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.ModuleId))
+	}
+	if len(x.Name) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		b = appendVarint(b, uint64(len(x.Name)))
+		b = append(b, x.Name...)
+	}
+	if len(x.DemangledName) > 0 {
+		b = appendTag(b, 4, wireBytes)
+		b = appendVarint(b, uint64(len(x.DemangledName)))
+		b = append(b, x.DemangledName...)
+	}
+	if x.BaseAddress != 0 {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(x.BaseAddress))
+	}
+	if x.IsaSize != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.IsaSize))
+	}
+	if x.ValidFromHostNs != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.ValidFromHostNs))
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // KernelDestroyed marks the end of a kernel's life (zeKernelDestroy).
 //
 // KernelDestroyed mirrors message zestall.v1.KernelDestroyed of zestall.proto.
@@ -1529,6 +2081,24 @@ func (x *KernelDestroyed) GetValidUntilHostNs() uint64 {
 		return x.ValidUntilHostNs
 	}
 	return 0
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *KernelDestroyed) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if x.ValidUntilHostNs != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.ValidUntilHostNs))
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // Launch is one execution of one kernel on a device: an append to an
@@ -1854,6 +2424,120 @@ func (x *Launch) GetRepeatOf() uint32 {
 	return 0
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Launch) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if x.KernelId != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.KernelId))
+	}
+	if x.DeviceId != 0 {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceId))
+	}
+	if x.QueueId != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.QueueId))
+	}
+	if x.CommandListId != 0 {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(x.CommandListId))
+	}
+	if x.Kind != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Kind)))
+	}
+	if x.Flags != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.Flags))
+	}
+	if x.NoTimestampReason != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(int64(x.NoTimestampReason)))
+	}
+	if x.GroupCountX != 0 {
+		b = appendTag(b, 9, wireVarint)
+		b = appendVarint(b, uint64(x.GroupCountX))
+	}
+	if x.GroupCountY != 0 {
+		b = appendTag(b, 10, wireVarint)
+		b = appendVarint(b, uint64(x.GroupCountY))
+	}
+	if x.GroupCountZ != 0 {
+		b = appendTag(b, 11, wireVarint)
+		b = appendVarint(b, uint64(x.GroupCountZ))
+	}
+	if x.GroupSizeX != 0 {
+		b = appendTag(b, 12, wireVarint)
+		b = appendVarint(b, uint64(x.GroupSizeX))
+	}
+	if x.GroupSizeY != 0 {
+		b = appendTag(b, 13, wireVarint)
+		b = appendVarint(b, uint64(x.GroupSizeY))
+	}
+	if x.GroupSizeZ != 0 {
+		b = appendTag(b, 14, wireVarint)
+		b = appendVarint(b, uint64(x.GroupSizeZ))
+	}
+	if x.HostAppendNs != 0 {
+		b = appendTag(b, 15, wireVarint)
+		b = appendVarint(b, uint64(x.HostAppendNs))
+	}
+	if x.DeviceStartNs != 0 {
+		b = appendTag(b, 16, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceStartNs))
+	}
+	if x.DeviceEndNs != 0 {
+		b = appendTag(b, 17, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceEndNs))
+	}
+	if x.ExecutionIndex != 0 {
+		b = appendTag(b, 18, wireVarint)
+		b = appendVarint(b, uint64(x.ExecutionIndex))
+	}
+	if x.HostAppendDeltaNs != nil {
+		b = appendTag(b, 20, wireVarint)
+		b = appendVarint(b, zigzag64(*x.HostAppendDeltaNs))
+	}
+	if x.DeviceStartDelayNs != 0 {
+		b = appendTag(b, 21, wireVarint)
+		b = appendVarint(b, zigzag64(x.DeviceStartDelayNs))
+	}
+	if x.DeviceDurationNs != 0 {
+		b = appendTag(b, 22, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceDurationNs))
+	}
+	if x.IdDelta != 0 {
+		b = appendTag(b, 23, wireVarint)
+		b = appendVarint(b, zigzag64(x.IdDelta))
+	}
+	if x.CodeCopy != 0 {
+		b = appendTag(b, 24, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopy))
+	}
+	if x.SyclLocationId != 0 {
+		b = appendTag(b, 26, wireVarint)
+		b = appendVarint(b, uint64(x.SyclLocationId))
+	}
+	if x.SyclTaskId != 0 {
+		b = appendTag(b, 27, wireVarint)
+		b = appendVarint(b, uint64(x.SyclTaskId))
+	}
+	if x.RepeatOf != 0 {
+		b = appendTag(b, 33, wireVarint)
+		b = appendVarint(b, uint64(x.RepeatOf))
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // LaunchRun (revision 8) is n consecutive Launch records in compact form
 // stored by column: Launch record i (0 <= i < n) of the run is the Launch
 // with host_append_delta_ns = host_append_delta_ns[i] (present, so in
@@ -1945,6 +2629,72 @@ func (x *LaunchRun) GetSyclTaskId() []uint64 {
 		return x.SyclTaskId
 	}
 	return nil
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *LaunchRun) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if len(x.HostAppendDeltaNs) > 0 {
+		b = appendTag(b, 1, wireBytes)
+		s := len(b)
+		for _, v := range x.HostAppendDeltaNs {
+			b = appendVarint(b, zigzag64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.IdDelta) > 0 {
+		b = appendTag(b, 2, wireBytes)
+		s := len(b)
+		for _, v := range x.IdDelta {
+			b = appendVarint(b, zigzag64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.DeviceStartDelayNs) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		s := len(b)
+		for _, v := range x.DeviceStartDelayNs {
+			b = appendVarint(b, zigzag64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.DeviceDurationNs) > 0 {
+		b = appendTag(b, 4, wireBytes)
+		s := len(b)
+		for _, v := range x.DeviceDurationNs {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.RepeatOf) > 0 {
+		b = appendTag(b, 5, wireBytes)
+		s := len(b)
+		for _, v := range x.RepeatOf {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.ExecutionIndex) > 0 {
+		b = appendTag(b, 6, wireBytes)
+		s := len(b)
+		for _, v := range x.ExecutionIndex {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.SyclTaskId) > 0 {
+		b = appendTag(b, 7, wireBytes)
+		s := len(b)
+		for _, v := range x.SyclTaskId {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // StallRows holds EU stall samples of one kernel on one device, summed per
@@ -2090,6 +2840,76 @@ func (x *StallRows) GetPossiblyForeign() bool {
 	return false
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *StallRows) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.KernelId != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.KernelId))
+	}
+	if x.DeviceId != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceId))
+	}
+	if x.SubDeviceIndex != nil {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(*x.SubDeviceIndex))
+	}
+	if x.Attribution != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Attribution)))
+	}
+	if x.LaunchId != 0 {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchId))
+	}
+	if len(x.CandidateLaunchIds) > 0 {
+		b = appendTag(b, 6, wireBytes)
+		s := len(b)
+		for _, v := range x.CandidateLaunchIds {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if x.WindowStartHostNs != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.WindowStartHostNs))
+	}
+	if x.WindowEndHostNs != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(x.WindowEndHostNs))
+	}
+	if x.ColumnCount != 0 {
+		b = appendTag(b, 9, wireVarint)
+		b = appendVarint(b, uint64(x.ColumnCount))
+	}
+	if len(x.OffsetDeltas) > 0 {
+		b = appendTag(b, 10, wireBytes)
+		s := len(b)
+		for _, v := range x.OffsetDeltas {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.Counters) > 0 {
+		b = appendTag(b, 11, wireBytes)
+		s := len(b)
+		for _, v := range x.Counters {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if x.PossiblyForeign {
+		b = appendTag(b, 12, wireVarint)
+		b = appendBool(b, x.PossiblyForeign)
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // Unattributed holds EU stall samples whose address lies in no known
 // kernel's instructions during the read window. They are kept, not dropped,
 // so every sample is accounted for. Columns as in StallRows:
@@ -2190,6 +3010,64 @@ func (x *Unattributed) GetOtherPids() []uint32 {
 	return nil
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Unattributed) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.DeviceId != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceId))
+	}
+	if x.SubDeviceIndex != nil {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(*x.SubDeviceIndex))
+	}
+	if x.WindowStartHostNs != 0 {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(x.WindowStartHostNs))
+	}
+	if x.WindowEndHostNs != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.WindowEndHostNs))
+	}
+	if x.ColumnCount != 0 {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(x.ColumnCount))
+	}
+	if len(x.AddressDeltas) > 0 {
+		b = appendTag(b, 6, wireBytes)
+		s := len(b)
+		for _, v := range x.AddressDeltas {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if len(x.Counters) > 0 {
+		b = appendTag(b, 7, wireBytes)
+		s := len(b)
+		for _, v := range x.Counters {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	if x.Cause != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Cause)))
+	}
+	if len(x.OtherPids) > 0 {
+		b = appendTag(b, 9, wireBytes)
+		s := len(b)
+		for _, v := range x.OtherPids {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // Window marks a change in collection: samples and launches are recorded
 // only between a start and the following stop.
 //
@@ -2244,6 +3122,37 @@ func (x *Window) GetDetail() string {
 		return x.Detail
 	}
 	return ""
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Window) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Edge != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Edge)))
+	}
+	if x.HostNs != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.HostNs))
+	}
+	if x.Cause != 0 {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Cause)))
+	}
+	if x.DeviceId != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceId))
+	}
+	if len(x.Detail) > 0 {
+		b = appendTag(b, 5, wireBytes)
+		b = appendVarint(b, uint64(len(x.Detail)))
+		b = append(b, x.Detail...)
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // Counters holds running totals since the start of the run. The last
@@ -2519,6 +3428,120 @@ func (x *Counters) GetLaunchWaitNs() uint64 {
 	return 0
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Counters) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Final {
+		b = appendTag(b, 1, wireVarint)
+		b = appendBool(b, x.Final)
+	}
+	if x.HostNs != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.HostNs))
+	}
+	if x.LaunchesSeen != 0 {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchesSeen))
+	}
+	if x.LaunchesTimed != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchesTimed))
+	}
+	for _, v := range x.LaunchesWithoutTimestamp {
+		b = appendTag(b, 5, wireBytes)
+		s := len(b)
+		b = v.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if x.StallRecordsRead != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.StallRecordsRead))
+	}
+	if x.StallRowsAttributed != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.StallRowsAttributed))
+	}
+	if x.StallRowsUnattributed != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(x.StallRowsUnattributed))
+	}
+	if x.StallDropWarnings != 0 {
+		b = appendTag(b, 9, wireVarint)
+		b = appendVarint(b, uint64(x.StallDropWarnings))
+	}
+	if x.StallDropFlagRecords != 0 {
+		b = appendTag(b, 10, wireVarint)
+		b = appendVarint(b, uint64(x.StallDropFlagRecords))
+	}
+	if x.RecordsWritten != 0 {
+		b = appendTag(b, 11, wireVarint)
+		b = appendVarint(b, uint64(x.RecordsWritten))
+	}
+	if x.BytesWritten != 0 {
+		b = appendTag(b, 12, wireVarint)
+		b = appendVarint(b, uint64(x.BytesWritten))
+	}
+	for _, v := range x.Lost {
+		b = appendTag(b, 13, wireBytes)
+		s := len(b)
+		b = v.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if x.StallRecordsDiscardedStopped != 0 {
+		b = appendTag(b, 14, wireVarint)
+		b = appendVarint(b, uint64(x.StallRecordsDiscardedStopped))
+	}
+	if x.LaunchesWhileStopped != 0 {
+		b = appendTag(b, 15, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchesWhileStopped))
+	}
+	if x.LaunchesOnCopies != 0 {
+		b = appendTag(b, 16, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchesOnCopies))
+	}
+	if x.CodeCopyEarlyReuses != 0 {
+		b = appendTag(b, 17, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopyEarlyReuses))
+	}
+	if x.SyclTasks != 0 {
+		b = appendTag(b, 18, wireVarint)
+		b = appendVarint(b, uint64(x.SyclTasks))
+	}
+	if x.SyclRecordsLost != 0 {
+		b = appendTag(b, 19, wireVarint)
+		b = appendVarint(b, uint64(x.SyclRecordsLost))
+	}
+	if x.StallRowsPossiblyForeign != 0 {
+		b = appendTag(b, 20, wireVarint)
+		b = appendVarint(b, uint64(x.StallRowsPossiblyForeign))
+	}
+	if x.StallRowsUnattributedOtherProcess != 0 {
+		b = appendTag(b, 21, wireVarint)
+		b = appendVarint(b, uint64(x.StallRowsUnattributedOtherProcess))
+	}
+	if x.CodeCopiesMade != 0 {
+		b = appendTag(b, 28, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopiesMade))
+	}
+	if x.CodeCopyIsaBytes != 0 {
+		b = appendTag(b, 29, wireVarint)
+		b = appendVarint(b, uint64(x.CodeCopyIsaBytes))
+	}
+	if x.LaunchesWaited != 0 {
+		b = appendTag(b, 32, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchesWaited))
+	}
+	if x.LaunchWaitNs != 0 {
+		b = appendTag(b, 33, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchWaitNs))
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // SyclLocation is one source location of a SYCL submission (a call site),
 // written once, before the first record that names it.
 //
@@ -2593,6 +3616,48 @@ func (x *SyclLocation) GetColumn() uint32 {
 		return x.Column
 	}
 	return 0
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *SyclLocation) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if len(x.KernelName) > 0 {
+		b = appendTag(b, 2, wireBytes)
+		b = appendVarint(b, uint64(len(x.KernelName)))
+		b = append(b, x.KernelName...)
+	}
+	if len(x.KernelNameRaw) > 0 {
+		b = appendTag(b, 3, wireBytes)
+		b = appendVarint(b, uint64(len(x.KernelNameRaw)))
+		b = append(b, x.KernelNameRaw...)
+	}
+	if len(x.FunctionName) > 0 {
+		b = appendTag(b, 4, wireBytes)
+		b = appendVarint(b, uint64(len(x.FunctionName)))
+		b = append(b, x.FunctionName...)
+	}
+	if len(x.File) > 0 {
+		b = appendTag(b, 5, wireBytes)
+		b = appendVarint(b, uint64(len(x.File)))
+		b = append(b, x.File...)
+	}
+	if x.Line != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.Line))
+	}
+	if x.Column != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.Column))
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // SyclSpan is a span of host time on one thread: a SYCL task (the
@@ -2700,6 +3765,56 @@ func (x *SyclSpan) GetDepth() uint32 {
 	return 0
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *SyclSpan) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Kind != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Kind)))
+	}
+	if x.Id != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.Id))
+	}
+	if x.ThreadId != 0 {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(x.ThreadId))
+	}
+	if x.BeginNs != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.BeginNs))
+	}
+	if x.EndNs != 0 {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(x.EndNs))
+	}
+	if x.LocationId != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.LocationId))
+	}
+	if x.NodeId != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.NodeId))
+	}
+	if x.QueueId != nil {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(*x.QueueId))
+	}
+	if x.Instance != 0 {
+		b = appendTag(b, 9, wireVarint)
+		b = appendVarint(b, uint64(x.Instance))
+	}
+	if x.Depth != 0 {
+		b = appendTag(b, 10, wireVarint)
+		b = appendVarint(b, uint64(x.Depth))
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // SyclGraph is one element of the SYCL runtime's task graph, as the
 // runtime published it: a node (a command group, at node_create) or an
 // edge (a dependency, at edge_create).
@@ -2781,6 +3896,48 @@ func (x *SyclGraph) GetThreadId() uint32 {
 		return x.ThreadId
 	}
 	return 0
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *SyclGraph) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Kind != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Kind)))
+	}
+	if x.NodeId != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.NodeId))
+	}
+	if x.TargetNodeId != 0 {
+		b = appendTag(b, 3, wireVarint)
+		b = appendVarint(b, uint64(x.TargetNodeId))
+	}
+	if x.LocationId != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.LocationId))
+	}
+	if x.QueueId != nil {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(*x.QueueId))
+	}
+	if x.Instance != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.Instance))
+	}
+	if x.HostNs != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.HostNs))
+	}
+	if x.ThreadId != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(x.ThreadId))
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // MergeSource records where the following records came from, in a file made
@@ -2932,6 +4089,74 @@ func (x *MergeSource) GetReadError() string {
 	return ""
 }
 
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *MergeSource) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Index != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(x.Index))
+	}
+	if len(x.Path) > 0 {
+		b = appendTag(b, 2, wireBytes)
+		b = appendVarint(b, uint64(len(x.Path)))
+		b = append(b, x.Path...)
+	}
+	if x.Header != nil {
+		b = appendTag(b, 3, wireBytes)
+		s := len(b)
+		b = x.Header.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if x.DeviceIdOffset != 0 {
+		b = appendTag(b, 4, wireVarint)
+		b = appendVarint(b, uint64(x.DeviceIdOffset))
+	}
+	if x.ModuleIdOffset != 0 {
+		b = appendTag(b, 5, wireVarint)
+		b = appendVarint(b, uint64(x.ModuleIdOffset))
+	}
+	if x.KernelIdOffset != 0 {
+		b = appendTag(b, 6, wireVarint)
+		b = appendVarint(b, uint64(x.KernelIdOffset))
+	}
+	if x.LaunchIdOffset != 0 {
+		b = appendTag(b, 7, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchIdOffset))
+	}
+	if x.QueueIdOffset != 0 {
+		b = appendTag(b, 8, wireVarint)
+		b = appendVarint(b, uint64(x.QueueIdOffset))
+	}
+	if x.CommandListIdOffset != 0 {
+		b = appendTag(b, 9, wireVarint)
+		b = appendVarint(b, uint64(x.CommandListIdOffset))
+	}
+	if x.Counters != nil {
+		b = appendTag(b, 10, wireBytes)
+		s := len(b)
+		b = x.Counters.AppendWire(b)
+		b = closeLength(b, s)
+	}
+	if x.RecordsRead != 0 {
+		b = appendTag(b, 11, wireVarint)
+		b = appendVarint(b, uint64(x.RecordsRead))
+	}
+	if x.RecordsDropped != 0 {
+		b = appendTag(b, 12, wireVarint)
+		b = appendVarint(b, uint64(x.RecordsDropped))
+	}
+	if len(x.ReadError) > 0 {
+		b = appendTag(b, 13, wireBytes)
+		b = appendVarint(b, uint64(len(x.ReadError)))
+		b = append(b, x.ReadError...)
+	}
+	return append(b, x.UnknownFields...)
+}
+
 // ReasonCount is a count of launches without timestamps for one reason.
 //
 // ReasonCount mirrors message zestall.v1.ReasonCount of zestall.proto.
@@ -2956,6 +4181,24 @@ func (x *ReasonCount) GetCount() uint64 {
 		return x.Count
 	}
 	return 0
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *ReasonCount) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if x.Reason != 0 {
+		b = appendTag(b, 1, wireVarint)
+		b = appendVarint(b, uint64(int64(x.Reason)))
+	}
+	if x.Count != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.Count))
+	}
+	return append(b, x.UnknownFields...)
 }
 
 // Loss counts items zestall had to drop.
@@ -2984,4 +4227,23 @@ func (x *Loss) GetCount() uint64 {
 		return x.Count
 	}
 	return 0
+}
+
+// AppendWire appends the protobuf encoding of x to b: the bytes
+// proto.Marshal makes of its zestallpb twin. Generated code, without
+// reflection: the writer's first records need no encoding plan.
+func (x *Loss) AppendWire(b []byte) []byte {
+	if x == nil {
+		return b
+	}
+	if len(x.What) > 0 {
+		b = appendTag(b, 1, wireBytes)
+		b = appendVarint(b, uint64(len(x.What)))
+		b = append(b, x.What...)
+	}
+	if x.Count != 0 {
+		b = appendTag(b, 2, wireVarint)
+		b = appendVarint(b, uint64(x.Count))
+	}
+	return append(b, x.UnknownFields...)
 }

@@ -262,10 +262,17 @@ func (g *gen) messages(ms protoreflect.MessageDescriptors) error {
 			}
 			g.p("func (x *%s) Get%s() %s {\n\tif x != nil {\n\t\treturn x.%s\n\t}\n\treturn %s\n}\n\n", name, sf.Name, typ, sf.Name, zero)
 		}
+		var wrappers []any
 		if len(oneofFields) > 0 {
 			if err := g.oneofs(m, name, oneofFields); err != nil {
 				return err
 			}
+			wrappers = m.(interface {
+				ProtoReflect() protoreflect.Message
+			}).ProtoReflect().(interface{ ProtoMessageInfo() *protoimpl.MessageInfo }).ProtoMessageInfo().OneofWrappers
+		}
+		if err := g.appendMethod(md, t, name, wrappers); err != nil {
+			return err
 		}
 		if err := g.messages(md.Messages()); err != nil {
 			return err
