@@ -127,7 +127,10 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * the resident memory of a full-rate run grow with its threads (+35 MiB
  * with 1 thread, +88 MiB with 4). So the rings' growth is budgeted: the
  * slots of all rings beyond ZL_RING_MIN each stay within ring_budget
- * (ZL_RING_GROWTH). A ring doubles only while the budget has room for
+ * (ZL_RING_GROWTH by default; ZESTALL_RING_SLOTS, less ZL_RING_MIN, set
+ * by Go through zl_set_ring_budget before collection starts: a larger
+ * budget absorbs longer harvester pauses for more memory). A ring
+ * doubles only while the budget has room for
  * the doubling; beyond it a launch that finds its ring full waits for
  * the harvester (or is counted lost, ZESTALL_RING_FULL=drop), as at
  * ZL_RING before. A thread's first ZL_RING_MIN slots are its own,
@@ -141,9 +144,16 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * tens of ms on a loaded machine; BENCHMARKS.md "Issue 14, session 7"
  * and "session 9"): that is the price of bounded memory, counted in
  * launches_waited and launch_wait_ns. Capacity is never returned: a
- * ring does not shrink (the budget bounds the peak, and the event pools
- * keep their peak too), and an exited thread's ring, with its capacity,
- * passes to the next thread that launches. */
+ * ring does not shrink, and an exited thread's ring, with its capacity,
+ * passes to the next thread that launches. Shrinking was weighed (issue
+ * 14, session 10) and left out: push() reads cap without a lock, so only
+ * the ring's own thread may change it, on its launch path: a thread that
+ * went idle after a burst, the one whose capacity lies unused, never
+ * runs the code that would shrink it; what would come back is the ring's
+ * 128 bytes a slot, not the events in flight (the larger part), which the
+ * event pools keep at their peak; and the next burst would pay the
+ * growth's copy under drain_lock again. The budget bounds the peak, so
+ * memory does not grow with the run's length either way. */
 static _Atomic uint32_t ring_budget = ZL_RING_GROWTH;
 static _Atomic uint32_t ring_grown; /* slots of all rings beyond ZL_RING_MIN each */
 static _Atomic uint32_t ring_slots; /* slots of all rings */

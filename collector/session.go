@@ -449,8 +449,9 @@ const (
 	// ring fills (then it waits: ZESTALL_RING_FULL). pollMax and pollIdle
 	// bound the sleep; a thread that starts a burst at 1.4·10^6
 	// launches/s, the profiled launch rate of one thread here, right
-	// after an idle poll fills its ring in about 11.7 ms, so a poll 16 ms
-	// later may find it waiting (counted in launches_waited).
+	// after an idle poll fills its ring in about 11.7 ms, before a poll
+	// 16 ms later: its launches wake the harvester instead, once the ring
+	// is half full (cgo/launch_rings.c, "Waking the harvester").
 	pollTarget = timing.DrainBatch / 2
 )
 
