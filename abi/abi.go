@@ -71,3 +71,9 @@ const (
 )
 
 const MaxCodeCopies = 0x40
+
+const (
+	RingMinSlots     = 0x400
+	RingMaxSlots     = 0x8000
+	RingDefaultSlots = 0x4000
+)

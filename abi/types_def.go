@@ -92,3 +92,11 @@ const (
 
 // MaxCodeCopies is the most copies of one module (launch separation).
 const MaxCodeCopies = C.ZESTALL_MAX_CODE_COPIES
+
+// The launch rings' sizes in slots (ZESTALL_RING_SLOTS): a thread's
+// first, the most one ring holds, and the default of the setting.
+const (
+	RingMinSlots     = C.ZESTALL_RING_MIN_SLOTS
+	RingMaxSlots     = C.ZESTALL_RING_MAX_SLOTS
+	RingDefaultSlots = C.ZESTALL_RING_DEFAULT_SLOTS
+)

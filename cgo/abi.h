@@ -83,6 +83,16 @@ enum {
  * names the code it ran with 0 (the original) … this (Launch.code_copy). */
 #define ZESTALL_MAX_CODE_COPIES 64
 
+/* The launch rings' sizes (cgo/launch_rings.c, "Ring capacity"): a
+ * thread's ring starts with ZESTALL_RING_MIN_SLOTS slots and doubles, up
+ * to ZESTALL_RING_MAX_SLOTS, while all rings' growth fits the budget.
+ * ZESTALL_RING_SLOTS (collector/config) is the slots a lone thread's ring
+ * may reach, ZESTALL_RING_DEFAULT_SLOTS unless set: the budget is that
+ * less ZESTALL_RING_MIN_SLOTS. */
+#define ZESTALL_RING_MIN_SLOTS 1024
+#define ZESTALL_RING_MAX_SLOTS 32768
+#define ZESTALL_RING_DEFAULT_SLOTS 16384
+
 /* The launch-slot contract: the launch path (cgo/launch.c,
  * cgo/regular_lists.c; the application's threads) writes slots,
  * collector/timing's harvester reads them. */

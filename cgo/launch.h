@@ -86,6 +86,13 @@ void zl_ring_waits(uint64_t *launches, uint64_t *ns); /* launches that waited fo
 void zl_set_ring_budget(uint32_t slots);
 uint32_t zl_ring_grown(void);
 uint32_t zl_ring_slots(void);
+/* Waking the harvester when a ring fills while it sleeps
+ * (cgo/launch_rings.c, "Waking the harvester"): the eventfd a launch
+ * writes (-1: none), the arming before a sleep (a pass disarms), and how
+ * many wake-ups the launch path made. */
+int zl_ring_wake_fd(void);
+void zl_ring_wake_arm(void);
+uint64_t zl_ring_wakes(void);
 /* Sets and clears ZL_BLOCK_* conditions (cgo/abi.h) in one atomic step and
  * returns the conditions that block collection after it (zl_block(0, 0)
  * reads them). */

@@ -160,13 +160,14 @@ static inline bool can_grow_locked(const zl_ctxpool_t *p) {
  * (launch_rings.c, "Ring capacity"): a thread whose launches the
  * harvester keeps up with touches 128 KiB of ring, not 4 MiB. Pages past
  * the capacity are never touched, so not resident. */
-#define ZL_RING 32768
-#define ZL_RING_MIN 1024
-/* The budget on the rings' growth: all rings' slots beyond ZL_RING_MIN
- * each, together (launch_rings.c, "Ring capacity"). One thread's ring
- * reaches 16384 slots; all rings hold at most threads x ZL_RING_MIN +
- * ZL_RING_GROWTH slots, and as many of zestall's events in flight. */
-#define ZL_RING_GROWTH (16384 - ZL_RING_MIN)
+#define ZL_RING ZESTALL_RING_MAX_SLOTS     /* 32768 (abi.h) */
+#define ZL_RING_MIN ZESTALL_RING_MIN_SLOTS /* 1024 */
+/* The default budget on the rings' growth: all rings' slots beyond
+ * ZL_RING_MIN each, together (launch_rings.c, "Ring capacity";
+ * ZESTALL_RING_SLOTS sets it). One thread's ring reaches 16384 slots; all
+ * rings hold at most threads x ZL_RING_MIN + ZL_RING_GROWTH slots, and as
+ * many of zestall's events in flight. */
+#define ZL_RING_GROWTH (ZESTALL_RING_DEFAULT_SLOTS - ZL_RING_MIN)
 /* Slots kept for everything but launches: a launch is admitted only while
  * this many remain free, so executions, resets and destroys of regular
  * lists (one per thousands of launches) are not lost when launches are:
@@ -184,6 +185,11 @@ static inline uint32_t ring_launch_limit(uint32_t cap) {
 typedef struct zl_ring {
     _Alignas(64) _Atomic uint64_t head; /* written by the owning thread */
     uint64_t tail_seen;                 /* owner only: a tail value read earlier (<= tail) */
+    /* Owner only: the head at which a launch next looks at the ring's
+     * fill (ring_check): at most tail_seen + launch_limit, earlier when
+     * the harvester is to be woken before the ring fills (launch_rings.c,
+     * "Waking the harvester"). 0 on a new ring: its first launch looks. */
+    uint64_t check_at;
     /* Slots in use for the ring (a power of two, ZL_RING_MIN..ZL_RING):
      * slot x is at slots[x & (cap - 1)]. Written only by the owning
      * thread under the drain lock (ring_grow), read by the drainer under
@@ -230,10 +236,12 @@ static inline bool ring_below(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * after waiting for the harvester (the caller's earlier decisions, such
  * as whether collection is on, may be stale by then). */
 enum { ZL_ROOM_NONE = 0, ZL_ROOM = 1, ZL_ROOM_AFTER_WAIT = 2 };
-/* Slow path of ring_has_room (launch_rings.c): the ring is full for
- * launches. Grows it within the budget, or else waits for room
- * (ZESTALL_RING_FULL). */
-int ring_full(zl_ring_t *r, uint64_t h);
+/* Slow path of ring_has_room (launch_rings.c): a launch reached the
+ * ring's check_at. Wakes a sleeping harvester when the ring fills
+ * ("Waking the harvester"), grows a ring full for launches within the
+ * budget, or else waits for room (ZESTALL_RING_FULL), and sets the next
+ * check_at. */
+int ring_check(zl_ring_t *r, uint64_t h);
 /* Doubles r's capacity (owner thread); false at ZL_RING, and, unless
  * over_budget, when the rings' growth budget has no room for it. */
 bool ring_grow(zl_ring_t *r, bool over_budget);
@@ -245,8 +253,9 @@ static inline int ring_has_room(void) {
     zl_ring_t *r = my_ring();
     if (r == NULL) return ZL_ROOM_NONE;
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (__builtin_expect(ring_below(r, h, r->launch_limit), 1)) return ZL_ROOM;
-    return ring_full(r, h);
+    /* check_at <= tail_seen + launch_limit: what passes here has room. */
+    if (__builtin_expect(h < r->check_at, 1)) return ZL_ROOM;
+    return ring_check(r, h);
 }
 
 /* Publishes s; false (counted in ring_dropped) when the ring is full and

@@ -5,11 +5,14 @@
  * drained by the harvester (collector/timing through cgo/timestamps.go:
  * zl_drain, zl_dropped, zl_launches_dropped). The push itself is
  * push() in launch_internal.h, inlined into the callbacks; a launch that
- * finds its ring full grows it or waits here (ring_full, ZESTALL_RING_FULL).
+ * reaches its ring's check mark comes here (ring_check): it wakes a
+ * sleeping harvester when the ring fills, and grows a full ring or waits
+ * (ring_full, ZESTALL_RING_FULL).
  */
 #include "launch_internal.h"
 
 #include <sched.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,7 +127,10 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * the resident memory of a full-rate run grow with its threads (+35 MiB
  * with 1 thread, +88 MiB with 4). So the rings' growth is budgeted: the
  * slots of all rings beyond ZL_RING_MIN each stay within ring_budget
- * (ZL_RING_GROWTH). A ring doubles only while the budget has room for
+ * (ZL_RING_GROWTH by default; ZESTALL_RING_SLOTS, less ZL_RING_MIN, set
+ * by Go through zl_set_ring_budget before collection starts: a larger
+ * budget absorbs longer harvester pauses for more memory). A ring
+ * doubles only while the budget has room for
  * the doubling; beyond it a launch that finds its ring full waits for
  * the harvester (or is counted lost, ZESTALL_RING_FULL=drop), as at
  * ZL_RING before. A thread's first ZL_RING_MIN slots are its own,
@@ -138,9 +144,16 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  * tens of ms on a loaded machine; BENCHMARKS.md "Issue 14, session 7"
  * and "session 9"): that is the price of bounded memory, counted in
  * launches_waited and launch_wait_ns. Capacity is never returned: a
- * ring does not shrink (the budget bounds the peak, and the event pools
- * keep their peak too), and an exited thread's ring, with its capacity,
- * passes to the next thread that launches. */
+ * ring does not shrink, and an exited thread's ring, with its capacity,
+ * passes to the next thread that launches. Shrinking was weighed (issue
+ * 14, session 10) and left out: push() reads cap without a lock, so only
+ * the ring's own thread may change it, on its launch path: a thread that
+ * went idle after a burst, the one whose capacity lies unused, never
+ * runs the code that would shrink it; what would come back is the ring's
+ * 128 bytes a slot, not the events in flight (the larger part), which the
+ * event pools keep at their peak; and the next burst would pay the
+ * growth's copy under drain_lock again. The budget bounds the peak, so
+ * memory does not grow with the run's length either way. */
 static _Atomic uint32_t ring_budget = ZL_RING_GROWTH;
 static _Atomic uint32_t ring_grown; /* slots of all rings beyond ZL_RING_MIN each */
 static _Atomic uint32_t ring_slots; /* slots of all rings */
@@ -161,6 +174,13 @@ static bool ring_grown_take(uint32_t n, bool over_budget) {
     return true;
 }
 
+/* Whether r may still double within the budget (an estimate: another
+ * thread's ring may take the room first). */
+static bool ring_can_grow(const zl_ring_t *r) {
+    return r->cap < ZL_RING && atomic_load_explicit(&ring_grown, memory_order_relaxed) + r->cap <=
+                                   atomic_load_explicit(&ring_budget, memory_order_relaxed);
+}
+
 bool ring_grow(zl_ring_t *r, bool over_budget) {
     uint32_t cap = r->cap;
     if (cap >= ZL_RING || !ring_grown_take(cap, over_budget)) return false;
@@ -179,9 +199,87 @@ bool ring_grow(zl_ring_t *r, bool over_budget) {
     return true;
 }
 
-int ring_full(zl_ring_t *r, uint64_t h) {
+/* ---- Waking the harvester ---------------------------------------------
+ *
+ * The harvester sleeps between its passes, up to 16 ms when idle or at a
+ * steady low rate (collector/session.go, pollWait). A thread that starts a
+ * burst right after it fell asleep fills even the largest ring the budget
+ * allows (16384 slots alone: about 11.7 ms at 1.4·10^6 launches/s) before
+ * the sleep ends, and its launches wait (limit (a) of issue 14). So the
+ * harvester arms a wake-up before it sleeps (zl_ring_wake_arm), the next
+ * pass disarms it (zl_drain), and a launch that finds its ring filling
+ * while it is armed wakes it: one write to an eventfd (which Go's poller
+ * watches, cgo/timestamps.go), by the one launch that takes the armed
+ * flag. A launch looks at its ring's fill only at the ring's check mark
+ * (check_at), a compare with a value of its own ring's cache line, as the
+ * fast path compared with the last tail seen before: no store, no shared
+ * line, no syscall per launch.
+ *
+ * When the ring fills. A ring that can still double within the budget is
+ * full at its launch limit, where it grows (as before); the harvester is
+ * woken there too: it is behind. A ring that cannot grow is filling at
+ * half its launch limit: that leaves the harvester the other half to
+ * wake and drain (5.5 ms at 1.4·10^6/s for 16384 slots) before a launch
+ * waits; every launch that must wait wakes it first. The pacer's steady
+ * state finds about 2048 slots a poll (pollTarget), below the half of any
+ * ring that cannot grow past 4096 slots, so a steady rate seldom wakes it.
+ * Above the mark the ring is looked at again every ZL_WAKE_STEP launches:
+ * a harvester that falls asleep after one look (it was awake, and did not
+ * need waking) is woken by a later one. */
+#define ZL_WAKE_STEP 256
+static int wake_fd = -1;
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
+static atomic_bool wake_armed;
+static _Atomic pid_t wake_pid; /* the process whose harvester armed it */
+static atomic_uint_fast64_t wakes;
+
+static void wake_fd_init(void) { wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int zl_ring_wake_fd(void) {
+    pthread_once(&wake_once, wake_fd_init);
+    return wake_fd;
+}
+
+void zl_ring_wake_arm(void) {
+    atomic_store_explicit(&wake_pid, getpid(), memory_order_relaxed);
+    atomic_store_explicit(&wake_armed, true, memory_order_release);
+}
+
+uint64_t zl_ring_wakes(void) { return atomic_load(&wakes); }
+
+/* Wakes the harvester if it armed a wake-up: once per arming, by the
+ * launch that takes the flag. Never in a forked child (it inherits the
+ * flag and the eventfd, which its parent's harvester reads, not its
+ * own: a child has none). */
+static void ring_wake(void) {
+    if (!atomic_load_explicit(&wake_armed, memory_order_relaxed)) return;
+    if (!atomic_exchange_explicit(&wake_armed, false, memory_order_acquire)) return;
+    if (wake_fd < 0 || atomic_load_explicit(&wake_pid, memory_order_relaxed) != getpid()) return;
+    uint64_t one = 1;
+    /* Non-blocking: a counter that cannot take one more (never, at 2^64 - 2)
+     * already holds a wake-up. */
+    if (write(wake_fd, &one, sizeof one) == sizeof one) atomic_fetch_add_explicit(&wakes, 1, memory_order_relaxed);
+}
+
+static int ring_full(zl_ring_t *r, uint64_t h) {
+    ring_wake();
     if (ring_grow(r, false)) return ZL_ROOM;
     return ring_wait(r, h, r->launch_limit) ? ZL_ROOM_AFTER_WAIT : ZL_ROOM_NONE;
+}
+
+int ring_check(zl_ring_t *r, uint64_t h) {
+    int room = ZL_ROOM;
+    r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (h - r->tail_seen >= r->launch_limit) room = ring_full(r, h); /* may grow r, or wait (tail_seen moves) */
+    uint64_t t = r->tail_seen, used = h - t, limit = r->launch_limit;
+    uint64_t mark = ring_can_grow(r) ? limit : limit / 2;
+    if (used < mark) {
+        r->check_at = t + mark;
+        return room;
+    }
+    if (used < limit) ring_wake();
+    r->check_at = h + ZL_WAKE_STEP < t + limit ? h + ZL_WAKE_STEP : t + limit;
+    return room;
 }
 
 /* Rings outlive their threads (a thread's slots may still be pending when
@@ -256,6 +354,8 @@ int zl_thread_launched(void) { return tl_ring != NULL; }
 uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
     uint64_t oldest = UINT64_MAX;
+    /* A pass runs: the wake-up armed before the sleep is no longer wanted. */
+    atomic_store_explicit(&wake_armed, false, memory_order_relaxed);
     pthread_mutex_lock(&drain_lock);
     /* A pass starts at the ring after the last one the previous pass
      * took slots from, around the list: when the batch fills before every

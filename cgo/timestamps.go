@@ -7,7 +7,9 @@ package cgo
 import "C"
 
 import (
+	"os"
 	"slices"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -139,6 +141,58 @@ func (s *source) RingWaits() (launches uint64, wait time.Duration) {
 	var n, ns C.uint64_t
 	C.zl_ring_waits(&n, &ns)
 	return uint64(n), time.Duration(ns)
+}
+
+// RingFills relays the launch path's wake-ups (cgo/launch_rings.c,
+// "Waking the harvester"): a launch whose ring fills while the harvester
+// sleeps writes an eventfd, which Go's poller watches, so that no thread
+// blocks on it; each read becomes one token on the returned channel (nil
+// when the eventfd could not be made: the harvester then wakes on its
+// timer alone).
+func (s *source) RingFills() <-chan struct{} {
+	ringFills.once.Do(func() {
+		fd := int(C.zl_ring_wake_fd())
+		if fd < 0 {
+			return
+		}
+		// Non-blocking, so os.NewFile makes it pollable: a Read parks the
+		// goroutine, not a thread.
+		f := os.NewFile(uintptr(fd), "zestall-ring-wake")
+		ch := make(chan struct{}, 1)
+		go func() {
+			var b [8]byte // the eventfd's counter: the wake-ups since the last read
+			for {
+				if _, err := f.Read(b[:]); err != nil {
+					return // the timer still wakes the harvester
+				}
+				select {
+				case ch <- struct{}{}:
+				default: // a token is pending already
+				}
+			}
+		}()
+		ringFills.ch = ch
+	})
+	return ringFills.ch
+}
+
+// ringFills: one eventfd and relay per process (the launch path's).
+var ringFills struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+// ArmRingFill asks the launch path for a wake-up until the next drain.
+func (s *source) ArmRingFill() { C.zl_ring_wake_arm() }
+
+// RingFillWakes counts the wake-ups the launch path made.
+func (s *source) RingFillWakes() uint64 { return uint64(C.zl_ring_wakes()) }
+
+// SetRingSlots sets the rings' growth budget from ZESTALL_RING_SLOTS:
+// the slots a lone thread's ring may reach, of which its first
+// ZL_RING_MIN are its own (cgo/launch_rings.c, "Ring capacity").
+func (s *source) SetRingSlots(slots uint32) {
+	C.zl_set_ring_budget(C.uint32_t(max(slots, C.ZESTALL_RING_MIN_SLOTS) - C.ZESTALL_RING_MIN_SLOTS))
 }
 
 func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []timing.EventReading {

@@ -356,6 +356,16 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 	s.mu.Unlock()
 	var ctl *window.Control // set after this loop started (startControl)
 	var pace pollPacer
+	// A launch whose ring fills while this loop sleeps wakes it
+	// (ringSource): a burst right after an idle poll would otherwise
+	// fill its ring before the sleep ends, and wait.
+	s.mu.Lock()
+	rs, _ := s.src.(ringSource)
+	s.mu.Unlock()
+	var fills <-chan struct{}
+	if rs != nil {
+		fills = rs.RingFills()
+	}
 	for {
 		select {
 		case s.passSem <- struct{}{}: // a pass (Shutdown holds it from the stop on)
@@ -395,12 +405,20 @@ func (s *Session) pollLoop(h *timing.Harvester, stop <-chan struct{}, done chan<
 			continue
 		}
 		t.Reset(wait)
+		if fills != nil {
+			select {
+			case <-fills: // from before this pass, which drained that ring
+			default:
+			}
+			rs.ArmRingFill()
+		}
 		select {
 		case <-stop:
 			return
 		case a := <-s.pollReq:
 			acks = append(acks, a)
 		case <-t.C:
+		case <-fills:
 		}
 		// Woken by the timer, this goroutine runs in the time slice of
 		// the P's last one (the runtime's runnext), which sysmon, asleep
@@ -431,8 +449,9 @@ const (
 	// ring fills (then it waits: ZESTALL_RING_FULL). pollMax and pollIdle
 	// bound the sleep; a thread that starts a burst at 1.4·10^6
 	// launches/s, the profiled launch rate of one thread here, right
-	// after an idle poll fills its ring in about 11.7 ms, so a poll 16 ms
-	// later may find it waiting (counted in launches_waited).
+	// after an idle poll fills its ring in about 11.7 ms, before a poll
+	// 16 ms later: its launches wake the harvester instead, once the ring
+	// is half full (cgo/launch_rings.c, "Waking the harvester").
 	pollTarget = timing.DrainBatch / 2
 )
 
@@ -663,6 +682,9 @@ func (s *Session) startLocked() {
 		go s.pollLoop(s.harvest, s.stopPoll, s.pollDone)
 		s.src.Serialize(s.cfg.Serialize)
 		s.src.WaitOnFullRing(!s.cfg.RingFullDrop)
+		if rs, ok := s.src.(ringSource); ok {
+			rs.SetRingSlots(s.cfg.RingSlots)
+		}
 		s.src.WakeOnSync(s.stall != nil)
 		s.startControl()
 		s.src.Enable(true)

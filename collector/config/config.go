@@ -62,6 +62,17 @@ type Config struct {
 	// the application runs at the rate zestall records; the time it
 	// waited is in Counters.launch_wait_ns and the exit line).
 	RingFullDrop bool
+	// RingSlots is the most slots a lone thread's launch ring may reach
+	// (ZESTALL_RING_SLOTS, RingMinSlots to MaxRingSlots, default
+	// abi.RingDefaultSlots): all threads' rings start with
+	// abi.RingMinSlots each and together grow by at most RingSlots -
+	// abi.RingMinSlots (cgo/launch_rings.c, "Ring capacity"; one ring
+	// holds at most abi.RingMaxSlots). Larger rings absorb longer
+	// harvester pauses before a launch waits (or, with
+	// ZESTALL_RING_FULL=drop, is lost), at about 450 bytes of resident
+	// memory per slot the rings ever fill (the slot and one of zestall's
+	// events in flight).
+	RingSlots uint32
 	// SeparateLaunches turns on launch separation by module copies
 	// (ZESTALL_SEPARATE_LAUNCHES=copies; off by default): consecutive
 	// launches of a kernel of an eligible module run on different copies
@@ -132,6 +143,9 @@ const (
 	// DefaultCopyMemoryLimit: 64 copies of a 4 MiB module.
 	DefaultCopyMemoryLimit = 256 << 20
 	MaxCodeCopies          = abi.MaxCodeCopies // cgo/abi.h
+	// MaxRingSlots bounds ZESTALL_RING_SLOTS: 32 rings of the most
+	// slots one ring holds, 128 MiB of slots.
+	MaxRingSlots = 32 * abi.RingMaxSlots
 )
 
 // FromEnv reads the configuration with getenv and reports invalid
@@ -139,11 +153,20 @@ const (
 func FromEnv(getenv func(string) string, w io.Writer) Config {
 	c := Config{Output: DefaultOutput, FlushInterval: DefaultFlushInterval, Sampling: true,
 		SamplingPeriodNs: DefaultSamplingPeriodNs, StallReadInterval: DefaultStallReadInterval,
-		StallLatency: DefaultStallLatency, CodeCopies: InitialCodeCopies, CodeCopiesAuto: true, CopyMemoryLimit: DefaultCopyMemoryLimit, FromEnv: map[string]bool{}}
+		StallLatency: DefaultStallLatency, CodeCopies: InitialCodeCopies, CodeCopiesAuto: true, CopyMemoryLimit: DefaultCopyMemoryLimit, RingSlots: abi.RingDefaultSlots, FromEnv: map[string]bool{}}
 	e := envReader{getenv: getenv, w: w, from: c.FromEnv}
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
 	e.choice("ZESTALL_RING_FULL", "wait", "drop", &c.RingFullDrop)
+	if v := getenv("ZESTALL_RING_SLOTS"); v != "" {
+		var n uint64
+		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v || n < abi.RingMinSlots || n > MaxRingSlots {
+			fmt.Fprintf(w, "zestall: ZESTALL_RING_SLOTS=%q is not a number of slots between %d and %d; using the default %d\n", v, abi.RingMinSlots, MaxRingSlots, abi.RingDefaultSlots)
+		} else {
+			c.RingSlots = uint32(n)
+			c.FromEnv["ZESTALL_RING_SLOTS"] = true
+		}
+	}
 	if v := getenv("ZESTALL_SAMPLING_PERIOD_NS"); v != "" {
 		var p uint64
 		if _, err := fmt.Sscanf(v, "%d", &p); err != nil || fmt.Sprint(p) != v || p < 1000 || p > 1e9 {
@@ -458,6 +481,7 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_FLUSH_INTERVAL", Value: c.FlushInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
 		{Key: "ZESTALL_SERIALIZE", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Serialize]), FromEnvironment: c.FromEnv["ZESTALL_SERIALIZE"]},
 		{Key: "ZESTALL_RING_FULL", Value: map[bool]string{false: "wait", true: "drop"}[c.RingFullDrop], FromEnvironment: c.FromEnv["ZESTALL_RING_FULL"]},
+		{Key: "ZESTALL_RING_SLOTS", Value: fmt.Sprint(c.RingSlots), FromEnvironment: c.FromEnv["ZESTALL_RING_SLOTS"]},
 		{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Sampling]), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING"]},
 		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},
 		{Key: "ZESTALL_STALL_READ_INTERVAL", Value: c.StallReadInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_STALL_READ_INTERVAL"]},

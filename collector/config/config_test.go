@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -258,13 +259,14 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 19 {
-		t.Errorf("%d entries, want 19: %v", len(got), got)
+	if len(got) != 20 {
+		t.Errorf("%d entries, want 20: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
 		"ZESTALL_OUTPUT": DefaultOutput, "ZESTALL_TOGGLE_SIGNAL": "SIGUSR2 (if the application has no handler)",
 		"ZESTALL_RANKS": "all", "ZESTALL_SAMPLE_RANKS": "all", "ZESTALL_RING_FULL": "wait",
+		"ZESTALL_RING_SLOTS": "16384",
 	} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
@@ -389,6 +391,47 @@ func TestRingFull(t *testing.T) {
 		out := w
 		if tt.warning == "" && out != "" || tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default wait")) {
 			t.Errorf("ZESTALL_RING_FULL=%q: warning %q, want one with %q and the default", tt.value, out, tt.warning)
+		}
+	}
+}
+
+// TestRingSlots: ZESTALL_RING_SLOTS is a number of slots from 1024 (no
+// ring grows) to 32 × 32768; anything else warns once, naming the setting
+// and its default, and keeps the default (16384).
+func TestRingSlots(t *testing.T) {
+	for _, tt := range []struct {
+		value   string
+		want    uint32
+		fromEnv bool
+		warning bool
+	}{
+		{"", 16384, false, false},
+		{"16384", 16384, true, false},
+		{"1024", 1024, true, false},
+		{"65536", 65536, true, false},
+		{"1048576", 1048576, true, false},
+		{"20000", 20000, true, false}, // not a power of two: the budget need not be
+		{"1023", 16384, false, true},
+		{"0", 16384, false, true},
+		{"1048577", 16384, false, true},
+		{"-1", 16384, false, true},
+		{"16K", 16384, false, true},
+		{"016384", 16384, false, true},
+		{" 4096", 16384, false, true},
+		{"99999999999999999999", 16384, false, true},
+	} {
+		c, w := fromOne("ZESTALL_RING_SLOTS", tt.value)
+		if c.RingSlots != tt.want || c.FromEnv["ZESTALL_RING_SLOTS"] != tt.fromEnv {
+			t.Errorf("ZESTALL_RING_SLOTS=%q: %d slots, from environment %v; want %d, %v", tt.value, c.RingSlots, c.FromEnv["ZESTALL_RING_SLOTS"], tt.want, tt.fromEnv)
+		}
+		said := strings.Count(w, "\n") == 1 && strings.Contains(w, fmt.Sprintf("ZESTALL_RING_SLOTS=%q", tt.value)) && strings.Contains(w, "default 16384")
+		if tt.warning != said || !tt.warning && w != "" {
+			t.Errorf("ZESTALL_RING_SLOTS=%q: warning %q, want one line naming the setting and the default: %v", tt.value, w, tt.warning)
+		}
+		for _, e := range c.Entries() {
+			if e.Key == "ZESTALL_RING_SLOTS" && (e.Value != fmt.Sprint(tt.want) || e.FromEnvironment != tt.fromEnv) {
+				t.Errorf("ZESTALL_RING_SLOTS=%q: header entry %q from environment %v", tt.value, e.Value, e.FromEnvironment)
+			}
 		}
 	}
 }

@@ -1,7 +1,7 @@
 /*
  * zestall-bench-launch: launch-bound micro-benchmark for measuring the
  * profiler's per-launch overhead.
- *   zestall-bench-launch [launches per thread = 100000] [threads = 1] [imm|regular|imm-events|regular-events] [launches/s per thread = 0] [waves = 1]
+ *   zestall-bench-launch [launches per thread = 100000] [threads = 1] [imm|regular|imm-events|regular-events] [launches/s per thread = 0] [waves = 1] [burst = 0] [idle ms = 0]
  * Each thread has its own command list (immediate, or regular executed on
  * its own queue every BATCH launches), launches one tiny kernel without
  * events, and measures its launch loop with CLOCK_MONOTONIC (wall) and
@@ -14,6 +14,12 @@
  * one after the other (new threads each time: an application that does
  * not keep a thread pool); the JSON then gives the process's VmSize after
  * the first wave and at the end, so growth per exited thread shows.
+ * With a burst, each thread launches in bursts of that many launches
+ * (at the rate given, or as fast as it can), sleeping idle ms before each
+ * (the first too): bursts after idle periods, the case of a profiler's
+ * harvester that slept through the idle period (issue 14, limit (a);
+ * test/e2e/scale_test.go TestBurstAfterIdle). The sleeps are not counted
+ * in wall_ns_per_launch and cpu_ns_per_launch (total_wall_ns has them).
  * The -events modes make every launch signal a kernel-timestamp event (one
  * of BATCH per thread, each reused after it was read), and give each
  * thread an observer thread that reads every event's timestamps as soon
@@ -40,6 +46,8 @@ static long launches = 100000;
 static bool immediate = true;
 static bool with_events; /* the -events modes */
 static double rate_per_thread; /* launches/s; 0: unpaced */
+static long burst;             /* launches per burst; 0: no bursts */
+static double idle_ms;         /* sleep before each burst */
 static pthread_barrier_t start_barrier;
 
 typedef struct result { double wall_ns, cpu_ns; uint32_t index; long events_read, events_bad; } result_t;
@@ -126,9 +134,16 @@ static void *worker(void *arg) {
     uint64_t wait_cpu = 0; /* CPU spent waiting for the observer: not the driver's */
     pthread_barrier_wait(&start_barrier);
     uint64_t w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t idle_ns = 0; /* slept between bursts: not the launches' time */
     for (long i = 0; i < launches; i++) {
+        if (burst > 0 && i % burst == 0 && idle_ms > 0) {
+            uint64_t a = now_ns(CLOCK_MONOTONIC), ns = (uint64_t)(idle_ms * 1e6);
+            struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+            nanosleep(&ts, NULL);
+            idle_ns += now_ns(CLOCK_MONOTONIC) - a;
+        }
         if (rate_per_thread > 0 && i % 64 == 0) {
-            uint64_t due = w0 + (uint64_t)((double)i * 1e9 / rate_per_thread);
+            uint64_t due = w0 + idle_ns + (uint64_t)((double)i * 1e9 / rate_per_thread);
             uint64_t now = now_ns(CLOCK_MONOTONIC);
             if (now < due) {
                 struct timespec ts = {(time_t)((due - now) / 1000000000ull), (long)((due - now) % 1000000000ull)};
@@ -178,7 +193,7 @@ static void *worker(void *arg) {
         CK(zeEventPoolDestroy(tpool));
         free(obs);
     }
-    res->wall_ns = (double)(w1 - w0) / (double)launches;
+    res->wall_ns = (double)(w1 - w0 - idle_ns) / (double)launches;
     res->cpu_ns = (double)(c1 - c0) / (double)launches;
     CK(zeCommandListDestroy(l));
     if (q) CK(zeCommandQueueDestroy(q));
@@ -203,8 +218,11 @@ int main(int argc, char **argv) {
     if (argc > 4) rate_per_thread = strtod(argv[4], NULL);
     long waves = 1;
     if (argc > 5) waves = strtol(argv[5], NULL, 0);
-    if (launches < 1 || threads < 1 || threads > 256 || rate_per_thread < 0 || waves < 1)
-        app_die("usage: zestall-bench-launch [launches per thread] [threads] [imm|regular|imm-events|regular-events] [launches/s per thread] [waves]");
+    if (argc > 6) burst = strtol(argv[6], NULL, 0);
+    if (argc > 7) idle_ms = strtod(argv[7], NULL);
+    if (launches < 1 || threads < 1 || threads > 256 || rate_per_thread < 0 || waves < 1 || burst < 0 || idle_ms < 0 ||
+        idle_ms > 60000)
+        app_die("usage: zestall-bench-launch [launches per thread] [threads] [imm|regular|imm-events|regular-events] [launches/s per thread] [waves] [burst] [idle ms]");
     app_init(&env);
     mod = app_module(&env, "stream");
     char **names;

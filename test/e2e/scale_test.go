@@ -342,6 +342,102 @@ func benchRSSAlone(t *testing.T, tr tree, perThread, threads int, mode string) i
 	return kb
 }
 
+// TestBurstAfterIdle (issue 14, limit (a)): a thread that launches in
+// bursts after idle periods (bench_launch's burst mode: 10 bursts, 150 ms
+// idle before each) meets a harvester asleep for up to 16 ms (pollIdle);
+// at the full rate of one thread (1.4·10^6 launches/s unloaded) a burst
+// fills its ring (15360 launches of 16384 slots, and 3072 of 4096 with
+// ZESTALL_RING_SLOTS=4096) before that sleep ends. The launch path wakes
+// the harvester when the ring is half full (cgo/launch_rings.c, "Waking
+// the harvester"), so a launch waits only when the harvester does not get
+// the CPU while the other half fills (5.5 ms, and 1.1 ms with 4096
+// slots, unloaded; longer on a loaded machine, where the application is
+// slowed too). Every launch is seen and timed, nothing lost; and with the
+// default rings fewer launches wait than there are bursts: without the
+// wake-up, each burst that outran the harvester's sleep waited
+// (BENCHMARKS.md "Issue 14, session 10"). The bound is on counts, not
+// times: a launch that waits is one per harvester pause, and the
+// machine's pauses of 30–80 ms (limit (b)) are rarer than one per burst
+// of 21 ms; on a machine so loaded that the application launches slower
+// than the ring fills within a sleep, nothing waits either way. With
+// 4096 slots the harvester has 1.1 ms to respond, which a loaded machine
+// does not grant (16 launches waited in 10 bursts at load 12 on 2 vCPUs):
+// there the waits are logged, not bounded.
+func TestBurstAfterIdle(t *testing.T) {
+	tr := buildTree(t)
+	const bursts = 10
+	for _, tc := range []struct {
+		slots       string
+		burst, idle int
+		boundWaits  bool
+	}{
+		{"", 30000, 150, true}, {"4096", 8000, 150, false},
+	} {
+		name := "default"
+		if tc.slots != "" {
+			name = "slots=" + tc.slots
+		}
+		t.Run(name, func(t *testing.T) {
+			env := map[string]string{"ZESTALL_SAMPLING": "0"}
+			if tc.slots != "" {
+				env["ZESTALL_RING_SLOTS"] = tc.slots
+			}
+			r := runBenchLaunch(t, tr, bursts*tc.burst, 1, "imm", "", env, "0", "1", strconv.Itoa(tc.burst), strconv.Itoa(tc.idle))
+			c := r.counters
+			made := uint64(bursts * tc.burst)
+			lost, slots := lostLaunches(c)
+			t.Logf("%d bursts of %d after %d ms idle: %d launches seen, %d timed, %d lost, %d other slots lost; %d launches waited %.1f ms in all; %s",
+				bursts, tc.burst, tc.idle, c.LaunchesSeen, c.LaunchesTimed, lost, slots, c.LaunchesWaited, float64(c.LaunchWaitNs)/1e6, strings.TrimSpace(r.stdout))
+			if c.LaunchesSeen != made || c.LaunchesTimed != made || lost != 0 || slots != 0 {
+				t.Errorf("%d of %d launches seen, %d timed, %d launches and %d other slots lost: every launch must be seen and timed", c.LaunchesSeen, made, c.LaunchesTimed, lost, slots)
+			}
+			if tc.boundWaits && c.LaunchesWaited >= bursts {
+				t.Errorf("%d launches waited in %d bursts: the harvester was not woken when the ring filled", c.LaunchesWaited, bursts)
+			}
+		})
+	}
+}
+
+// TestRingSlotsSetting: ZESTALL_RING_SLOTS reaches the launch path, and
+// an invalid value is said once on stderr with the setting and its
+// default while the application runs on, fully profiled: 1024 (no ring
+// grows) at a full rate of 2 threads, and a word. The header records the
+// value in effect either way.
+func TestRingSlotsSetting(t *testing.T) {
+	tr := buildTree(t)
+	const threads, perThread = 2, 50_000
+	for _, tc := range []struct {
+		value, want string
+		fromEnv     bool
+	}{
+		{"1024", "1024", true}, {"lots", "16384", false},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			r := runBenchLaunch(t, tr, perThread, threads, "imm", "", map[string]string{"ZESTALL_SAMPLING": "0", "ZESTALL_RING_SLOTS": tc.value})
+			said := strings.Count(r.stderr, "ZESTALL_RING_SLOTS")
+			if tc.fromEnv && said != 0 || !tc.fromEnv && (said != 1 || !strings.Contains(r.stderr, `ZESTALL_RING_SLOTS="lots"`) || !strings.Contains(r.stderr, "default 16384")) {
+				t.Errorf("ZESTALL_RING_SLOTS=%s: stderr %q; want the setting and its default said once when invalid, nothing otherwise", tc.value, r.stderr)
+			}
+			var entry *pb.ConfigEntry
+			for _, e := range r.recs[0].GetHeader().GetConfig() {
+				if e.Key == "ZESTALL_RING_SLOTS" {
+					entry = e
+				}
+			}
+			if entry == nil || entry.Value != tc.want || entry.FromEnvironment != tc.fromEnv {
+				t.Errorf("ZESTALL_RING_SLOTS=%s: header entry %v, want %s from environment %v", tc.value, entry, tc.want, tc.fromEnv)
+			}
+			c := r.counters
+			made := uint64(threads * perThread)
+			lost, slots := lostLaunches(c)
+			t.Logf("ZESTALL_RING_SLOTS=%s: %d launches seen, %d timed; %d launches waited %.1f ms in all", tc.value, c.LaunchesSeen, c.LaunchesTimed, c.LaunchesWaited, float64(c.LaunchWaitNs)/1e6)
+			if c.LaunchesSeen != made || c.LaunchesTimed != made || lost != 0 || slots != 0 {
+				t.Errorf("%d of %d launches seen, %d timed, %d launches and %d other slots lost: every launch must be seen and timed", c.LaunchesSeen, made, c.LaunchesTimed, lost, slots)
+			}
+		})
+	}
+}
+
 // TestMemoryFullRate (issue 14): the resident memory zestall adds to an
 // application launching as fast as it can on 4 threads (immediate lists,
 // 10^6 launches, ZESTALL_RING_FULL=wait) stays within a bound, and every

@@ -5,9 +5,14 @@
  * ZL_RING_MIN each fit the budget; a launch that finds its ring full beyond that waits for
  * the drainer (ZESTALL_RING_FULL=wait) or is refused (drop); other slots
  * use the reserve and may grow a ring past the budget; an exited
- * thread's ring and its capacity pass to the next launching thread; and
+ * thread's ring and its capacity pass to the next launching thread;
  * under racing threads with a draining thread every slot arrives once, in
- * its thread's order, while the rings' growth stays within the budget.
+ * its thread's order, while the rings' growth stays within the budget;
+ * and a launch wakes an armed harvester once when its ring fills
+ * (launch_rings.c, "Waking the harvester": at half the launch limit of a
+ * ring that cannot grow, at the limit of one that can, before a wait),
+ * never below the mark, never after a drain disarmed it, never from a
+ * forked child.
  *
  *   unit_ring_budget
  *
@@ -17,9 +22,11 @@
  */
 #include "../../cgo/launch_internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -213,7 +220,93 @@ static void test_race_within_budget(void) {
            zl_ring_slots());
 }
 
+/* ---- waking the harvester when a ring fills ------------------------- */
+
+/* The wake-ups written to the eventfd since the last read (0: none). */
+static uint64_t wakes_pending(void) {
+    uint64_t v = 0;
+    if (read(zl_ring_wake_fd(), &v, sizeof v) != sizeof v) {
+        check(errno == EAGAIN, "eventfd read: %s", strerror(errno));
+        return 0;
+    }
+    return v;
+}
+
+/* Launches until the ring holds used slots (from empty, waiting off). */
+static uint64_t wake_seq;
+static bool fill_to(uint64_t used) {
+    zl_ring_t *r = my_ring();
+    while (atomic_load(&r->head) - atomic_load(&r->tail) < used)
+        if (!launch(99, wake_seq++)) return false;
+    return true;
+}
+
+static void drain_quiet(void) {
+    uint64_t oldest;
+    while (zl_drain(batch, sizeof batch / sizeof batch[0], &oldest) > 0) {
+    }
+}
+
+static void *wake_thread(void *arg) {
+    (void)arg;
+    check(zl_ring_wake_fd() >= 0, "no eventfd: %s", strerror(errno));
+    /* A ring that cannot grow (no budget): launch limit 768, mark 384. */
+    zl_set_ring_budget(0);
+    uint64_t w0 = zl_ring_wakes();
+    zl_ring_wake_arm();
+    check(fill_to(383), "below the mark: a launch refused");
+    check(zl_ring_wakes() == w0 && wakes_pending() == 0, "woken below the mark (%llu wake-ups)",
+          (unsigned long long)(zl_ring_wakes() - w0));
+    /* Past the mark a launch looks again within ZL_WAKE_STEP (256). */
+    check(fill_to(384 + 256), "past the mark: a launch refused");
+    check(zl_ring_wakes() == w0 + 1 && wakes_pending() == 1, "past the mark: %llu wake-ups, want 1",
+          (unsigned long long)(zl_ring_wakes() - w0));
+    /* Once per arming. */
+    uint32_t limit = tl_ring->launch_limit;
+    check(limit == 768 && fill_to(limit), "up to the limit (%u): a launch refused", limit);
+    check(zl_ring_wakes() == w0 + 1 && wakes_pending() == 0, "woken again without arming");
+    /* A launch that finds the ring full wakes it before waiting (here
+     * waiting is off: refused). */
+    zl_ring_wake_arm();
+    check(!launch(99, wake_seq), "a launch past the limit admitted");
+    check(zl_ring_wakes() == w0 + 2 && wakes_pending() == 1, "a full ring did not wake the harvester");
+    /* A drain disarms: the pass it woke for runs. */
+    drain_quiet();
+    zl_ring_wake_arm();
+    drain_quiet();
+    check(fill_to(limit), "after the drain: a launch refused");
+    check(zl_ring_wakes() == w0 + 2 && wakes_pending() == 0, "woken after a drain disarmed it");
+    drain_quiet();
+    /* A forked child inherits the flag and the eventfd, not the
+     * harvester: its launches never write to its parent's eventfd. */
+    zl_ring_wake_arm();
+    pid_t pid = fork();
+    if (pid == 0) _exit(fill_to(limit) ? 0 : 1);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the forked child's launches failed");
+    check(wakes_pending() == 0, "a forked child woke its parent's harvester");
+    /* ... while the parent's own arming still stands. */
+    check(fill_to(384 + 256) && wakes_pending() == 1, "the parent's arming did not survive its child");
+    drain_quiet();
+    /* A ring that can grow is full at its limit: it grows, and wakes. */
+    zl_set_ring_budget(ZL_RING_MIN);
+    zl_ring_wake_arm();
+    check(fill_to(limit - 1) && wakes_pending() == 0, "a ring that can grow woke below its limit");
+    check(fill_to(limit + 1) && tl_ring->cap == 2 * ZL_RING_MIN, "the ring did not grow (%u slots)", tl_ring->cap);
+    check(wakes_pending() == 1, "a ring that grew did not wake the harvester");
+    drain_quiet();
+    return NULL;
+}
+
+/* Runs first, on a fresh ring, which it leaves grown to 2048 slots and
+ * empty: the budget test's thread adopts it, and its figures (all rings'
+ * slots, and their growth beyond ZL_RING_MIN) come out as from a fresh
+ * ring. */
+static void test_wake_on_fill(void) { run(wake_thread, NULL); }
+
 int main(void) {
+    test_wake_on_fill();
     test_budget_stops_growth();
     test_adoption_keeps_capacity();
     test_race_within_budget();
