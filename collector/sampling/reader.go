@@ -336,6 +336,9 @@ func (st *Reader) Counters(c *pb.Counters) {
 			foreign, other := a.ForeignRows()
 			c.StallRowsPossiblyForeign += foreign
 			c.StallRowsUnattributedOtherProcess += other
+			notHeld, degraded := a.NotHeld()
+			c.StallLaunchesNotHeld += notHeld
+			c.StallRowsDegraded += degraded
 		}
 	}
 	// In a stable order (by what): a map's order differs from run to run.

@@ -627,7 +627,7 @@ func (x *Record) GetLaunchRun() *LaunchRun {
 // Header mirrors message zestall.v1.Header of zestall.proto.
 type Header struct {
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 8.
+	// "Compatibility and versioning" above). This revision is 9.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -2338,6 +2338,23 @@ type Counters struct {
 	// threads: what zestall added to the application's launch time beyond
 	// its per-launch cost.
 	LaunchWaitNs uint64 `protobuf:"varint,33,opt,name=launch_wait_ns,json=launchWaitNs,proto3" json:"launch_wait_ns,omitempty"`
+	// Revision 9. Timed launches the stall attributors did not hold: more
+	// launches could still receive EU stall samples (they ended less than
+	// ZESTALL_STALL_LATENCY plus a read before the oldest read window still
+	// to decide) than an attributor holds (65536 per device, or per
+	// sub-device set in COMPOSITE mode). Each is counted once per
+	// attributor that refused it. Their launch records are complete; only
+	// attribution forgot their times, and keeps every read window that one
+	// of them could overlap at kernel level (stall_rows_degraded). Nonzero
+	// when the application launched faster than about 10^6 kernels per
+	// second per device or the stall reader fell behind.
+	StallLaunchesNotHeld uint64 `protobuf:"varint,34,opt,name=stall_launches_not_held,json=stallLaunchesNotHeld,proto3" json:"stall_launches_not_held,omitempty"`
+	// Revision 9. Attributed rows given STALL_ATTRIBUTION_KERNEL because a
+	// launch not held (stall_launches_not_held) could overlap their read
+	// window: without the cap they could have been LAUNCH or SHARED rows.
+	// Their samples are all there, summed per kernel and offset; part of
+	// stall_rows_attributed.
+	StallRowsDegraded uint64 `protobuf:"varint,35,opt,name=stall_rows_degraded,json=stallRowsDegraded,proto3" json:"stall_rows_degraded,omitempty"`
 	// UnknownFields are the encoded fields a newer revision of the
 	// schema added, written after the known fields (as protobuf keeps
 	// and writes them): nil in records the profiler makes.
@@ -2515,6 +2532,20 @@ func (x *Counters) GetLaunchesWaited() uint64 {
 func (x *Counters) GetLaunchWaitNs() uint64 {
 	if x != nil {
 		return x.LaunchWaitNs
+	}
+	return 0
+}
+
+func (x *Counters) GetStallLaunchesNotHeld() uint64 {
+	if x != nil {
+		return x.StallLaunchesNotHeld
+	}
+	return 0
+}
+
+func (x *Counters) GetStallRowsDegraded() uint64 {
+	if x != nil {
+		return x.StallRowsDegraded
 	}
 	return 0
 }
