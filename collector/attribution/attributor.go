@@ -353,13 +353,13 @@ func (a *Attributor) LaunchTimed(launchID, kernelID uint64, startNs, endNs uint6
 // makeRoom frees room in the full launch store: it drops the launches no
 // window can meet any more when the horizon moved since the last prune
 // (at most one such pass per read, not one per launch), and otherwise
-// grows the store up to the cap. a.mu is held.
+// raises the store's soft limit up to the cap. a.mu is held.
 func (a *Attributor) makeRoom() {
 	if a.horizon() > a.prunedTo {
 		a.prune()
 	}
 	if a.launches.full() {
-		a.launches.grow(max(a.opt.MaxLaunchesHeld, 1))
+		a.launches.raise(a, a.opt.MaxLaunchesHeld)
 	}
 }
 
