@@ -112,12 +112,14 @@
 //     (NoSamplesUntil), so a device producing no samples frees launches
 //     too.
 //   - By count: timed launches live in one store of columns (28 bytes
-//     each) reused through a free list, each kernel's chained in arrival
-//     order; it doubles from 1024 entries, pruning first, up to
-//     Options.MaxLaunchesHeld (default 65536: 1.75 MiB; 65 ms of
-//     launches at 10^6 launches/s, against about 30 ms the default
-//     latency and read interval need). It never shrinks, and holding a
-//     launch allocates nothing once it has grown. A launch that finds it
+//     each) of Options.MaxLaunchesHeld entries (default 65536: 1.75 MiB;
+//     65 ms of launches at 10^6 launches/s, against about 30 ms the
+//     default latency and read interval need), mapped outside the Go heap
+//     (internal/offheap) and resident only as far as written. Each
+//     kernel's launches are chained in arrival order, freed entries are
+//     reused first, and new ones are taken up to a soft limit that
+//     doubles from 1024, after a prune, as the run needs. Holding a launch
+//     allocates nothing. A launch that finds it
 //     full (after the launches past h − s were dropped) is not held: its
 //     kernel keeps only the hull [first start, last end] of such launches,
 //     and every window of that kernel meeting the hull is decided at kernel
