@@ -22,7 +22,7 @@ const (
 	// than twice what the default 20 ms latency and 10 ms read interval
 	// need at that rate.
 	DefaultMaxLaunchesHeld = 1 << 16
-	launchStoreMin         = 1 << 10 // the store's first size; it doubles up to the cap
+	launchStoreMin         = 1 << 10 // the store's first soft limit; it doubles up to the cap
 	kernelAccLimit         = 1 << 20 // distinct KERNEL rows held before an early flush
 	windowPoolRows         = 1 << 15 // row capacity of window buffers kept for reuse
 )
