@@ -15,7 +15,7 @@ import "fmt"
 
 // startProfile says once that the profiling settings are not built in.
 func (s *Session) startProfile() {
-	for _, v := range []string{"ZESTALL_CPUPROFILE", "ZESTALL_MEMPROFILE"} {
+	for _, v := range []string{"ZESTALL_CPUPROFILE", "ZESTALL_MEMPROFILE", "ZESTALL_MEMPROFILE_PEAK"} {
 		if s.getenv(v) != "" {
 			fmt.Fprintf(s.stderr, "zestall: %s is set but this libzestall.so was built without profiling (rebuild with -tags zestall_profile); no profile\n", v)
 		}

@@ -23,6 +23,11 @@ func (a samplingAttributor) ForeignRows() (possiblyForeign, unattributedOther ui
 	return t.PossiblyForeignRows, t.UnattributedOtherRows
 }
 
+func (a samplingAttributor) NotHeld() (launches, degradedRows uint64) {
+	t := a.Totals()
+	return t.LaunchesNotHeld, t.DegradedRows
+}
+
 // openStalls opens the stall reader over src on every root device (under
 // s.mu, at start). s.stall is set when some streamer is open.
 func (s *Session) openStalls(src sampling.Source) {

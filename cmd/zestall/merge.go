@@ -415,6 +415,8 @@ func summedCounters(ins []*mergeInput) *pb.Counters {
 		sum.StallRowsUnattributed += c.StallRowsUnattributed
 		sum.StallRowsPossiblyForeign += c.StallRowsPossiblyForeign
 		sum.StallRowsUnattributedOtherProcess += c.StallRowsUnattributedOtherProcess
+		sum.StallLaunchesNotHeld += c.StallLaunchesNotHeld
+		sum.StallRowsDegraded += c.StallRowsDegraded
 		sum.StallDropWarnings += c.StallDropWarnings
 		sum.StallDropFlagRecords += c.StallDropFlagRecords
 		sum.SyclTasks += c.SyclTasks

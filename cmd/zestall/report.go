@@ -638,7 +638,8 @@ func writeSampling(w io.Writer, d *pb.Device) {
 // writeForeign says where samples that are not this process's may come
 // from: unattributed rows by cause, and attributed rows taken while other
 // processes ran kernels on the same device (their samples can land on this
-// process's addresses: the IP is an offset from each process's own base).
+// process's addresses: the IP is an offset from each process's own base);
+// and rows that stall attribution's cap kept at kernel level.
 func writeForeign(w io.Writer, h *pb.Header, c *pb.Counters) {
 	known := h != nil && h.OtherProcessesKnown
 	if c.StallRowsUnattributed > 0 {
@@ -648,6 +649,10 @@ func writeForeign(w io.Writer, h *pb.Header, c *pb.Counters) {
 		} else {
 			fmt.Fprintln(w, "unattributed rows: cause unknown (zestall could not ask the driver which processes use the device; set ZES_ENABLE_SYSMAN=1 for Sysman zesDeviceProcessesGetState)")
 		}
+	}
+	if c.StallLaunchesNotHeld > 0 {
+		fmt.Fprintf(w, "stall attribution over its cap: %d timed launches not held (more could still receive samples than an attributor holds); %d of %d attributed rows kept at kernel level for them (their samples are all counted, per kernel and instruction)\n",
+			c.StallLaunchesNotHeld, c.StallRowsDegraded, c.StallRowsAttributed)
 	}
 	if c.StallRowsPossiblyForeign > 0 {
 		fmt.Fprintf(w, "POSSIBLY FOREIGN: %d of %d attributed rows were taken while other processes ran kernels on the same device; samples of theirs at this process's addresses cannot be told apart. Profile with the tile to yourself, or read those rows as an upper bound\n",

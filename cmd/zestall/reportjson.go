@@ -106,8 +106,10 @@ type jsonCounters struct {
 	StallDropFlagRecords  uint64            `json:"stall_drop_flag_records"`
 	LaunchesWaited        uint64            `json:"launches_waited,omitempty"` // ZESTALL_RING_FULL=wait
 	LaunchWaitNs          uint64            `json:"launch_wait_ns,omitempty"`
-	WithoutTimestamp      map[string]uint64 `json:"launches_without_timestamp"` // by reason
-	Lost                  map[string]uint64 `json:"lost"`                       // by what
+	StallLaunchesNotHeld  uint64            `json:"stall_launches_not_held,omitempty"` // over the attributors' cap
+	StallRowsDegraded     uint64            `json:"stall_rows_degraded,omitempty"`     // kept at kernel level for them
+	WithoutTimestamp      map[string]uint64 `json:"launches_without_timestamp"`        // by reason
+	Lost                  map[string]uint64 `json:"lost"`                              // by what
 }
 
 type jsonWindow struct {
@@ -213,6 +215,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 			StallRecordsRead: c.StallRecordsRead, StallRowsAttributed: c.StallRowsAttributed, StallRowsUnattributed: c.StallRowsUnattributed,
 			StallDropWarnings: c.StallDropWarnings, StallDropFlagRecords: c.StallDropFlagRecords,
 			LaunchesWaited: c.LaunchesWaited, LaunchWaitNs: c.LaunchWaitNs,
+			StallLaunchesNotHeld: c.StallLaunchesNotHeld, StallRowsDegraded: c.StallRowsDegraded,
 			WithoutTimestamp: map[string]uint64{}, Lost: map[string]uint64{}}
 		for _, x := range c.LaunchesWithoutTimestamp {
 			jc.WithoutTimestamp[snakeEnum(x.Reason.String(), "NO_TIMESTAMP_REASON_")] += x.Count

@@ -14,8 +14,17 @@ import (
 const (
 	DefaultMaxUndecided  = 4096
 	DefaultKernelFlushNs = 1_000_000_000
-	kernelAccLimit       = 1 << 20 // distinct KERNEL rows held before an early flush
-	windowPoolRows       = 1 << 15 // row capacity of window buffers kept for reuse
+	// DefaultMaxLaunchesHeld caps the timed launches one Attributor holds
+	// (28 bytes each: 1.75 MiB at the cap). A launch is held while a
+	// sample of it can still arrive: SlackNs plus a read interval plus
+	// however long windows wait for launch times (see the package notes,
+	// "Memory"). 2^16 holds 65 ms of launches at 10^6 launches/s, more
+	// than twice what the default 20 ms latency and 10 ms read interval
+	// need at that rate.
+	DefaultMaxLaunchesHeld = 1 << 16
+	launchStoreMin         = 1 << 10 // the store's first soft limit; it doubles up to the cap
+	kernelAccLimit         = 1 << 20 // distinct KERNEL rows held before an early flush
+	windowPoolRows         = 1 << 15 // row capacity of window buffers kept for reuse
 )
 
 // Sample is one row of the driver's calculation for one read: the IP as the
@@ -44,6 +53,12 @@ type Options struct {
 	// LaunchMarginNs widens every timed launch by this much on both sides:
 	// the error bound of device times converted to host ns. Default 0.
 	LaunchMarginNs uint64
+	// MaxLaunchesHeld caps the timed launches held at once. A launch
+	// that finds the cap reached (after launches no window can meet any
+	// more were dropped) is not held: its kernel's windows that it could
+	// overlap are attributed at kernel level (never guessed), counted in
+	// LaunchesNotHeld and DegradedRows. Default DefaultMaxLaunchesHeld.
+	MaxLaunchesHeld int
 }
 
 // Totals are running totals of one Attributor.
@@ -74,6 +89,8 @@ type Totals struct {
 	UnattributedOtherRows uint64
 
 	LaunchesTimed         uint64 // LaunchTimed calls
+	LaunchesNotHeld       uint64 // of those, not held: MaxLaunchesHeld was reached
+	DegradedRows          uint64 // KERNEL rows that a launch not held could belong to (LaunchesNotHeld)
 	LaunchesUntimed       uint64 // LaunchUntimed calls
 	LaunchesUnknownKernel uint64 // launches of kernels not (or no longer) known: ignored
 
@@ -101,12 +118,15 @@ func (t *Totals) AddTo(c *pb.Counters) {
 	c.StallRowsUnattributed += t.UnattributedRows
 	c.StallRowsPossiblyForeign += t.PossiblyForeignRows
 	c.StallRowsUnattributedOtherProcess += t.UnattributedOtherRows
+	c.StallLaunchesNotHeld += t.LaunchesNotHeld
+	c.StallRowsDegraded += t.DegradedRows
 }
 
 // Attributor assigns EU stall samples of one streamer (one device, or one
 // sub-device set of a COMPOSITE-mode root device) to kernels, instruction
-// offsets and launches. All methods are safe for concurrent use; windows
-// must be added in time order.
+// offsets and launches. All methods are safe for concurrent use (one
+// mutex guards everything, the launch store included); windows must be
+// added in time order.
 type Attributor struct {
 	mu        sync.Mutex
 	device    uint32
@@ -134,8 +154,13 @@ type Attributor struct {
 	accSince   uint64 // window end at which accumulation began
 	accAny     bool
 
-	// Pruning: work since the last prune, size after it.
+	// Pruning: work since the last prune, size after it, and the horizon
+	// it pruned to.
 	churn, held int
+	prunedTo    uint64
+
+	// Timed launches held, every kernel's chained in arrival order.
+	launches launchStore
 
 	// Other processes running kernels on the device, as last reported
 	// (SetOtherProcesses); every window added takes them.
@@ -161,10 +186,15 @@ type atKernel struct {
 	until  uint64 // math.MaxUint64 while alive
 	seq    uint64
 
-	timed    []atLaunch // sorted by start unless unsorted
-	unsorted bool
-	maxDur   uint64
-	untimed  []atUntimed
+	// Timed launches held: a chain through a.launches, oldest first
+	// (-1: none).
+	first, last int32
+	// Timed launches not held (over MaxLaunchesHeld) lie within
+	// [notHeldFrom, notHeldUntil] when notHeld: windows meeting that
+	// span stay at kernel level.
+	notHeld                   bool
+	notHeldFrom, notHeldUntil uint64
+	untimed                   []atUntimed
 	// A launch of LaunchNeverTimed appended at neverTimedFrom, the
 	// earliest such.
 	neverTimed     bool
@@ -177,8 +207,6 @@ type atKernel struct {
 	accIdx     map[uint32]int32
 	accForeign bool // some held row came from a possibly foreign window
 }
-
-type atLaunch struct{ id, start, end uint64 }
 
 type atUntimed struct{ id, appendNs, endedBy uint64 }
 
@@ -223,6 +251,7 @@ func New(device uint32, subDevice *uint32, metricCount int) *Attributor {
 		m:         metricCount,
 		kernels:   make(map[uint64]*atKernel),
 		dirty:     true, // the first window builds the index, even with no kernel
+		launches:  launchStore{free: -1},
 	}
 	a.tot.AttributedCounters = make([]uint64, metricCount)
 	a.tot.UnattributedCounters = make([]uint64, metricCount)
@@ -244,6 +273,9 @@ func (a *Attributor) setOptions(o Options) {
 	if o.KernelFlushNs == 0 {
 		o.KernelFlushNs = DefaultKernelFlushNs
 	}
+	if o.MaxLaunchesHeld <= 0 {
+		o.MaxLaunchesHeld = DefaultMaxLaunchesHeld
+	}
 	a.opt = o
 }
 
@@ -258,6 +290,9 @@ func (a *Attributor) KernelCreated(kernelID uint64, base uint64, isaSize uint64,
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.seq++
+	if old := a.kernels[kernelID]; old != nil {
+		a.launches.freeChain(old)
+	}
 	a.kernels[kernelID] = &atKernel{
 		id:     kernelID,
 		report: reportedID(kernelID),
@@ -266,6 +301,8 @@ func (a *Attributor) KernelCreated(kernelID uint64, base uint64, isaSize uint64,
 		from:   fromNs,
 		until:  math.MaxUint64,
 		seq:    a.seq,
+		first:  -1,
+		last:   -1,
 	}
 	a.dirty = true
 	a.churn++
@@ -294,12 +331,36 @@ func (a *Attributor) LaunchTimed(launchID, kernelID uint64, startNs, endNs uint6
 	endNs = max(endNs, startNs)
 	startNs = sat(startNs, a.opt.LaunchMarginNs)
 	endNs = min(endNs, math.MaxUint64-a.opt.LaunchMarginNs) + a.opt.LaunchMarginNs
-	if n := len(k.timed); n > 0 && k.timed[n-1].start > startNs {
-		k.unsorted = true
-	}
-	k.timed = append(k.timed, atLaunch{launchID, startNs, endNs})
-	k.maxDur = max(k.maxDur, endNs-startNs)
 	a.churn++
+	if a.launches.full() {
+		a.makeRoom()
+	}
+	if a.launches.full() {
+		// Over the cap: the launch is not held, and every window it could
+		// overlap stays at kernel level.
+		a.tot.LaunchesNotHeld++
+		if !k.notHeld {
+			k.notHeld, k.notHeldFrom, k.notHeldUntil = true, startNs, endNs
+		} else {
+			k.notHeldFrom = min(k.notHeldFrom, startNs)
+			k.notHeldUntil = max(k.notHeldUntil, endNs)
+		}
+		return
+	}
+	a.launches.add(k, launchID, startNs, endNs)
+}
+
+// makeRoom frees room in the full launch store: it drops the launches no
+// window can meet any more when the horizon moved since the last prune
+// (at most one such pass per read, not one per launch), and otherwise
+// raises the store's soft limit up to the cap. a.mu is held.
+func (a *Attributor) makeRoom() {
+	if a.horizon() > a.prunedTo {
+		a.prune()
+	}
+	if a.launches.full() {
+		a.launches.raise(a, a.opt.MaxLaunchesHeld)
+	}
 }
 
 // LaunchUntimed reports a launch that will never get device times,
@@ -692,8 +753,9 @@ func (a *Attributor) Totals() Totals {
 	t.UnattributedCounters = slices.Clone(a.tot.UnattributedCounters)
 	t.WindowsUndecided = uint64(len(a.undecided))
 	t.KernelsHeld = uint64(len(a.kernels))
+	t.LaunchesHeld = uint64(a.launches.n)
 	for _, k := range a.kernels {
-		t.LaunchesHeld += uint64(len(k.timed) + len(k.untimed))
+		t.LaunchesHeld += uint64(len(k.untimed))
 	}
 	return t
 }
@@ -718,7 +780,7 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 		for _, cands := range w.amb {
 			for _, k := range cands {
 				if _, ok := launched[k]; !ok {
-					launched[k] = !forced && k.hasTimedIn(lo, w.end)
+					launched[k] = !forced && a.hasTimedIn(k, lo, w.end)
 				}
 			}
 		}
@@ -786,15 +848,18 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 
 		att := pb.StallAttribution_STALL_ATTRIBUTION_KERNEL
 		var ids []uint64
+		degraded := false
 		if !forced {
-			ids = k.candidates(a.cands[:0], lo, w.end)
+			ids, degraded = a.candidates(k, a.cands[:0], lo, w.end)
 			for _, o := range sharers[k] {
 				if ids == nil {
 					break
 				}
-				more := o.candidates(nil, lo, w.end)
+				more, d := a.candidates(o, nil, lo, w.end)
 				if more == nil {
-					ids = nil // an untimed launch of a sharer could overlap
+					// An untimed launch of a sharer, or one not held,
+					// could overlap.
+					ids, degraded = nil, d
 					break
 				}
 				ids = append(ids, more...)
@@ -815,6 +880,9 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 		switch att {
 		case pb.StallAttribution_STALL_ATTRIBUTION_KERNEL:
 			a.tot.KernelRows += uint64(len(rows))
+			if degraded {
+				a.tot.DegradedRows += uint64(len(rows))
+			}
 			if foreign {
 				a.tot.PossiblyForeignRows += uint64(len(rows))
 				k.accForeign = true
@@ -973,10 +1041,15 @@ func (a *Attributor) flushKernelRows(out []*pb.Record) []*pb.Record {
 	return out
 }
 
-// hasTimedIn reports whether k has a timed launch overlapping (lo, end].
-func (k *atKernel) hasTimedIn(lo, end uint64) bool {
-	for _, l := range k.timed {
-		if l.start <= end && l.end > lo {
+// hasTimedIn reports whether k has a timed launch overlapping (lo, end],
+// one not held included.
+func (a *Attributor) hasTimedIn(k *atKernel, lo, end uint64) bool {
+	if k.notHeld && k.notHeldFrom <= end && k.notHeldUntil > lo {
+		return true
+	}
+	ls := &a.launches
+	for i := k.first; i >= 0; i = ls.next[i] {
+		if ls.start[i] <= end && ls.end[i] > lo {
 			return true
 		}
 	}
@@ -984,31 +1057,28 @@ func (k *atKernel) hasTimedIn(lo, end uint64) bool {
 }
 
 // candidates appends to dst the ids, ascending, of k's timed launches that
-// overlap (lo, end]. It returns nil when an untimed launch of k could
-// overlap the window (attribution must stay at kernel level).
-func (k *atKernel) candidates(dst []uint64, lo, end uint64) []uint64 {
+// overlap (lo, end]. It returns nil when an untimed launch of k, or a
+// timed one not held, could overlap the window (attribution must stay at
+// kernel level); degraded says it was one not held.
+func (a *Attributor) candidates(k *atKernel, dst []uint64, lo, end uint64) (ids []uint64, degraded bool) {
 	if k.neverTimed && k.neverTimedFrom <= end {
-		return nil
+		return nil, false
 	}
 	for _, u := range k.untimed {
 		if u.appendNs <= end && u.endedBy > lo {
-			return nil
+			return nil, false
 		}
 	}
-	if k.unsorted {
-		slices.SortFunc(k.timed, func(x, y atLaunch) int { return cmp.Compare(x.start, y.start) })
-		k.unsorted = false
+	if k.notHeld && k.notHeldFrom <= end && k.notHeldUntil > lo {
+		return nil, true
 	}
-	// Launches starting at or before end; of those, only ones starting
-	// after lo − maxDur can end after lo.
-	hi, _ := slices.BinarySearchFunc(k.timed, end+1, func(l atLaunch, t uint64) int { return cmp.Compare(l.start, t) })
-	if end == math.MaxUint64 {
-		hi = len(k.timed)
-	}
-	floor := sat(lo, k.maxDur)
-	for i := hi - 1; i >= 0 && k.timed[i].start >= floor; i-- {
-		if l := k.timed[i]; l.end > lo {
-			dst = append(dst, l.id)
+	// The chain holds only launches ending after the last prune's
+	// horizon: about a latency plus a read's worth of k's launches, most
+	// of which overlap the windows still to decide.
+	ls := &a.launches
+	for i := k.first; i >= 0; i = ls.next[i] {
+		if ls.start[i] <= end && ls.end[i] > lo {
+			dst = append(dst, ls.id[i])
 		}
 	}
 	slices.Sort(dst)
@@ -1016,17 +1086,12 @@ func (k *atKernel) candidates(dst []uint64, lo, end uint64) []uint64 {
 	if dst == nil {
 		dst = []uint64{}
 	}
-	return dst
+	return dst, false
 }
 
-// maybePrune forgets launches and kernels that no undecided or future
-// window can meet, once enough has changed since the last prune (amortized
-// O(1) per call of the other methods).
-func (a *Attributor) maybePrune() {
-	if a.churn < max(256, a.held) {
-		return
-	}
-	a.churn = 0
+// horizon is the widened start of the oldest window still to decide or to
+// come: launches ending at or before it can meet no window any more.
+func (a *Attributor) horizon() uint64 {
 	// Consecutive read windows overlap: a window starts where the
 	// previous read began, before that read ended. So the next window may
 	// start before the last one's end, never before its start.
@@ -1036,17 +1101,37 @@ func (a *Attributor) maybePrune() {
 	}
 	// Every window still to decide or to come is (S, E] with S >= h, and
 	// its widened start S − slack >= lo.
-	lo := sat(h, a.opt.SlackNs)
+	return sat(h, a.opt.SlackNs)
+}
+
+// maybePrune forgets launches and kernels that no undecided or future
+// window can meet, once enough has changed since the last prune (amortized
+// O(1) per call of the other methods).
+func (a *Attributor) maybePrune() {
+	if a.churn < max(256, a.held) {
+		return
+	}
+	a.prune()
+}
+
+func (a *Attributor) prune() {
+	a.churn = 0
+	lo := a.horizon()
+	a.prunedTo = lo
 	held := 0
 	for id, k := range a.kernels {
 		if k.until <= lo {
+			a.launches.freeChain(k)
 			delete(a.kernels, id)
 			a.dirty = true
 			continue
 		}
-		k.timed = slices.DeleteFunc(k.timed, func(l atLaunch) bool { return l.end <= lo })
+		held += 1 + a.launches.prune(k, lo)
+		if k.notHeld && k.notHeldUntil <= lo {
+			k.notHeld = false
+		}
 		k.untimed = slices.DeleteFunc(k.untimed, func(u atUntimed) bool { return u.endedBy <= lo })
-		held += 1 + len(k.timed) + len(k.untimed)
+		held += len(k.untimed)
 	}
 	a.held = held
 }

@@ -96,6 +96,50 @@
 // KernelCreated; the caller writes them after those Launch and Kernel
 // records, as the file's order rules require.
 //
+// # Memory
+//
+// What an Attributor keeps of past launches is bounded twice, so that its
+// memory grows neither with the run's length nor with its launch rate
+// (issue 14):
+//
+//   - By time: a timed launch is held only while a window it overlaps can
+//     still come or is still undecided: until its end falls at or before
+//     h − s, h being the start of the oldest undecided window, or of the
+//     last window added when none waits (the next window starts no
+//     earlier, see the time model). That is the slack plus a read
+//     interval, plus however long windows wait for launch times
+//     (Resolve). Reads that find nothing buffered move h as well
+//     (NoSamplesUntil), so a device producing no samples frees launches
+//     too.
+//   - By count: timed launches live in one store of columns (28 bytes
+//     each) of Options.MaxLaunchesHeld entries (default 65536: 1.75 MiB;
+//     65 ms of launches at 10^6 launches/s, against about 30 ms the
+//     default latency and read interval need), mapped outside the Go heap
+//     (internal/offheap) and resident only as far as written. Each
+//     kernel's launches are chained in arrival order, freed entries are
+//     reused first, and new ones are taken up to a soft limit that
+//     doubles from 1024, after a prune, as the run needs. Holding a launch
+//     allocates nothing. A launch that finds it
+//     full (after the launches past h − s were dropped) is not held: its
+//     kernel keeps only the hull [first start, last end] of such launches,
+//     and every window of that kernel meeting the hull is decided at kernel
+//     level, exactly as for an untimed launch, so a sample is never given
+//     to a launch it may not belong to. Totals.LaunchesNotHeld and
+//     DegradedRows (Counters.stall_launches_not_held and
+//     stall_rows_degraded) count them; the hull is forgotten once h − s
+//     passes its end.
+//
+// Undecided windows are capped by Options.MaxUndecided (then decided at
+// kernel level, WindowsForced), KERNEL rows held by a flush every
+// KernelFlushNs or at 2^20 distinct rows.
+//
+// # Concurrency
+//
+// All methods of an Attributor are safe for concurrent use: one mutex
+// guards all of its state, the launch store included. Windows must be
+// added in time order (the stall reader's goroutine adds them; the
+// harvester's and the application's threads report launches and kernels).
+//
 // # Accounting
 //
 // A row is one (IP, window) entry as delivered by the driver's calculation

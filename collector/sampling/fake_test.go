@@ -173,6 +173,7 @@ func (a *fakeAttributor) SetOtherProcesses(pids []uint32, known bool) {
 }
 
 func (a *fakeAttributor) ForeignRows() (uint64, uint64) { return 0, 0 }
+func (a *fakeAttributor) NotHeld() (uint64, uint64)     { return 0, 0 }
 
 func (a *fakeAttributor) KernelCreated(id, base, size, from uint64) {
 	a.mu.Lock()

@@ -2,7 +2,6 @@ package sampling
 
 import (
 	"fmt"
-	"github.com/zestall/zestall/collector/attribution"
 	"io"
 	"maps"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zestall/zestall/collector/attribution"
+	"github.com/zestall/zestall/internal/offheap"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
@@ -336,6 +337,9 @@ func (st *Reader) Counters(c *pb.Counters) {
 			foreign, other := a.ForeignRows()
 			c.StallRowsPossiblyForeign += foreign
 			c.StallRowsUnattributedOtherProcess += other
+			notHeld, degraded := a.NotHeld()
+			c.StallLaunchesNotHeld += notHeld
+			c.StallRowsDegraded += degraded
 		}
 	}
 	// In a stable order (by what): a map's order differs from run to run.
@@ -477,8 +481,8 @@ func (st *Reader) Completed(at uint64) {
 // most one read per read interval (addSettle).
 // readBufSize is one read's worth: readStream reads again while a read
 // fills it, and the rest's window keeps the full read's start (readFull).
-// It is live for the whole run, and the Go heap is let grow to twice what
-// is live. It was 8 MiB while the rest of a full read got a window that
+// It is live for the whole run, outside the Go heap: only the pages reads
+// have filled are resident. It was 8 MiB while the rest of a full read got a window that
 // began too late: reading an overflowed device in 1 MiB parts then left
 // 309 sample counts Unattributed in 1 run of 4 (e2e
 // TestStallSampling/overflow); with readFull, 0 in 6.
@@ -488,7 +492,12 @@ func (st *Reader) Run() {
 	defer close(st.done)
 	defer st.guard("the stall reader")
 	interval := st.interval
-	buf := make([]byte, readBufSize)
+	// Outside the Go heap: resident only as far as reads fill it, and
+	// nothing towards the heap's goal (internal/offheap).
+	buf, mapped := offheap.Make[byte](readBufSize)
+	if mapped {
+		defer offheap.Free(buf)
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	latency := st.latency

@@ -90,4 +90,8 @@ type Attributor interface {
 	// ForeignRows: attributed rows flagged possibly foreign, unattributed
 	// rows whose cause is another process.
 	ForeignRows() (possiblyForeign, unattributedOther uint64)
+	// NotHeld: timed launches the attributor did not hold (its cap was
+	// reached), and attributed rows kept at kernel level because one of
+	// them could overlap their window.
+	NotHeld() (launches, degradedRows uint64)
 }

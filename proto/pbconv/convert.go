@@ -866,6 +866,8 @@ func CopyCountersToWire(dst *zw.Counters, m *pb.Counters) {
 	dst.CodeCopyIsaBytes = m.CodeCopyIsaBytes
 	dst.LaunchesWaited = m.LaunchesWaited
 	dst.LaunchWaitNs = m.LaunchWaitNs
+	dst.StallLaunchesNotHeld = m.StallLaunchesNotHeld
+	dst.StallRowsDegraded = m.StallRowsDegraded
 	dst.UnknownFields = m.ProtoReflect().GetUnknown()
 }
 
@@ -906,6 +908,8 @@ func CopyCountersFromWire(dst *pb.Counters, m *zw.Counters) {
 	dst.CodeCopyIsaBytes = m.CodeCopyIsaBytes
 	dst.LaunchesWaited = m.LaunchesWaited
 	dst.LaunchWaitNs = m.LaunchWaitNs
+	dst.StallLaunchesNotHeld = m.StallLaunchesNotHeld
+	dst.StallRowsDegraded = m.StallRowsDegraded
 	dst.ProtoReflect().SetUnknown(m.UnknownFields)
 }
 

@@ -1191,7 +1191,7 @@ func (*Record_LaunchRun) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 8.
+	// "Compatibility and versioning" above). This revision is 9.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -3306,9 +3306,26 @@ type Counters struct {
 	// The time those launches waited, ns, summed over the application's
 	// threads: what zestall added to the application's launch time beyond
 	// its per-launch cost.
-	LaunchWaitNs  uint64 `protobuf:"varint,33,opt,name=launch_wait_ns,json=launchWaitNs,proto3" json:"launch_wait_ns,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	LaunchWaitNs uint64 `protobuf:"varint,33,opt,name=launch_wait_ns,json=launchWaitNs,proto3" json:"launch_wait_ns,omitempty"`
+	// Revision 9. Timed launches the stall attributors did not hold: more
+	// launches could still receive EU stall samples (they ended less than
+	// ZESTALL_STALL_LATENCY plus a read before the oldest read window still
+	// to decide) than an attributor holds (65536 per device, or per
+	// sub-device set in COMPOSITE mode). Each is counted once per
+	// attributor that refused it. Their launch records are complete; only
+	// attribution forgot their times, and keeps every read window that one
+	// of them could overlap at kernel level (stall_rows_degraded). Nonzero
+	// when the application launched faster than about 10^6 kernels per
+	// second per device or the stall reader fell behind.
+	StallLaunchesNotHeld uint64 `protobuf:"varint,34,opt,name=stall_launches_not_held,json=stallLaunchesNotHeld,proto3" json:"stall_launches_not_held,omitempty"`
+	// Revision 9. Attributed rows given STALL_ATTRIBUTION_KERNEL because a
+	// launch not held (stall_launches_not_held) could overlap their read
+	// window: without the cap they could have been LAUNCH or SHARED rows.
+	// Their samples are all there, summed per kernel and offset; part of
+	// stall_rows_attributed.
+	StallRowsDegraded uint64 `protobuf:"varint,35,opt,name=stall_rows_degraded,json=stallRowsDegraded,proto3" json:"stall_rows_degraded,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -3512,6 +3529,20 @@ func (x *Counters) GetLaunchesWaited() uint64 {
 func (x *Counters) GetLaunchWaitNs() uint64 {
 	if x != nil {
 		return x.LaunchWaitNs
+	}
+	return 0
+}
+
+func (x *Counters) GetStallLaunchesNotHeld() uint64 {
+	if x != nil {
+		return x.StallLaunchesNotHeld
+	}
+	return 0
+}
+
+func (x *Counters) GetStallRowsDegraded() uint64 {
+	if x != nil {
+		return x.StallRowsDegraded
 	}
 	return 0
 }
@@ -4350,7 +4381,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\xb5\t\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\x9c\n" +
+	"\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -4378,7 +4410,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\x10code_copies_made\x18\x1c \x01(\x04R\x0ecodeCopiesMade\x12-\n" +
 	"\x13code_copy_isa_bytes\x18\x1d \x01(\x04R\x10codeCopyIsaBytes\x12'\n" +
 	"\x0flaunches_waited\x18  \x01(\x04R\x0elaunchesWaited\x12$\n" +
-	"\x0elaunch_wait_ns\x18! \x01(\x04R\flaunchWaitNs\"\xcc\x01\n" +
+	"\x0elaunch_wait_ns\x18! \x01(\x04R\flaunchWaitNs\x125\n" +
+	"\x17stall_launches_not_held\x18\" \x01(\x04R\x14stallLaunchesNotHeld\x12.\n" +
+	"\x13stall_rows_degraded\x18# \x01(\x04R\x11stallRowsDegraded\"\xcc\x01\n" +
 	"\fSyclLocation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1f\n" +
 	"\vkernel_name\x18\x02 \x01(\tR\n" +

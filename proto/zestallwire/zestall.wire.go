@@ -744,7 +744,7 @@ func (x *Record) AppendWire(b []byte) []byte {
 // Header mirrors message zestall.v1.Header of zestall.proto.
 type Header struct {
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 8.
+	// "Compatibility and versioning" above). This revision is 9.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -3247,6 +3247,23 @@ type Counters struct {
 	// threads: what zestall added to the application's launch time beyond
 	// its per-launch cost.
 	LaunchWaitNs uint64 `protobuf:"varint,33,opt,name=launch_wait_ns,json=launchWaitNs,proto3" json:"launch_wait_ns,omitempty"`
+	// Revision 9. Timed launches the stall attributors did not hold: more
+	// launches could still receive EU stall samples (they ended less than
+	// ZESTALL_STALL_LATENCY plus a read before the oldest read window still
+	// to decide) than an attributor holds (65536 per device, or per
+	// sub-device set in COMPOSITE mode). Each is counted once per
+	// attributor that refused it. Their launch records are complete; only
+	// attribution forgot their times, and keeps every read window that one
+	// of them could overlap at kernel level (stall_rows_degraded). Nonzero
+	// when the application launched faster than about 10^6 kernels per
+	// second per device or the stall reader fell behind.
+	StallLaunchesNotHeld uint64 `protobuf:"varint,34,opt,name=stall_launches_not_held,json=stallLaunchesNotHeld,proto3" json:"stall_launches_not_held,omitempty"`
+	// Revision 9. Attributed rows given STALL_ATTRIBUTION_KERNEL because a
+	// launch not held (stall_launches_not_held) could overlap their read
+	// window: without the cap they could have been LAUNCH or SHARED rows.
+	// Their samples are all there, summed per kernel and offset; part of
+	// stall_rows_attributed.
+	StallRowsDegraded uint64 `protobuf:"varint,35,opt,name=stall_rows_degraded,json=stallRowsDegraded,proto3" json:"stall_rows_degraded,omitempty"`
 	// UnknownFields are the encoded fields a newer revision of the
 	// schema added, written after the known fields (as protobuf keeps
 	// and writes them): nil in records the profiler makes.
@@ -3428,6 +3445,20 @@ func (x *Counters) GetLaunchWaitNs() uint64 {
 	return 0
 }
 
+func (x *Counters) GetStallLaunchesNotHeld() uint64 {
+	if x != nil {
+		return x.StallLaunchesNotHeld
+	}
+	return 0
+}
+
+func (x *Counters) GetStallRowsDegraded() uint64 {
+	if x != nil {
+		return x.StallRowsDegraded
+	}
+	return 0
+}
+
 // AppendWire appends the protobuf encoding of x to b: the bytes
 // proto.Marshal makes of its zestallpb twin. Generated code, without
 // reflection: the writer's first records need no encoding plan.
@@ -3538,6 +3569,14 @@ func (x *Counters) AppendWire(b []byte) []byte {
 	if x.LaunchWaitNs != 0 {
 		b = appendTag(b, 33, wireVarint)
 		b = appendVarint(b, uint64(x.LaunchWaitNs))
+	}
+	if x.StallLaunchesNotHeld != 0 {
+		b = appendTag(b, 34, wireVarint)
+		b = appendVarint(b, uint64(x.StallLaunchesNotHeld))
+	}
+	if x.StallRowsDegraded != 0 {
+		b = appendTag(b, 35, wireVarint)
+		b = appendVarint(b, uint64(x.StallRowsDegraded))
 	}
 	return append(b, x.UnknownFields...)
 }

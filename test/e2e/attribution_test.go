@@ -3,6 +3,7 @@ package e2e
 import (
 	"cmp"
 	"maps"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -298,4 +299,139 @@ func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Trut
 		m.exact += min(g, want[k])
 	}
 	return m
+}
+
+// TestAttributionCap (issue 14): stall attribution holds at most 65536
+// timed launches per device (collector/attribution, "Memory"). With the
+// latency bound at its maximum (1 s) every launch of a 1 s stretch could
+// still receive samples, so 100000 back-to-back launches of one kernel
+// overflow the cap: launches past it are counted not held, the rows they
+// could belong to stay at kernel level (counted), and nothing is
+// misattributed or lost: totals and kernel/offset attribution are exact
+// against the device's ground truth, and per launch and
+// offset no LAUNCH row holds more than the device's launch produced
+// (back-to-back launches mostly give SHARED rows; measureAttribution's
+// checks are quadratic in launches, too slow here). Samples every 1 ms
+// keep the ground truth small.
+func TestAttributionCap(t *testing.T) {
+	tr := buildTree(t)
+	const n = 100_000
+	truthPath := filepath.Join(t.TempDir(), "truth.jsonl")
+	r := runBenchLaunch(t, tr, n, 1, "imm", truthPath, map[string]string{"ZESIM_TIME_SCALE": "1",
+		"ZET_ENABLE_METRICS": "1", "ZESTALL_STALL_LATENCY": "1s", "ZESTALL_SAMPLING_PERIOD_NS": "1000000"})
+	truth, err := groundtruth.Read(truthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.counters
+	if c == nil || !c.Final || c.LaunchesSeen != n || c.LaunchesTimed != n || len(c.Lost) != 0 {
+		t.Fatalf("counters %v: want every launch seen and timed, nothing lost", c)
+	}
+	t.Logf("%d launches not held, %d of %d attributed rows degraded, %d unattributed", c.StallLaunchesNotHeld, c.StallRowsDegraded, c.StallRowsAttributed, c.StallRowsUnattributed)
+	if c.StallLaunchesNotHeld == 0 || c.StallRowsDegraded == 0 {
+		t.Errorf("the cap was not reached (%d launches not held, %d rows degraded): the test tests nothing", c.StallLaunchesNotHeld, c.StallRowsDegraded)
+	}
+	if c.StallRowsDegraded > c.StallRowsAttributed {
+		t.Errorf("%d rows degraded of %d attributed", c.StallRowsDegraded, c.StallRowsAttributed)
+	}
+	// Totals and kernel/offset attribution exact (checkStalls' first
+	// part; its per-launch part is quadratic in launches).
+	truthBase := map[uint64]uint64{}
+	for _, k := range truth.Kernels {
+		truthBase[k.Kernel] = k.Base
+	}
+	type bo struct{ base, off uint64 }
+	wantBO, gotBO := map[bo]uint64{}, map[bo]uint64{}
+	for _, s := range truth.Samples {
+		if s.Dropped || s.Undelivered {
+			continue
+		}
+		for _, v := range s.Counters {
+			wantBO[bo{truthBase[s.Kernel], s.Offset}] += v
+		}
+	}
+	if len(wantBO) == 0 {
+		t.Fatal("the device produced no samples: the test proves nothing")
+	}
+	bases := map[uint64]uint64{}
+	for _, rec := range r.recs {
+		if k := rec.GetKernel(); k != nil {
+			bases[k.Id] = k.BaseAddress
+		}
+		if s := rec.GetStallRows(); s != nil {
+			offs, sums := rowSums(t, s)
+			for i, off := range offs {
+				gotBO[bo{bases[s.KernelId], off}] += sums[i]
+			}
+		}
+		if u := rec.GetUnattributed(); u != nil {
+			t.Errorf("unattributed samples: %v", u)
+		}
+	}
+	if !maps.Equal(gotBO, wantBO) {
+		t.Errorf("samples per kernel and offset: zestall %v, device %v", gotBO, wantBO)
+	}
+
+	// zestall launch -> device launch: same code, start within 100 ns.
+	byBase := map[uint64][]groundtruth.Launch{}
+	for _, g := range truth.Launches {
+		byBase[g.Base] = append(byBase[g.Base], g)
+	}
+	for _, ls := range byBase {
+		slices.SortFunc(ls, func(x, y groundtruth.Launch) int { return cmp.Compare(x.StartNs, y.StartNs) })
+	}
+	kernelBase := map[uint64]uint64{}
+	toTruth := map[uint64]uint64{}
+	for _, rec := range r.recs {
+		if k := rec.GetKernel(); k != nil {
+			kernelBase[k.Id] = k.BaseAddress
+		}
+		if l := rec.GetLaunch(); l != nil {
+			ls := byBase[kernelBase[l.KernelId]]
+			i, _ := slices.BinarySearchFunc(ls, max(l.DeviceStartNs, 100)-100, func(g groundtruth.Launch, t uint64) int { return cmp.Compare(g.StartNs, t) })
+			if i < len(ls) && absDiff(ls[i].StartNs, l.DeviceStartNs) <= 100 {
+				toTruth[l.Id] = ls[i].Launch
+			}
+		}
+	}
+	type lo struct{ launch, off uint64 }
+	want := map[lo]uint64{}
+	for _, s := range truth.Samples {
+		if s.Dropped || s.Undelivered {
+			continue
+		}
+		for _, v := range s.Counters {
+			want[lo{s.Launch, s.Offset}] += v
+		}
+	}
+	got := map[lo]uint64{}
+	var launchRows, sharedRows, kernelRows int
+	for _, rec := range r.recs {
+		s := rec.GetStallRows()
+		if s == nil {
+			continue
+		}
+		switch s.Attribution {
+		case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
+			launchRows++
+			g, ok := toTruth[s.LaunchId]
+			if !ok {
+				t.Fatalf("LAUNCH row names launch %d, which matches no device launch", s.LaunchId)
+			}
+			offs, sums := rowSums(t, s)
+			for i, off := range offs {
+				got[lo{g, off}] += sums[i]
+			}
+		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+			sharedRows++
+		default:
+			kernelRows++
+		}
+	}
+	for k, v := range got {
+		if v > want[k] {
+			t.Errorf("launch %d offset %#x: %d samples attributed, the device's launch produced %d", k.launch, k.off, v, want[k])
+		}
+	}
+	t.Logf("records: %d LAUNCH, %d SHARED, %d KERNEL", launchRows, sharedRows, kernelRows)
 }
