@@ -568,6 +568,25 @@ type scWindow struct {
 	samples    []attribution.Sample
 }
 
+// checkInputSums checks that every counter column's attributed and
+// unattributed sums add up to the scenario's input.
+func (sc *scenario) checkInputSums(t *testing.T, what string, tot attribution.Totals) {
+	t.Helper()
+	var in [3]uint64
+	for _, w := range sc.windows {
+		for _, s := range w.samples {
+			for j, v := range s.Counters {
+				in[j] += v
+			}
+		}
+	}
+	for j := range in {
+		if tot.AttributedCounters[j]+tot.UnattributedCounters[j] != in[j] {
+			t.Fatalf("%s column %d: %d + %d != %d input", what, j, tot.AttributedCounters[j], tot.UnattributedCounters[j], in[j])
+		}
+	}
+}
+
 func newScenario(seed uint64, nWindows int) *scenario {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	sc := &scenario{slack: []uint64{0, 30}[rng.IntN(2)]}
@@ -812,19 +831,7 @@ func TestAttributorRandom(t *testing.T) {
 			}
 			tot := a.Totals()
 			checkTotals(t, tot, recs)
-			var in [3]uint64
-			for _, w := range sc.windows {
-				for _, s := range w.samples {
-					for j, v := range s.Counters {
-						in[j] += v
-					}
-				}
-			}
-			for j := range in {
-				if tot.AttributedCounters[j]+tot.UnattributedCounters[j] != in[j] {
-					t.Fatalf("seed %d column %d: %d + %d != %d input", seed, j, tot.AttributedCounters[j], tot.UnattributedCounters[j], in[j])
-				}
-			}
+			sc.checkInputSums(t, fmt.Sprintf("seed %d", seed), tot)
 			if tot.AmbiguousKernelRows != 0 || tot.WindowsForced != 0 || tot.LaunchesUnknownKernel != 0 {
 				t.Fatalf("seed %d: totals %+v", seed, tot)
 			}

@@ -116,19 +116,7 @@ func TestAttributorLaunchCapRandom(t *testing.T) {
 			}
 			tot := a.Totals()
 			checkTotals(t, tot, recs)
-			var in [3]uint64
-			for _, w := range sc.windows {
-				for _, s := range w.samples {
-					for j, v := range s.Counters {
-						in[j] += v
-					}
-				}
-			}
-			for j := range in {
-				if tot.AttributedCounters[j]+tot.UnattributedCounters[j] != in[j] {
-					t.Fatalf("%s column %d: %d + %d != %d input", what, j, tot.AttributedCounters[j], tot.UnattributedCounters[j], in[j])
-				}
-			}
+			sc.checkInputSums(t, what, tot)
 			if tot.DegradedRows > tot.KernelRows {
 				t.Fatalf("%s: %d rows degraded of %d kernel rows", what, tot.DegradedRows, tot.KernelRows)
 			}

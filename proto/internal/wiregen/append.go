@@ -21,21 +21,14 @@ func (g *gen) appendMethod(md protoreflect.MessageDescriptor, t reflect.Type, na
 		fd     protoreflect.FieldDescriptor
 		goName string
 	}
+	plain, oneofs := splitFields(t)
 	var fields []field
-	var oneofs []reflect.StructField
-	for j := 0; j < t.NumField(); j++ {
-		sf := t.Field(j)
-		switch {
-		case !sf.IsExported():
-		case sf.Tag.Get("protobuf_oneof") != "":
-			oneofs = append(oneofs, sf)
-		default:
-			fd, err := fieldOf(md, sf)
-			if err != nil {
-				return fmt.Errorf("%s: %v", name, err)
-			}
-			fields = append(fields, field{fd, sf.Name})
+	for _, sf := range plain {
+		fd, err := fieldOf(md, sf)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
 		}
+		fields = append(fields, field{fd, sf.Name})
 	}
 	sort.SliceStable(fields, func(i, j int) bool { return fields[i].fd.Number() < fields[j].fd.Number() })
 	g.p("// AppendWire appends the protobuf encoding of x to b: the bytes\n")

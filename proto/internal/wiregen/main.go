@@ -380,17 +380,7 @@ func GenerateConvert() ([]byte, error) {
 		m := mt.New().Interface()
 		t := reflect.TypeOf(m).Elem()
 		name := t.Name()
-		var fields, oneofs []reflect.StructField
-		for j := 0; j < t.NumField(); j++ {
-			sf := t.Field(j)
-			switch {
-			case !sf.IsExported():
-			case sf.Tag.Get("protobuf_oneof") != "":
-				oneofs = append(oneofs, sf)
-			default:
-				fields = append(fields, sf)
-			}
-		}
+		fields, oneofs := splitFields(t)
 		var wrappers []any
 		if len(oneofs) > 0 {
 			mi := m.(interface {
@@ -474,4 +464,20 @@ func convExpr(t reflect.Type, x, fn, to string) (string, error) {
 		return x, nil
 	}
 	return "", fmt.Errorf("no conversion for %v", t)
+}
+
+// splitFields returns the exported fields of the generated message struct
+// t: the plain fields and the oneof interfaces, each in declaration order.
+func splitFields(t reflect.Type) (fields, oneofs []reflect.StructField) {
+	for j := 0; j < t.NumField(); j++ {
+		sf := t.Field(j)
+		switch {
+		case !sf.IsExported():
+		case sf.Tag.Get("protobuf_oneof") != "":
+			oneofs = append(oneofs, sf)
+		default:
+			fields = append(fields, sf)
+		}
+	}
+	return fields, oneofs
 }
