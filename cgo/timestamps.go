@@ -196,6 +196,16 @@ func (s *source) SetRingSlots(slots uint32) {
 }
 
 func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []timing.EventReading {
+	return kernelTimestamps(events, dst, false)
+}
+
+func (s *source) KernelTimestampsReset(events []uint64, dst []timing.EventReading) []timing.EventReading {
+	return kernelTimestamps(events, dst, true)
+}
+
+// kernelTimestamps appends the readings of events to dst, resetting each
+// signalled event in the same pass when reset is set.
+func kernelTimestamps(events []uint64, dst []timing.EventReading, reset bool) []timing.EventReading {
 	if len(events) == 0 {
 		return dst
 	}
@@ -204,19 +214,12 @@ func (s *source) KernelTimestamps(events []uint64, dst []timing.EventReading) []
 	// events and out hold no Go pointers: C uses them for the call's
 	// duration only. timing.EventReading is zl_event_reading_t (see
 	// above): C writes the readings in place, no conversion.
-	C.zl_kernel_timestamps((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)),
-		(*C.zl_event_reading_t)(unsafe.Pointer(&out[0])))
-	return dst[:len(dst)+len(events)]
-}
-
-func (s *source) KernelTimestampsReset(events []uint64, dst []timing.EventReading) []timing.EventReading {
-	if len(events) == 0 {
-		return dst
+	ev, n, rd := (*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)), (*C.zl_event_reading_t)(unsafe.Pointer(&out[0]))
+	if reset {
+		C.zl_kernel_timestamps_reset(ev, n, rd)
+	} else {
+		C.zl_kernel_timestamps(ev, n, rd)
 	}
-	dst = slices.Grow(dst, len(events))
-	out := dst[len(dst) : len(dst)+len(events)]
-	C.zl_kernel_timestamps_reset((*C.uint64_t)(unsafe.Pointer(&events[0])), C.uint32_t(len(events)),
-		(*C.zl_event_reading_t)(unsafe.Pointer(&out[0])))
 	return dst[:len(dst)+len(events)]
 }
 

@@ -13,19 +13,10 @@ const launchMarginNs = 10_000
 // samplingAttributor is an attribution.Attributor as the stall reader sees it.
 type samplingAttributor struct{ *attribution.Attributor }
 
-func (a samplingAttributor) Rows() (attributed, unattributed uint64) {
+// AddCounters takes the attributor's totals once per Counters record.
+func (a samplingAttributor) AddCounters(c *pb.Counters) {
 	t := a.Totals()
-	return t.AttributedRows, t.UnattributedRows
-}
-
-func (a samplingAttributor) ForeignRows() (possiblyForeign, unattributedOther uint64) {
-	t := a.Totals()
-	return t.PossiblyForeignRows, t.UnattributedOtherRows
-}
-
-func (a samplingAttributor) NotHeld() (launches, degradedRows uint64) {
-	t := a.Totals()
-	return t.LaunchesNotHeld, t.DegradedRows
+	t.AddTo(c)
 }
 
 // openStalls opens the stall reader over src on every root device (under

@@ -172,9 +172,6 @@ func (a *fakeAttributor) SetOtherProcesses(pids []uint32, known bool) {
 	a.others, a.othersKnown = pids, known
 }
 
-func (a *fakeAttributor) ForeignRows() (uint64, uint64) { return 0, 0 }
-func (a *fakeAttributor) NotHeld() (uint64, uint64)     { return 0, 0 }
-
 func (a *fakeAttributor) KernelCreated(id, base, size, from uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -211,14 +208,15 @@ func (a *fakeAttributor) Resolve(pendingBefore uint64, final bool) []*pb.Record 
 	return nil
 }
 
-func (a *fakeAttributor) Rows() (uint64, uint64) {
+func (a *fakeAttributor) AddCounters(c *pb.Counters) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := 0
 	for _, w := range a.windows {
 		n += w.rows
 	}
-	return uint64(n), 7
+	c.StallRowsAttributed += uint64(n)
+	c.StallRowsUnattributed += 7
 }
 
 func (a *fakeAttributor) got() []window {

@@ -331,15 +331,7 @@ func (st *Reader) Counters(c *pb.Counters) {
 	c.StallRecordsDiscardedStopped = st.discarded.Load()
 	for _, as := range st.attr {
 		for _, a := range as {
-			attributed, unattributed := a.Rows()
-			c.StallRowsAttributed += attributed
-			c.StallRowsUnattributed += unattributed
-			foreign, other := a.ForeignRows()
-			c.StallRowsPossiblyForeign += foreign
-			c.StallRowsUnattributedOtherProcess += other
-			notHeld, degraded := a.NotHeld()
-			c.StallLaunchesNotHeld += notHeld
-			c.StallRowsDegraded += degraded
+			a.AddCounters(c)
 		}
 	}
 	// In a stable order (by what): a map's order differs from run to run.

@@ -82,16 +82,11 @@ type Attributor interface {
 	NoSamplesUntil(hostNs uint64)
 	// Resolve returns the records of the windows it can decide now.
 	Resolve(pendingBefore uint64, final bool) []*pb.Record
-	// Rows are the sample rows given to a kernel and those given to none.
-	Rows() (attributed, unattributed uint64)
+	// AddCounters adds the attributor's totals to c: rows given to a
+	// kernel and to none, rows possibly foreign, launches not held and
+	// rows degraded (attribution.Totals.AddTo).
+	AddCounters(c *pb.Counters)
 	// SetOtherProcesses: the other processes running kernels on the
 	// device (known: the driver said) for the windows added from now on.
 	SetOtherProcesses(pids []uint32, known bool)
-	// ForeignRows: attributed rows flagged possibly foreign, unattributed
-	// rows whose cause is another process.
-	ForeignRows() (possiblyForeign, unattributedOther uint64)
-	// NotHeld: timed launches the attributor did not hold (its cap was
-	// reached), and attributed rows kept at kernel level because one of
-	// them could overlap their window.
-	NotHeld() (launches, degradedRows uint64)
 }
