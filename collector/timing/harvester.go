@@ -206,7 +206,8 @@ type pendingLaunch struct {
 }
 
 type listState struct {
-	templates []Slot // the list's launch slots, in append order
+	templates []template // the list's launches, in append order
+	id        uint32     // the list's id (Slot.ListID)
 	execs     uint32
 	handle    uint64 // the command list
 	seq       uint64 // the submission number of the last execution seen
@@ -217,12 +218,52 @@ type listState struct {
 	// execution without a snapshot that waits for its event, read in
 	// bulk by harvestReads (the usual record, execute, synchronise,
 	// reset): values in storage reused with the list, no heap object and
-	// no map entry per launch. nreads of them wait; readRef is that
-	// execution's reference time; queued: the list is in Harvester.readLists.
-	reads   []listRead
-	nreads  int
-	readRef uint64
-	queued  bool
+	// no map entry per launch. nreads of them wait, all of one execution
+	// (previousExec moves them out before the next one's wait): readRef
+	// is that execution's reference time, readExec its index, readQueue
+	// its queue's id, readSerial whether it ran serialized; queued: the
+	// list is in Harvester.readLists.
+	reads      []listRead
+	nreads     int
+	readRef    uint64
+	readQueue  uint64
+	readExec   uint32
+	readSerial bool
+	queued     bool
+}
+
+// template is a launch appended to a regular list, as its Slot gave it:
+// the fields a record or a wait takes from it, not those of a Slot that a
+// launch on a regular list leaves empty or that its list holds (the list's
+// handle and id, the queue, an execution's snapshots and submission
+// number). A list holds one per appended launch for as long as it lives,
+// and one list per thread may end while the next fills: 80 bytes rather
+// than a 120-byte Slot was 0.8 MB of the peak live heap with 4 threads
+// recording lists of 4096 launches (BENCHMARKS.md, "Issue 14, session
+// 12"). templateOf and slot convert.
+type template struct {
+	HostNs, Event, Device, Context, SyclTask uint64
+	KernelID, EvIndex, SyclLocation          uint32
+	GroupCount                               [3]uint32
+	GroupSize                                [3]uint16
+	CodeCopy                                 uint16
+	LaunchKind, Flags, Reason                uint8
+}
+
+// templateOf is launch slot s as a template.
+func templateOf(s *Slot) template {
+	return template{HostNs: s.HostNs, Event: s.Event, Device: s.Device, Context: s.Context, SyclTask: s.SyclTask,
+		KernelID: s.KernelID, EvIndex: s.EvIndex, SyclLocation: s.SyclLocation, GroupCount: s.GroupCount,
+		GroupSize: s.GroupSize, CodeCopy: s.CodeCopy, LaunchKind: s.LaunchKind, Flags: s.Flags, Reason: s.Reason}
+}
+
+// slot is t, a launch of list listID, as the launch Slot it came from
+// (the fields a launch on a regular list leaves empty, empty).
+func (t *template) slot(listID uint32) Slot {
+	return Slot{HostNs: t.HostNs, Event: t.Event, Device: t.Device, Context: t.Context, SyclTask: t.SyclTask,
+		KernelID: t.KernelID, ListID: listID, EvIndex: t.EvIndex, SyclLocation: t.SyclLocation,
+		GroupCount: t.GroupCount, GroupSize: t.GroupSize, CodeCopy: t.CodeCopy, Kind: SlotLaunch,
+		LaunchKind: t.LaunchKind, Flags: t.Flags, Reason: t.Reason}
 }
 
 // listRead is one launch of a regular list waiting for its own event
@@ -233,18 +274,20 @@ type listState struct {
 // (listRecord), as an immediate launch's is: a record made here and
 // copied into the batch was two writes and a read of 120 bytes more per
 // launch.
+//
+// What is the same for every launch waiting in a list's reads (their
+// execution's index, queue, reference time and serialization) is the
+// list's (listState.readExec…), and the event and context are the
+// template's: 56 bytes a launch rather than 96 (BENCHMARKS.md, "Issue 14,
+// session 12").
 type listRead struct {
 	waiting bool
-	serial  bool   // the execution ran serialized
-	exec    uint32 // the execution's index
+	hasLast bool
 	// What newRecord would have taken from the Harvester when the
-	// execution was drained: the launch's id and its queue's.
-	id, queue    uint64
-	event        uint64
-	context, ref uint64
-	dev          *Clock
-	hasLast      bool
-	last         KernelTimestamp
+	// execution was drained: the launch's id.
+	id   uint64
+	dev  *Clock
+	last KernelTimestamp
 }
 
 // pendingExec is one execution of a regular list whose times a snapshot
@@ -276,7 +319,7 @@ type Harvester struct {
 	evSpare  []uint64                    // the previous pass's evOrder, reused
 	execs    []*pendingExec              // executions with snapshots, oldest first
 	execFree []*pendingExec              // read executions, for reuse
-	tplFree  [][]Slot                    // templates of lists given back, for reuse
+	tplFree  [][]template                // templates of lists given back, for reuse
 	readFree [][]listRead                // reads of lists given back, for reuse
 	// readLists: lists with launches waiting in listState.reads, oldest
 	// execution first.
@@ -530,7 +573,7 @@ func (h *Harvester) slot(s *Slot) {
 		if ls == nil || h.lastListID != s.ListID {
 			ls = h.lists[s.ListID]
 			if ls == nil {
-				ls = &listState{}
+				ls = &listState{id: s.ListID}
 				if n := len(h.tplFree); n > 0 {
 					ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
 				}
@@ -538,7 +581,7 @@ func (h *Harvester) slot(s *Slot) {
 			}
 			h.lastListID, h.lastList = s.ListID, ls
 		}
-		ls.templates = append(ls.templates, *s)
+		ls.templates = append(ls.templates, templateOf(s))
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
@@ -577,7 +620,7 @@ func (h *Harvester) slot(s *Slot) {
 		direct := pe == nil && !h.sharedOn(ls)
 		if direct {
 			h.growReads(ls)
-			ls.readRef = s.HostNs
+			ls.readRef, ls.readExec, ls.readSerial = s.HostNs, ls.execs, serial
 		}
 		for i := range ls.templates {
 			t := &ls.templates[i]
@@ -587,20 +630,21 @@ func (h *Harvester) slot(s *Slot) {
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
 				if c := h.clock(t.Device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
 					r := &ls.reads[i]
-					r.waiting, r.serial, r.exec = true, serial, ls.execs
-					r.id, r.queue = h.newID(), h.queueID(s.Queue)
-					r.event, r.context, r.ref, r.dev = t.Event, t.Context, s.HostNs, c
+					r.waiting, r.id, r.dev = true, h.newID(), c
+					ls.readQueue = h.queueID(s.Queue) // (the last queue's: no lookup)
 					ls.nreads++
 					h.npending++
 					continue
 				}
 				var p pendingLaunch
-				h.newLaunch(&p, t, s.HostNs, ls.execs, s.Queue, serial) // written at once, without times
+				ts := t.slot(ls.id)
+				h.newLaunch(&p, &ts, s.HostNs, ls.execs, s.Queue, serial) // written at once, without times
 				continue
 			}
 			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
 				pe.launches = append(pe.launches, pendingLaunch{})
-				if p := &pe.launches[len(pe.launches)-1]; h.newLaunch(p, t, s.HostNs, ls.execs, s.Queue, serial) {
+				ts := t.slot(ls.id)
+				if p := &pe.launches[len(pe.launches)-1]; h.newLaunch(p, &ts, s.HostNs, ls.execs, s.Queue, serial) {
 					p.index = t.EvIndex - 1
 					h.npending++
 				} else {
@@ -609,7 +653,8 @@ func (h *Harvester) slot(s *Slot) {
 				continue
 			}
 			var p pendingLaunch
-			if h.newLaunch(&p, t, s.HostNs, ls.execs, s.Queue, serial) {
+			ts := t.slot(ls.id)
+			if h.newLaunch(&p, &ts, s.HostNs, ls.execs, s.Queue, serial) {
 				shared := p
 				shared.ls = ls
 				h.addPendingLaunch(&shared)
@@ -662,7 +707,7 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 			}
 			r.waiting = false
 			h.npending--
-			if pe != nil && r.exec == ls.execs-1 {
+			if pe != nil && ls.readExec == ls.execs-1 {
 				pe.launches = append(pe.launches, pendingLaunch{})
 				h.pendingOf(&pe.launches[len(pe.launches)-1], ls, i) // counted below
 			} else {
@@ -766,7 +811,7 @@ func (h *Harvester) readOf(ev uint64) (*listState, int) {
 	}
 	if ls := h.appList; ls != nil && ls.nreads > 0 {
 		for i := h.appNext; i < len(ls.reads) && i < h.appNext+8; i++ {
-			if r := &ls.reads[i]; r.waiting && r.event == ev {
+			if r := &ls.reads[i]; r.waiting && ls.templates[i].Event == ev {
 				h.appNext = i + 1
 				return ls, i
 			}
@@ -777,7 +822,7 @@ func (h *Harvester) readOf(ev uint64) (*listState, int) {
 			continue
 		}
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.event == ev {
+			if r := &ls.reads[i]; r.waiting && ls.templates[i].Event == ev {
 				h.appList, h.appNext = ls, i+1
 				return ls, i
 			}
@@ -846,7 +891,7 @@ func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
 	for _, ls := range lists {
 		for i := range ls.reads {
 			if ls.reads[i].waiting {
-				h.rdEv = append(h.rdEv, ls.reads[i].event)
+				h.rdEv = append(h.rdEv, ls.templates[i].Event)
 			}
 		}
 	}
@@ -868,7 +913,7 @@ func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
 			}
 			rd := &h.rdOut[j]
 			j++
-			ev, ctx := r.event, r.context
+			ev, ctx := ls.templates[i].Event, ls.templates[i].Context
 			h.listReading(ls, i, rd, final) // (its record from the template as it was)
 			if reset && (rd.Ready || rd.Failed != 0) {
 				// Reset by its read: returned only, and not released again.
@@ -894,14 +939,14 @@ func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bo
 		return
 	case rd.Ready && !(r.hasLast && r.last == rd.TS):
 		if len(h.lastTS) > 0 {
-			if last, seen := h.lastTS[r.event]; seen && last == rd.TS {
+			if last, seen := h.lastTS[ls.templates[i].Event]; seen && last == rd.TS {
 				break // a reading the shared path harvested already
 			}
 		}
 		// A start in the future: the reading is older than the launch
 		// (the masked counter placed it one wrap later); before the
 		// execution: an earlier execution's.
-		if startNs, startTicks := r.dev.toHost(rd.TS.Start, r.ref); startNs <= h.limit && startNs+1000 >= r.ref {
+		if startNs, startTicks := r.dev.toHost(rd.TS.Start, ls.readRef); startNs <= h.limit && startNs+1000 >= ls.readRef {
 			h.readDone(ls, r)
 			r.hasLast, r.last = true, rd.TS
 			out := h.listRecord(ls, i)
@@ -922,7 +967,7 @@ func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bo
 func (h *Harvester) listRecord(ls *listState, i int) *stream.Launch {
 	r := &ls.reads[i]
 	out := h.outNext()
-	fillRecord(out, &ls.templates[i], r.id, r.queue, r.exec, r.serial, r.dev)
+	fillRecordOf(out, &ls.templates[i], ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, r.dev)
 	return out
 }
 
@@ -938,8 +983,8 @@ func (h *Harvester) listNoTS(ls *listState, i int, reason pb.NoTimestampReason) 
 func (h *Harvester) pendingOf(p *pendingLaunch, ls *listState, i int) {
 	r := &ls.reads[i]
 	t := &ls.templates[i]
-	*p = pendingLaunch{index: t.EvIndex - 1, event: r.event, context: r.context, ref: r.ref, dev: r.dev}
-	fillRecord(&p.rec, t, r.id, r.queue, r.exec, r.serial, r.dev)
+	*p = pendingLaunch{index: t.EvIndex - 1, event: t.Event, context: t.Context, ref: ls.readRef, dev: r.dev}
+	fillRecordOf(&p.rec, t, ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, r.dev)
 }
 
 // readDone: launch r of ls waits no more (it is written, or about to be).
@@ -1109,22 +1154,47 @@ func fillRecord(rec *stream.Launch, s *Slot, id, queueID uint64, exec uint32, ex
 		GroupSizeX: uint32(s.GroupSize[0]), GroupSizeY: uint32(s.GroupSize[1]), GroupSizeZ: uint32(s.GroupSize[2]),
 		HostAppendNs: s.HostNs, ExecutionIndex: exec,
 		SyclTaskId: s.SyclTask, SyclLocationId: s.SyclLocation, CodeCopy: uint32(s.CodeCopy),
+		Flags: recordFlags(s.Flags, execSerial),
 	}
 	if c != nil {
 		rec.DeviceId = c.id
 	}
-	if s.Flags&SlotFlagImmediate != 0 {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)
+}
+
+// fillRecordOf is fillRecord of template t of list listID: the record
+// fillRecord makes of the slot t came from (TestFillRecordOf), without
+// making that slot.
+func fillRecordOf(rec *stream.Launch, t *template, listID uint32, id, queueID uint64, exec uint32, execSerial bool, c *Clock) {
+	*rec = stream.Launch{
+		Id: id, KernelId: uint64(t.KernelID), CommandListId: uint64(listID),
+		QueueId: queueID, Kind: pb.LaunchKind(t.LaunchKind),
+		GroupCountX: t.GroupCount[0], GroupCountY: t.GroupCount[1], GroupCountZ: t.GroupCount[2],
+		GroupSizeX: uint32(t.GroupSize[0]), GroupSizeY: uint32(t.GroupSize[1]), GroupSizeZ: uint32(t.GroupSize[2]),
+		HostAppendNs: t.HostNs, ExecutionIndex: exec,
+		SyclTaskId: t.SyclTask, SyclLocationId: t.SyclLocation, CodeCopy: uint32(t.CodeCopy),
+		Flags: recordFlags(t.Flags, execSerial),
 	}
-	if s.Flags&SlotFlagOurs != 0 {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED)
+	if c != nil {
+		rec.DeviceId = c.id
 	}
-	if s.Flags&SlotFlagAppEvent != 0 {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_APP_EVENT)
+}
+
+// recordFlags are a launch record's flags for a slot's flags.
+func recordFlags(f uint8, execSerial bool) uint32 {
+	var r uint32
+	if f&SlotFlagImmediate != 0 {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)
 	}
-	if s.Flags&SlotFlagSerial != 0 || execSerial {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED)
+	if f&SlotFlagOurs != 0 {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED)
 	}
+	if f&SlotFlagAppEvent != 0 {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_APP_EVENT)
+	}
+	if f&SlotFlagSerial != 0 || execSerial {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED)
+	}
+	return r
 }
 
 // immLaunch is a launch on an immediate list whose event is zestall's,
@@ -1741,7 +1811,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.imm = keepImm
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.context == ctx {
+			if r := &ls.reads[i]; r.waiting && ls.templates[i].Context == ctx {
 				h.readDone(ls, r) // its event goes away with the pools
 				h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			}
