@@ -879,25 +879,42 @@ func (h *Harvester) harvestReads(final bool) {
 	clear(h.readBatch)
 }
 
-// readWaiting reads, in one batch, the events of the launches waiting in
-// the reads of lists, and applies each reading to its launch
-// (listReading; with final, a launch the reading is not of is written
-// without times). With reset (final only: the lists ended, and nothing
-// else reads their events), each event whose reading is final is reset
-// by its read (Source.KernelTimestampsReset) and given back now; the
-// list's release (releaseListEvents) leaves it out.
+// readWaiting reads, in batches of at most readChunk, the events of the
+// launches waiting in the reads of lists, and applies each reading to its
+// launch (listReading; with final, a launch the reading is not of is
+// written without times). With reset (final only: the lists ended, and
+// nothing else reads their events), each event whose reading is final is
+// reset by its read (Source.KernelTimestampsReset) and given back now;
+// the list's release (releaseListEvents) leaves it out.
 func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
-	h.rdEv = h.rdEv[:0]
 	for _, ls := range lists {
-		for i := range ls.reads {
-			if ls.reads[i].waiting {
-				h.rdEv = append(h.rdEv, ls.templates[i].Event)
+		for from := 0; from < len(ls.reads); {
+			h.rdEv = h.rdEv[:0]
+			to := from
+			for ; to < len(ls.reads) && len(h.rdEv) < readChunk; to++ {
+				if ls.reads[to].waiting {
+					h.rdEv = append(h.rdEv, ls.templates[to].Event)
+				}
 			}
+			if len(h.rdEv) > 0 {
+				h.readRange(ls, from, to, final, reset)
+			}
+			from = to
 		}
 	}
-	if len(h.rdEv) == 0 {
-		return
-	}
+}
+
+// readChunk is the most events readWaiting reads at once: the batch and
+// its readings (48 bytes an event) are kept for the next pass, and one
+// batch of every launch waiting in every list was 0.8 MB of the peak live
+// heap with 4 threads recording lists of 4096 launches (BENCHMARKS.md,
+// "Issue 14, session 12"); a driver call per 4096 events costs nothing
+// measurable.
+const readChunk = DrainBatch
+
+// readRange reads h.rdEv, the events of the launches waiting in
+// ls.reads[from:to], and applies each reading to its launch (readWaiting).
+func (h *Harvester) readRange(ls *listState, from, to int, final, reset bool) {
 	if reset {
 		h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
 	} else {
@@ -905,24 +922,22 @@ func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
 	}
 	h.readNow()
 	j := 0
-	for _, ls := range lists {
-		for i := range ls.reads {
-			r := &ls.reads[i]
-			if !r.waiting {
-				continue
+	for i := from; i < to; i++ {
+		r := &ls.reads[i]
+		if !r.waiting {
+			continue
+		}
+		rd := &h.rdOut[j]
+		j++
+		ev, ctx := ls.templates[i].Event, ls.templates[i].Context
+		h.listReading(ls, i, rd, final) // (its record from the template as it was)
+		if reset && (rd.Ready || rd.Failed != 0) {
+			// Reset by its read: returned only, and not released again.
+			if len(h.lastTS) > 0 {
+				delete(h.lastTS, ev)
 			}
-			rd := &h.rdOut[j]
-			j++
-			ev, ctx := ls.templates[i].Event, ls.templates[i].Context
-			h.listReading(ls, i, rd, final) // (its record from the template as it was)
-			if reset && (rd.Ready || rd.Failed != 0) {
-				// Reset by its read: returned only, and not released again.
-				if len(h.lastTS) > 0 {
-					delete(h.lastTS, ev)
-				}
-				h.ret = append(h.ret, EventRef{Context: ctx, Event: ev})
-				ls.templates[i].Flags &^= SlotFlagOurs
-			}
+			h.ret = append(h.ret, EventRef{Context: ctx, Event: ev})
+			ls.templates[i].Flags &^= SlotFlagOurs
 		}
 	}
 }
