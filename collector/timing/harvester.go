@@ -207,13 +207,17 @@ type pendingLaunch struct {
 
 type listState struct {
 	templates []template // the list's launches, in append order
-	id        uint32     // the list's id (Slot.ListID)
-	execs     uint32
-	handle    uint64 // the command list
-	seq       uint64 // the submission number of the last execution seen
-	inflight  int    // executions whose snapshot is not read yet
-	ended     bool   // reset or destroyed: its events go back once inflight is 0
-	dead      bool   // its context is gone: nothing to give back
+	// id, device, context: the list's, which its every launch slot
+	// carries (the launch path takes all three from the list's one entry
+	// in its map of lists: cgo/launch.c's prologue), held once here.
+	id              uint32
+	device, context uint64
+	execs           uint32
+	handle          uint64 // the command list
+	seq             uint64 // the submission number of the last execution seen
+	inflight        int    // executions whose snapshot is not read yet
+	ended           bool   // reset or destroyed: its events go back once inflight is 0
+	dead            bool   // its context is gone: nothing to give back
 	// reads: per template (same index), the launch of the list's latest
 	// execution without a snapshot that waits for its event, read in
 	// bulk by harvestReads (the usual record, execute, synchronise,
@@ -221,12 +225,14 @@ type listState struct {
 	// no map entry per launch. nreads of them wait, all of one execution
 	// (previousExec moves them out before the next one's wait): readRef
 	// is that execution's reference time, readExec its index, readQueue
-	// its queue's id, readSerial whether it ran serialized; queued: the
-	// list is in Harvester.readLists.
+	// its queue's id, readSerial whether it ran serialized, readDev the
+	// clock of the list's device; queued: the list is in
+	// Harvester.readLists.
 	reads      []listRead
 	nreads     int
 	readRef    uint64
 	readQueue  uint64
+	readDev    *Clock
 	readExec   uint32
 	readSerial bool
 	queued     bool
@@ -235,33 +241,33 @@ type listState struct {
 // template is a launch appended to a regular list, as its Slot gave it:
 // the fields a record or a wait takes from it, not those of a Slot that a
 // launch on a regular list leaves empty or that its list holds (the list's
-// handle and id, the queue, an execution's snapshots and submission
-// number). A list holds one per appended launch for as long as it lives,
-// and one list per thread may end while the next fills: 80 bytes rather
-// than a 120-byte Slot was 0.8 MB of the peak live heap with 4 threads
-// recording lists of 4096 launches (BENCHMARKS.md, "Issue 14, session
-// 12"). templateOf and slot convert.
+// handle, id, device and context, the queue, an execution's snapshots and
+// submission number). A list holds one per appended launch for as long
+// as it lives, and one list per thread may end while the next fills: 64
+// bytes rather than a 120-byte Slot was 1.3 MB of the peak live heap with
+// 4 threads recording lists of 4096 launches (BENCHMARKS.md, "Issue 14,
+// session 12"). templateOf and slot convert.
 type template struct {
-	HostNs, Event, Device, Context, SyclTask uint64
-	KernelID, EvIndex, SyclLocation          uint32
-	GroupCount                               [3]uint32
-	GroupSize                                [3]uint16
-	CodeCopy                                 uint16
-	LaunchKind, Flags, Reason                uint8
+	HostNs, Event, SyclTask         uint64
+	KernelID, EvIndex, SyclLocation uint32
+	GroupCount                      [3]uint32
+	GroupSize                       [3]uint16
+	CodeCopy                        uint16
+	LaunchKind, Flags, Reason       uint8
 }
 
 // templateOf is launch slot s as a template.
 func templateOf(s *Slot) template {
-	return template{HostNs: s.HostNs, Event: s.Event, Device: s.Device, Context: s.Context, SyclTask: s.SyclTask,
+	return template{HostNs: s.HostNs, Event: s.Event, SyclTask: s.SyclTask,
 		KernelID: s.KernelID, EvIndex: s.EvIndex, SyclLocation: s.SyclLocation, GroupCount: s.GroupCount,
 		GroupSize: s.GroupSize, CodeCopy: s.CodeCopy, LaunchKind: s.LaunchKind, Flags: s.Flags, Reason: s.Reason}
 }
 
-// slot is t, a launch of list listID, as the launch Slot it came from
-// (the fields a launch on a regular list leaves empty, empty).
-func (t *template) slot(listID uint32) Slot {
-	return Slot{HostNs: t.HostNs, Event: t.Event, Device: t.Device, Context: t.Context, SyclTask: t.SyclTask,
-		KernelID: t.KernelID, ListID: listID, EvIndex: t.EvIndex, SyclLocation: t.SyclLocation,
+// slot is t, a launch of list ls, as the launch Slot it came from (the
+// fields a launch on a regular list leaves empty, empty).
+func (t *template) slot(ls *listState) Slot {
+	return Slot{HostNs: t.HostNs, Event: t.Event, Device: ls.device, Context: ls.context, SyclTask: t.SyclTask,
+		KernelID: t.KernelID, ListID: ls.id, EvIndex: t.EvIndex, SyclLocation: t.SyclLocation,
 		GroupCount: t.GroupCount, GroupSize: t.GroupSize, CodeCopy: t.CodeCopy, Kind: SlotLaunch,
 		LaunchKind: t.LaunchKind, Flags: t.Flags, Reason: t.Reason}
 }
@@ -276,9 +282,9 @@ func (t *template) slot(listID uint32) Slot {
 // launch.
 //
 // What is the same for every launch waiting in a list's reads (their
-// execution's index, queue, reference time and serialization) is the
-// list's (listState.readExec…), and the event and context are the
-// template's: 56 bytes a launch rather than 96 (BENCHMARKS.md, "Issue 14,
+// execution's index, queue, reference time, serialization and device
+// clock) is the list's (listState.readExec…), and the event is the
+// template's: 48 bytes a launch rather than 96 (BENCHMARKS.md, "Issue 14,
 // session 12").
 type listRead struct {
 	waiting bool
@@ -286,7 +292,6 @@ type listRead struct {
 	// What newRecord would have taken from the Harvester when the
 	// execution was drained: the launch's id.
 	id   uint64
-	dev  *Clock
 	last KernelTimestamp
 }
 
@@ -573,7 +578,7 @@ func (h *Harvester) slot(s *Slot) {
 		if ls == nil || h.lastListID != s.ListID {
 			ls = h.lists[s.ListID]
 			if ls == nil {
-				ls = &listState{id: s.ListID}
+				ls = &listState{id: s.ListID, device: s.Device, context: s.Context}
 				if n := len(h.tplFree); n > 0 {
 					ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
 				}
@@ -603,7 +608,7 @@ func (h *Harvester) slot(s *Slot) {
 				t := &ls.templates[i]
 				if t.HostNs <= s.HostNs && t.Event != 0 && t.Flags&SlotFlagOurs != 0 {
 					h.addPendingLaunch(&pendingLaunch{rec: stream.Launch{CommandListId: uint64(s.ListID)},
-						event: t.Event, context: t.Context, dev: h.clock(t.Device), ref: s.HostNs, stopped: true})
+						event: t.Event, context: ls.context, dev: h.clock(ls.device), ref: s.HostNs, stopped: true})
 				}
 			}
 			return
@@ -628,22 +633,23 @@ func (h *Harvester) slot(s *Slot) {
 				continue
 			}
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
-				if c := h.clock(t.Device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+				if c := h.clock(ls.device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
 					r := &ls.reads[i]
-					r.waiting, r.id, r.dev = true, h.newID(), c
+					r.waiting, r.id = true, h.newID()
 					ls.readQueue = h.queueID(s.Queue) // (the last queue's: no lookup)
+					ls.readDev = c
 					ls.nreads++
 					h.npending++
 					continue
 				}
 				var p pendingLaunch
-				ts := t.slot(ls.id)
+				ts := t.slot(ls)
 				h.newLaunch(&p, &ts, s.HostNs, ls.execs, s.Queue, serial) // written at once, without times
 				continue
 			}
 			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
 				pe.launches = append(pe.launches, pendingLaunch{})
-				ts := t.slot(ls.id)
+				ts := t.slot(ls)
 				if p := &pe.launches[len(pe.launches)-1]; h.newLaunch(p, &ts, s.HostNs, ls.execs, s.Queue, serial) {
 					p.index = t.EvIndex - 1
 					h.npending++
@@ -653,7 +659,7 @@ func (h *Harvester) slot(s *Slot) {
 				continue
 			}
 			var p pendingLaunch
-			ts := t.slot(ls.id)
+			ts := t.slot(ls)
 			if h.newLaunch(&p, &ts, s.HostNs, ls.execs, s.Queue, serial) {
 				shared := p
 				shared.ls = ls
@@ -929,7 +935,7 @@ func (h *Harvester) readRange(ls *listState, from, to int, final, reset bool) {
 		}
 		rd := &h.rdOut[j]
 		j++
-		ev, ctx := ls.templates[i].Event, ls.templates[i].Context
+		ev, ctx := ls.templates[i].Event, ls.context
 		h.listReading(ls, i, rd, final) // (its record from the template as it was)
 		if reset && (rd.Ready || rd.Failed != 0) {
 			// Reset by its read: returned only, and not released again.
@@ -961,11 +967,11 @@ func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bo
 		// A start in the future: the reading is older than the launch
 		// (the masked counter placed it one wrap later); before the
 		// execution: an earlier execution's.
-		if startNs, startTicks := r.dev.toHost(rd.TS.Start, ls.readRef); startNs <= h.limit && startNs+1000 >= ls.readRef {
+		if startNs, startTicks := ls.readDev.toHost(rd.TS.Start, ls.readRef); startNs <= h.limit && startNs+1000 >= ls.readRef {
 			h.readDone(ls, r)
 			r.hasLast, r.last = true, rd.TS
 			out := h.listRecord(ls, i)
-			h.setTimes(out, r.dev, rd.TS, startNs, startTicks)
+			h.setTimes(out, ls.readDev, rd.TS, startNs, startTicks)
 			h.sent(out)
 			return
 		}
@@ -982,7 +988,7 @@ func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bo
 func (h *Harvester) listRecord(ls *listState, i int) *stream.Launch {
 	r := &ls.reads[i]
 	out := h.outNext()
-	fillRecordOf(out, &ls.templates[i], ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, r.dev)
+	fillRecordOf(out, &ls.templates[i], ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, ls.readDev)
 	return out
 }
 
@@ -998,8 +1004,8 @@ func (h *Harvester) listNoTS(ls *listState, i int, reason pb.NoTimestampReason) 
 func (h *Harvester) pendingOf(p *pendingLaunch, ls *listState, i int) {
 	r := &ls.reads[i]
 	t := &ls.templates[i]
-	*p = pendingLaunch{index: t.EvIndex - 1, event: t.Event, context: t.Context, ref: ls.readRef, dev: r.dev}
-	fillRecordOf(&p.rec, t, ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, r.dev)
+	*p = pendingLaunch{index: t.EvIndex - 1, event: t.Event, context: ls.context, ref: ls.readRef, dev: ls.readDev}
+	fillRecordOf(&p.rec, t, ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, ls.readDev)
 }
 
 // readDone: launch r of ls waits no more (it is written, or about to be).
@@ -1763,7 +1769,7 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 			if shared {
 				delete(h.lastTS, t.Event)
 			}
-			h.rel = append(h.rel, EventRef{Context: t.Context, Event: t.Event})
+			h.rel = append(h.rel, EventRef{Context: ls.context, Event: t.Event})
 		}
 	}
 	// Nothing reads an ended list's templates once its executions were
@@ -1826,14 +1832,14 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.imm = keepImm
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && ls.templates[i].Context == ctx {
+			if r := &ls.reads[i]; r.waiting && ls.context == ctx {
 				h.readDone(ls, r) // its event goes away with the pools
 				h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			}
 		}
 	}
 	for id, ls := range h.lists {
-		if len(ls.templates) > 0 && ls.templates[0].Context == ctx {
+		if len(ls.templates) > 0 && ls.context == ctx {
 			ls.dead = true
 			delete(h.lists, id)
 			if h.lastList == ls {

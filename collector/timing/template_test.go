@@ -43,7 +43,7 @@ func TestFillRecordOf(t *testing.T) {
 			t.Errorf("%s: record of the template\n%+v\nwant (of the slot)\n%+v", tc.name, got, want)
 		}
 		// Back to a slot: what a launch on a regular list carries.
-		back := tpl.slot(tc.s.ListID)
+		back := tpl.slot(&listState{id: tc.s.ListID, device: tc.s.Device, context: tc.s.Context})
 		orig := tc.s
 		orig.List, orig.Queue, orig.Snapshot, orig.SnapshotPrev, orig.Seq = 0, 0, 0, 0, 0
 		if back != orig {
@@ -60,8 +60,8 @@ func TestListStorageSizes(t *testing.T) {
 		what       string
 		size, most uintptr
 	}{
-		{"template", unsafe.Sizeof(template{}), 80},
-		{"listRead", unsafe.Sizeof(listRead{}), 56},
+		{"template", unsafe.Sizeof(template{}), 64},
+		{"listRead", unsafe.Sizeof(listRead{}), 48},
 	} {
 		if c.size > c.most {
 			t.Errorf("%s: %d bytes, want at most %d", c.what, c.size, c.most)
