@@ -183,7 +183,7 @@ void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev) {
  * batch itself (event_refill), fewer events in all (BENCHMARKS.md, "Issue
  * 14, session 12"). */
 #define ZL_POOL_LOW_WATER (ZL_POOL_EVENTS / 2)
-#define ZL_POOL_AHEAD_MAX (2 * ZL_POOL_EVENTS)
+#define ZL_POOL_AHEAD_MAX ZL_POOL_EVENTS
 
 /* Events read and reset by Go go back to their contexts' free lists
  * (one lock per run of one context's events), and a context's pools are

@@ -25,9 +25,9 @@ zmap_t ctxs; /* launch_maps.c's, alone here */
 
 /* event_pools.c's policy, as it is meant to be: the free list grown to
  * half a pool plus a quarter of the events created, that quarter at most
- * two pools' worth. */
+ * a pool's worth. */
 #define LOW_WATER (ZL_POOL_EVENTS / 2)
-#define AHEAD_MAX (2 * ZL_POOL_EVENTS)
+#define AHEAD_MAX ZL_POOL_EVENTS
 
 /* The driver, stubbed: events are distinct non-NULL handles, counted. */
 static uint64_t events_created, events_destroyed, pools_created;
