@@ -462,11 +462,11 @@ func TestRingSlotsSetting(t *testing.T) {
 // 4 threads recording regular lists of 4096 launches, with sampling (the
 // case that missed 32 MiB until session 12: each thread's list holds its
 // 4096 launches and events, and the previous list's until the harvester
-// has read it): session 12 measured 34.4 -> 29 MiB added (BENCHMARKS.md,
-// "Issue 14, session 12"); the bound, 35 MiB, is 6 MiB over that for the
-// same spread: it fails a return of the regular lists' 120-byte templates
-// and 96-byte reads, of 1 MiB writer frames, or of event pools that keep a
-// quarter of their events idle.
+// has read it): session 12 measured 34.5 -> 27.5 MiB added (BENCHMARKS.md,
+// "Issue 14, session 12": median of 5, 26.3-30.1 MiB in its runs, 27 in
+// this test); the bound, 36 MiB, is 6 MiB over the most measured for the
+// same spread: it fails the old code's worst runs (38 MiB) and a return
+// of the rings' or pools' growth with the threads.
 func TestMemoryFullRate(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread = 4, 250_000
@@ -479,7 +479,7 @@ func TestMemoryFullRate(t *testing.T) {
 	}{
 		{"timing only", "imm", map[string]string{"ZESTALL_SAMPLING": "0"}, 32 << 10},
 		{"with sampling", "imm", nil, 38 << 10},
-		{"regular lists with sampling", "regular", nil, 35 << 10},
+		{"regular lists with sampling", "regular", nil, 36 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, ok := alone[c.mode]; !ok {
