@@ -172,15 +172,23 @@ void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev) {
 }
 
 /* Keep the shared free list at least this full, plus a quarter of the
- * events created: the harvester grows the pools (zl_release_events)
- * before the application's threads find them empty, so a launch does not
- * pay for a new pool while the harvester keeps up (the margin grows with
- * the events in flight, up to ZL_MAX_POOLS). */
+ * events created, at most ZL_POOL_AHEAD_MAX: the harvester grows the pools
+ * (zl_release_events) before the application's threads find them empty,
+ * so a launch does not pay for a new pool while the harvester keeps up
+ * (the margin grows with the events in flight, up to ZL_POOL_AHEAD_MAX).
+ * The margin is events created and idle for the rest of the run (each one
+ * a driver object, 336 bytes of the simulator's heap): a quarter of 36000
+ * created with 4 threads recording lists of 4096 launches was 9000, 3 MB;
+ * past the cap, a launching thread that finds the list empty creates a
+ * batch itself (event_refill), fewer events in all (BENCHMARKS.md, "Issue
+ * 14, session 12"). */
 #define ZL_POOL_LOW_WATER (ZL_POOL_EVENTS / 2)
+#define ZL_POOL_AHEAD_MAX ZL_POOL_EVENTS
 
 /* Events read and reset by Go go back to their contexts' free lists
  * (one lock per run of one context's events), and a context's pools are
- * grown to ZL_POOL_LOW_WATER and a quarter of its events ahead of need. */
+ * grown to ZL_POOL_LOW_WATER and a quarter of its events (at most
+ * ZL_POOL_AHEAD_MAX) ahead of need. */
 void pools_take_back(const zl_event_ref_t *refs, uint32_t n) {
     for (uint32_t i = 0; i < n;) {
         zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)refs[i].context, false);
@@ -195,7 +203,8 @@ void pools_take_back(const zl_event_ref_t *refs, uint32_t n) {
             if (refs[j].event != 0 && p->nfree < p->cap) p->free[p->nfree++] = (ze_event_handle_t)(uintptr_t)refs[j].event;
         uint32_t created = 0;
         for (uint32_t k = 0; k < p->npools; k++) created += p->reserved[k];
-        uint32_t target = ZL_POOL_LOW_WATER + created / 4;
+        uint32_t ahead = created / 4 < ZL_POOL_AHEAD_MAX ? created / 4 : ZL_POOL_AHEAD_MAX;
+        uint32_t target = ZL_POOL_LOW_WATER + ahead;
         uint32_t want = p->nfree < target && can_grow_locked(p) ? target - p->nfree : 0;
         pthread_mutex_unlock(&p->lock);
         /* Here, on zestall's goroutine (which also destroys the context's

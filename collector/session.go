@@ -258,7 +258,7 @@ func sendOrLose[T any](s *Session, queue func() chan T, v T, n uint64) (sent boo
 }
 
 // launchBatches is how many batches of timing.LaunchBatch records go round
-// between the harvester and the writer (240 KiB each): they bound the
+// between the harvester and the writer (120 KiB each): they bound the
 // finished records in memory. A harvester with no free batch waits for
 // the writer, as it waited for the queue before.
 const launchBatches = 4

@@ -206,23 +206,70 @@ type pendingLaunch struct {
 }
 
 type listState struct {
-	templates []Slot // the list's launch slots, in append order
-	execs     uint32
-	handle    uint64 // the command list
-	seq       uint64 // the submission number of the last execution seen
-	inflight  int    // executions whose snapshot is not read yet
-	ended     bool   // reset or destroyed: its events go back once inflight is 0
-	dead      bool   // its context is gone: nothing to give back
+	templates []template // the list's launches, in append order
+	// id, device, context: the list's, which its every launch slot
+	// carries (the launch path takes all three from the list's one entry
+	// in its map of lists: cgo/launch.c's prologue), held once here.
+	id              uint32
+	device, context uint64
+	execs           uint32
+	handle          uint64 // the command list
+	seq             uint64 // the submission number of the last execution seen
+	inflight        int    // executions whose snapshot is not read yet
+	ended           bool   // reset or destroyed: its events go back once inflight is 0
+	dead            bool   // its context is gone: nothing to give back
 	// reads: per template (same index), the launch of the list's latest
 	// execution without a snapshot that waits for its event, read in
 	// bulk by harvestReads (the usual record, execute, synchronise,
 	// reset): values in storage reused with the list, no heap object and
-	// no map entry per launch. nreads of them wait; readRef is that
-	// execution's reference time; queued: the list is in Harvester.readLists.
-	reads   []listRead
-	nreads  int
-	readRef uint64
-	queued  bool
+	// no map entry per launch. nreads of them wait, all of one execution
+	// (previousExec moves them out before the next one's wait): readRef
+	// is that execution's reference time, readExec its index, readQueue
+	// its queue's id, readSerial whether it ran serialized, readDev the
+	// clock of the list's device; queued: the list is in
+	// Harvester.readLists.
+	reads      []listRead
+	nreads     int
+	readRef    uint64
+	readQueue  uint64
+	readDev    *Clock
+	readExec   uint32
+	readSerial bool
+	queued     bool
+}
+
+// template is a launch appended to a regular list, as its Slot gave it:
+// the fields a record or a wait takes from it, not those of a Slot that a
+// launch on a regular list leaves empty or that its list holds (the list's
+// handle, id, device and context, the queue, an execution's snapshots and
+// submission number). A list holds one per appended launch for as long
+// as it lives, and one list per thread may end while the next fills: 64
+// bytes rather than a 120-byte Slot was 1.3 MB of the peak live heap with
+// 4 threads recording lists of 4096 launches (BENCHMARKS.md, "Issue 14,
+// session 12"). templateOf and slot convert.
+type template struct {
+	HostNs, Event, SyclTask         uint64
+	KernelID, EvIndex, SyclLocation uint32
+	GroupCount                      [3]uint32
+	GroupSize                       [3]uint16
+	CodeCopy                        uint16
+	LaunchKind, Flags, Reason       uint8
+}
+
+// templateOf is launch slot s as a template.
+func templateOf(s *Slot) template {
+	return template{HostNs: s.HostNs, Event: s.Event, SyclTask: s.SyclTask,
+		KernelID: s.KernelID, EvIndex: s.EvIndex, SyclLocation: s.SyclLocation, GroupCount: s.GroupCount,
+		GroupSize: s.GroupSize, CodeCopy: s.CodeCopy, LaunchKind: s.LaunchKind, Flags: s.Flags, Reason: s.Reason}
+}
+
+// slot is t, a launch of list ls, as the launch Slot it came from (the
+// fields a launch on a regular list leaves empty, empty).
+func (t *template) slot(ls *listState) Slot {
+	return Slot{HostNs: t.HostNs, Event: t.Event, Device: ls.device, Context: ls.context, SyclTask: t.SyclTask,
+		KernelID: t.KernelID, ListID: ls.id, EvIndex: t.EvIndex, SyclLocation: t.SyclLocation,
+		GroupCount: t.GroupCount, GroupSize: t.GroupSize, CodeCopy: t.CodeCopy, Kind: SlotLaunch,
+		LaunchKind: t.LaunchKind, Flags: t.Flags, Reason: t.Reason}
 }
 
 // listRead is one launch of a regular list waiting for its own event
@@ -233,18 +280,19 @@ type listState struct {
 // (listRecord), as an immediate launch's is: a record made here and
 // copied into the batch was two writes and a read of 120 bytes more per
 // launch.
+//
+// What is the same for every launch waiting in a list's reads (their
+// execution's index, queue, reference time, serialization and device
+// clock) is the list's (listState.readExec…), and the event is the
+// template's: 48 bytes a launch rather than 96 (BENCHMARKS.md, "Issue 14,
+// session 12").
 type listRead struct {
 	waiting bool
-	serial  bool   // the execution ran serialized
-	exec    uint32 // the execution's index
+	hasLast bool
 	// What newRecord would have taken from the Harvester when the
-	// execution was drained: the launch's id and its queue's.
-	id, queue    uint64
-	event        uint64
-	context, ref uint64
-	dev          *Clock
-	hasLast      bool
-	last         KernelTimestamp
+	// execution was drained: the launch's id.
+	id   uint64
+	last KernelTimestamp
 }
 
 // pendingExec is one execution of a regular list whose times a snapshot
@@ -276,7 +324,7 @@ type Harvester struct {
 	evSpare  []uint64                    // the previous pass's evOrder, reused
 	execs    []*pendingExec              // executions with snapshots, oldest first
 	execFree []*pendingExec              // read executions, for reuse
-	tplFree  [][]Slot                    // templates of lists given back, for reuse
+	tplFree  [][]template                // templates of lists given back, for reuse
 	readFree [][]listRead                // reads of lists given back, for reuse
 	// readLists: lists with launches waiting in listState.reads, oldest
 	// execution first.
@@ -347,8 +395,12 @@ type Harvester struct {
 // LaunchBatch is the most finished records the harvester hands to emit at
 // once: it fills one batch, hands it over and fills the next one emit gave
 // back, so the records in flight are bounded by the batches, not by how
-// far the harvester is behind.
-const LaunchBatch = 2048
+// far the harvester is behind. 1024 (120 KiB of records a batch) rather
+// than 2048: the batches that go round (collector's launchBatches) are
+// live for the whole run, and half of them was 0.5 MB of the profiled
+// process's peak heap; a hand-over per 1024 records costs no measurable
+// CPU (BENCHMARKS.md, "Issue 14, session 12").
+const LaunchBatch = 1024
 
 // New returns a harvester of src's launches. emit receives the finished
 // records (see Harvester.emit); newClock describes a device (nil: its
@@ -526,7 +578,7 @@ func (h *Harvester) slot(s *Slot) {
 		if ls == nil || h.lastListID != s.ListID {
 			ls = h.lists[s.ListID]
 			if ls == nil {
-				ls = &listState{}
+				ls = &listState{id: s.ListID, device: s.Device, context: s.Context}
 				if n := len(h.tplFree); n > 0 {
 					ls.templates, h.tplFree = h.tplFree[n-1], h.tplFree[:n-1]
 				}
@@ -534,7 +586,7 @@ func (h *Harvester) slot(s *Slot) {
 			}
 			h.lastListID, h.lastList = s.ListID, ls
 		}
-		ls.templates = append(ls.templates, *s)
+		ls.templates = append(ls.templates, templateOf(s))
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
@@ -556,7 +608,7 @@ func (h *Harvester) slot(s *Slot) {
 				t := &ls.templates[i]
 				if t.HostNs <= s.HostNs && t.Event != 0 && t.Flags&SlotFlagOurs != 0 {
 					h.addPendingLaunch(&pendingLaunch{rec: stream.Launch{CommandListId: uint64(s.ListID)},
-						event: t.Event, context: t.Context, dev: h.clock(t.Device), ref: s.HostNs, stopped: true})
+						event: t.Event, context: ls.context, dev: h.clock(ls.device), ref: s.HostNs, stopped: true})
 				}
 			}
 			return
@@ -573,7 +625,7 @@ func (h *Harvester) slot(s *Slot) {
 		direct := pe == nil && !h.sharedOn(ls)
 		if direct {
 			h.growReads(ls)
-			ls.readRef = s.HostNs
+			ls.readRef, ls.readExec, ls.readSerial = s.HostNs, ls.execs, serial
 		}
 		for i := range ls.templates {
 			t := &ls.templates[i]
@@ -581,22 +633,24 @@ func (h *Harvester) slot(s *Slot) {
 				continue
 			}
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
-				if c := h.clock(t.Device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+				if c := h.clock(ls.device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
 					r := &ls.reads[i]
-					r.waiting, r.serial, r.exec = true, serial, ls.execs
-					r.id, r.queue = h.newID(), h.queueID(s.Queue)
-					r.event, r.context, r.ref, r.dev = t.Event, t.Context, s.HostNs, c
+					r.waiting, r.id = true, h.newID()
+					ls.readQueue = h.queueID(s.Queue) // (the last queue's: no lookup)
+					ls.readDev = c
 					ls.nreads++
 					h.npending++
 					continue
 				}
 				var p pendingLaunch
-				h.newLaunch(&p, t, s.HostNs, ls.execs, s.Queue, serial) // written at once, without times
+				ts := t.slot(ls)
+				h.newLaunch(&p, &ts, s.HostNs, ls.execs, s.Queue, serial) // written at once, without times
 				continue
 			}
 			if pe != nil && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
 				pe.launches = append(pe.launches, pendingLaunch{})
-				if p := &pe.launches[len(pe.launches)-1]; h.newLaunch(p, t, s.HostNs, ls.execs, s.Queue, serial) {
+				ts := t.slot(ls)
+				if p := &pe.launches[len(pe.launches)-1]; h.newLaunch(p, &ts, s.HostNs, ls.execs, s.Queue, serial) {
 					p.index = t.EvIndex - 1
 					h.npending++
 				} else {
@@ -605,7 +659,8 @@ func (h *Harvester) slot(s *Slot) {
 				continue
 			}
 			var p pendingLaunch
-			if h.newLaunch(&p, t, s.HostNs, ls.execs, s.Queue, serial) {
+			ts := t.slot(ls)
+			if h.newLaunch(&p, &ts, s.HostNs, ls.execs, s.Queue, serial) {
 				shared := p
 				shared.ls = ls
 				h.addPendingLaunch(&shared)
@@ -658,7 +713,7 @@ func (h *Harvester) previousExec(ls *listState, s *Slot) {
 			}
 			r.waiting = false
 			h.npending--
-			if pe != nil && r.exec == ls.execs-1 {
+			if pe != nil && ls.readExec == ls.execs-1 {
 				pe.launches = append(pe.launches, pendingLaunch{})
 				h.pendingOf(&pe.launches[len(pe.launches)-1], ls, i) // counted below
 			} else {
@@ -762,7 +817,7 @@ func (h *Harvester) readOf(ev uint64) (*listState, int) {
 	}
 	if ls := h.appList; ls != nil && ls.nreads > 0 {
 		for i := h.appNext; i < len(ls.reads) && i < h.appNext+8; i++ {
-			if r := &ls.reads[i]; r.waiting && r.event == ev {
+			if r := &ls.reads[i]; r.waiting && ls.templates[i].Event == ev {
 				h.appNext = i + 1
 				return ls, i
 			}
@@ -773,7 +828,7 @@ func (h *Harvester) readOf(ev uint64) (*listState, int) {
 			continue
 		}
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.event == ev {
+			if r := &ls.reads[i]; r.waiting && ls.templates[i].Event == ev {
 				h.appList, h.appNext = ls, i+1
 				return ls, i
 			}
@@ -830,25 +885,42 @@ func (h *Harvester) harvestReads(final bool) {
 	clear(h.readBatch)
 }
 
-// readWaiting reads, in one batch, the events of the launches waiting in
-// the reads of lists, and applies each reading to its launch
-// (listReading; with final, a launch the reading is not of is written
-// without times). With reset (final only: the lists ended, and nothing
-// else reads their events), each event whose reading is final is reset
-// by its read (Source.KernelTimestampsReset) and given back now; the
-// list's release (releaseListEvents) leaves it out.
+// readWaiting reads, in batches of at most readChunk, the events of the
+// launches waiting in the reads of lists, and applies each reading to its
+// launch (listReading; with final, a launch the reading is not of is
+// written without times). With reset (final only: the lists ended, and
+// nothing else reads their events), each event whose reading is final is
+// reset by its read (Source.KernelTimestampsReset) and given back now;
+// the list's release (releaseListEvents) leaves it out.
 func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
-	h.rdEv = h.rdEv[:0]
 	for _, ls := range lists {
-		for i := range ls.reads {
-			if ls.reads[i].waiting {
-				h.rdEv = append(h.rdEv, ls.reads[i].event)
+		for from := 0; from < len(ls.reads); {
+			h.rdEv = h.rdEv[:0]
+			to := from
+			for ; to < len(ls.reads) && len(h.rdEv) < readChunk; to++ {
+				if ls.reads[to].waiting {
+					h.rdEv = append(h.rdEv, ls.templates[to].Event)
+				}
 			}
+			if len(h.rdEv) > 0 {
+				h.readRange(ls, from, to, final, reset)
+			}
+			from = to
 		}
 	}
-	if len(h.rdEv) == 0 {
-		return
-	}
+}
+
+// readChunk is the most events readWaiting reads at once: the batch and
+// its readings (48 bytes an event) are kept for the next pass, and one
+// batch of every launch waiting in every list was 0.8 MB of the peak live
+// heap with 4 threads recording lists of 4096 launches (BENCHMARKS.md,
+// "Issue 14, session 12"); a driver call per 4096 events costs nothing
+// measurable.
+const readChunk = DrainBatch
+
+// readRange reads h.rdEv, the events of the launches waiting in
+// ls.reads[from:to], and applies each reading to its launch (readWaiting).
+func (h *Harvester) readRange(ls *listState, from, to int, final, reset bool) {
 	if reset {
 		h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
 	} else {
@@ -856,24 +928,22 @@ func (h *Harvester) readWaiting(lists []*listState, final, reset bool) {
 	}
 	h.readNow()
 	j := 0
-	for _, ls := range lists {
-		for i := range ls.reads {
-			r := &ls.reads[i]
-			if !r.waiting {
-				continue
+	for i := from; i < to; i++ {
+		r := &ls.reads[i]
+		if !r.waiting {
+			continue
+		}
+		rd := &h.rdOut[j]
+		j++
+		ev, ctx := ls.templates[i].Event, ls.context
+		h.listReading(ls, i, rd, final) // (its record from the template as it was)
+		if reset && (rd.Ready || rd.Failed != 0) {
+			// Reset by its read: returned only, and not released again.
+			if len(h.lastTS) > 0 {
+				delete(h.lastTS, ev)
 			}
-			rd := &h.rdOut[j]
-			j++
-			ev, ctx := r.event, r.context
-			h.listReading(ls, i, rd, final) // (its record from the template as it was)
-			if reset && (rd.Ready || rd.Failed != 0) {
-				// Reset by its read: returned only, and not released again.
-				if len(h.lastTS) > 0 {
-					delete(h.lastTS, ev)
-				}
-				h.ret = append(h.ret, EventRef{Context: ctx, Event: ev})
-				ls.templates[i].Flags &^= SlotFlagOurs
-			}
+			h.ret = append(h.ret, EventRef{Context: ctx, Event: ev})
+			ls.templates[i].Flags &^= SlotFlagOurs
 		}
 	}
 }
@@ -890,18 +960,18 @@ func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bo
 		return
 	case rd.Ready && !(r.hasLast && r.last == rd.TS):
 		if len(h.lastTS) > 0 {
-			if last, seen := h.lastTS[r.event]; seen && last == rd.TS {
+			if last, seen := h.lastTS[ls.templates[i].Event]; seen && last == rd.TS {
 				break // a reading the shared path harvested already
 			}
 		}
 		// A start in the future: the reading is older than the launch
 		// (the masked counter placed it one wrap later); before the
 		// execution: an earlier execution's.
-		if startNs, startTicks := r.dev.toHost(rd.TS.Start, r.ref); startNs <= h.limit && startNs+1000 >= r.ref {
+		if startNs, startTicks := ls.readDev.toHost(rd.TS.Start, ls.readRef); startNs <= h.limit && startNs+1000 >= ls.readRef {
 			h.readDone(ls, r)
 			r.hasLast, r.last = true, rd.TS
 			out := h.listRecord(ls, i)
-			h.setTimes(out, r.dev, rd.TS, startNs, startTicks)
+			h.setTimes(out, ls.readDev, rd.TS, startNs, startTicks)
 			h.sent(out)
 			return
 		}
@@ -918,7 +988,7 @@ func (h *Harvester) listReading(ls *listState, i int, rd *EventReading, final bo
 func (h *Harvester) listRecord(ls *listState, i int) *stream.Launch {
 	r := &ls.reads[i]
 	out := h.outNext()
-	fillRecord(out, &ls.templates[i], r.id, r.queue, r.exec, r.serial, r.dev)
+	fillRecordOf(out, &ls.templates[i], ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, ls.readDev)
 	return out
 }
 
@@ -934,8 +1004,8 @@ func (h *Harvester) listNoTS(ls *listState, i int, reason pb.NoTimestampReason) 
 func (h *Harvester) pendingOf(p *pendingLaunch, ls *listState, i int) {
 	r := &ls.reads[i]
 	t := &ls.templates[i]
-	*p = pendingLaunch{index: t.EvIndex - 1, event: r.event, context: r.context, ref: r.ref, dev: r.dev}
-	fillRecord(&p.rec, t, r.id, r.queue, r.exec, r.serial, r.dev)
+	*p = pendingLaunch{index: t.EvIndex - 1, event: t.Event, context: ls.context, ref: ls.readRef, dev: ls.readDev}
+	fillRecordOf(&p.rec, t, ls.id, r.id, ls.readQueue, ls.readExec, ls.readSerial, ls.readDev)
 }
 
 // readDone: launch r of ls waits no more (it is written, or about to be).
@@ -1105,22 +1175,47 @@ func fillRecord(rec *stream.Launch, s *Slot, id, queueID uint64, exec uint32, ex
 		GroupSizeX: uint32(s.GroupSize[0]), GroupSizeY: uint32(s.GroupSize[1]), GroupSizeZ: uint32(s.GroupSize[2]),
 		HostAppendNs: s.HostNs, ExecutionIndex: exec,
 		SyclTaskId: s.SyclTask, SyclLocationId: s.SyclLocation, CodeCopy: uint32(s.CodeCopy),
+		Flags: recordFlags(s.Flags, execSerial),
 	}
 	if c != nil {
 		rec.DeviceId = c.id
 	}
-	if s.Flags&SlotFlagImmediate != 0 {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)
+}
+
+// fillRecordOf is fillRecord of template t of list listID: the record
+// fillRecord makes of the slot t came from (TestFillRecordOf), without
+// making that slot.
+func fillRecordOf(rec *stream.Launch, t *template, listID uint32, id, queueID uint64, exec uint32, execSerial bool, c *Clock) {
+	*rec = stream.Launch{
+		Id: id, KernelId: uint64(t.KernelID), CommandListId: uint64(listID),
+		QueueId: queueID, Kind: pb.LaunchKind(t.LaunchKind),
+		GroupCountX: t.GroupCount[0], GroupCountY: t.GroupCount[1], GroupCountZ: t.GroupCount[2],
+		GroupSizeX: uint32(t.GroupSize[0]), GroupSizeY: uint32(t.GroupSize[1]), GroupSizeZ: uint32(t.GroupSize[2]),
+		HostAppendNs: t.HostNs, ExecutionIndex: exec,
+		SyclTaskId: t.SyclTask, SyclLocationId: t.SyclLocation, CodeCopy: uint32(t.CodeCopy),
+		Flags: recordFlags(t.Flags, execSerial),
 	}
-	if s.Flags&SlotFlagOurs != 0 {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED)
+	if c != nil {
+		rec.DeviceId = c.id
 	}
-	if s.Flags&SlotFlagAppEvent != 0 {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_APP_EVENT)
+}
+
+// recordFlags are a launch record's flags for a slot's flags.
+func recordFlags(f uint8, execSerial bool) uint32 {
+	var r uint32
+	if f&SlotFlagImmediate != 0 {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)
 	}
-	if s.Flags&SlotFlagSerial != 0 || execSerial {
-		rec.Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED)
+	if f&SlotFlagOurs != 0 {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_TIMESTAMP_SWAPPED)
 	}
+	if f&SlotFlagAppEvent != 0 {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_APP_EVENT)
+	}
+	if f&SlotFlagSerial != 0 || execSerial {
+		r |= uint32(pb.LaunchFlag_LAUNCH_FLAG_SERIALIZED)
+	}
+	return r
 }
 
 // immLaunch is a launch on an immediate list whose event is zestall's,
@@ -1674,7 +1769,7 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 			if shared {
 				delete(h.lastTS, t.Event)
 			}
-			h.rel = append(h.rel, EventRef{Context: t.Context, Event: t.Event})
+			h.rel = append(h.rel, EventRef{Context: ls.context, Event: t.Event})
 		}
 	}
 	// Nothing reads an ended list's templates once its executions were
@@ -1737,14 +1832,14 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	h.imm = keepImm
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
-			if r := &ls.reads[i]; r.waiting && r.context == ctx {
+			if r := &ls.reads[i]; r.waiting && ls.context == ctx {
 				h.readDone(ls, r) // its event goes away with the pools
 				h.listNoTS(ls, i, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			}
 		}
 	}
 	for id, ls := range h.lists {
-		if len(ls.templates) > 0 && ls.templates[0].Context == ctx {
+		if len(ls.templates) > 0 && ls.context == ctx {
 			ls.dead = true
 			delete(h.lists, id)
 			if h.lastList == ls {

@@ -23,6 +23,7 @@ type fakeSource struct {
 	snapshotReleased map[uint64]int
 	submits          map[uint64]uint64 // list handle -> submissions made
 	listsNoID        uint64            // command lists created without an id
+	maxBatch         int               // the most events one KernelTimestamps call read
 }
 
 // appTSSlot is the SlotAppTS slot of an application's event read at
@@ -56,6 +57,7 @@ func (f *fakeSource) ListsWithoutID() uint64             { return f.listsNoID }
 func (f *fakeSource) WaitOnFullRing(bool)                {}
 func (f *fakeSource) RingWaits() (uint64, time.Duration) { return 0, 0 }
 func (f *fakeSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
+	f.maxBatch = max(f.maxBatch, len(evs))
 	for _, ev := range evs {
 		if f.failing[ev] {
 			dst = append(dst, EventReading{Failed: 0x78000005})

@@ -360,3 +360,67 @@ func TestListEndReadsReset(t *testing.T) {
 		})
 	}
 }
+
+// TestReadWaitingChunks: the launches waiting in a list's reads are read
+// readChunk events at a time at most (the batch and its readings stay
+// allocated), and every launch still gets its own reading, whether read
+// while the list lives or at its reset, whatever the list's length against
+// the chunk.
+func TestReadWaitingChunks(t *testing.T) {
+	const sec = uint64(1e9)
+	for _, c := range []struct {
+		launches int
+		reset    bool // read at the list's reset rather than while it lives
+	}{
+		{10, false}, {readChunk, false}, {readChunk + 1, false}, {2*readChunk + 7, false},
+		{10, true}, {readChunk + 1, true}, {2*readChunk + 7, true},
+	} {
+		x := newHarness()
+		never := c.launches - 1 // its event never signals
+		var slots []Slot
+		for i := 0; i < c.launches; i++ {
+			slots = append(slots, regLaunch(sec+uint64(i), 1000+uint64(i), uint32(i+1), 5))
+		}
+		x.f.slots = append(x.f.slots, slots...)
+		for len(x.f.slots) > 0 {
+			x.h.Poll()
+		}
+		for i := 0; i < c.launches; i++ {
+			if i != never {
+				x.f.signaled[1000+uint64(i)] = tsAt(2*sec+1000+uint64(i)*100, 2*sec+1050+uint64(i)*100)
+			}
+		}
+		x.f.submits[500] = 1
+		if c.reset {
+			x.step(execSeq(2*sec, 5, 1), Slot{Kind: SlotReset, HostNs: 2*sec + 1, ListID: 5})
+		} else {
+			x.step(execSeq(2*sec, 5, 1))
+		}
+		want := c.launches - 1 // the one never signalled waits while the list lives
+		if c.reset {
+			want = c.launches
+		}
+		if len(x.recs) != want {
+			t.Errorf("%d launches, reset %v: %d records, want %d", c.launches, c.reset, len(x.recs), want)
+		}
+		for _, r := range x.recs {
+			i := int(r.HostAppendNs - sec)
+			switch {
+			case i == never:
+				if r.NoTimestampReason != pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED {
+					t.Errorf("%d launches, reset %v: launch %d: %v, want NOT_COMPLETED", c.launches, c.reset, i, r.NoTimestampReason)
+				}
+			case r.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0:
+				t.Errorf("%d launches, reset %v: launch %d: no times (%v)", c.launches, c.reset, i, r.NoTimestampReason)
+			case r.DeviceStartNs+30 < 2*sec+1000+uint64(i)*100 || r.DeviceStartNs > 2*sec+1030+uint64(i)*100:
+				t.Errorf("%d launches, reset %v: launch %d starts at %d, want %d", c.launches, c.reset, i, r.DeviceStartNs, 2*sec+1000+uint64(i)*100)
+			}
+		}
+		if x.f.maxBatch > readChunk {
+			t.Errorf("%d launches, reset %v: %d events read at once, want at most %d", c.launches, c.reset, x.f.maxBatch, readChunk)
+		}
+		if c.launches > readChunk && x.f.maxBatch != readChunk {
+			t.Errorf("%d launches, reset %v: at most %d events read at once, want full chunks of %d", c.launches, c.reset, x.f.maxBatch, readChunk)
+		}
+	}
+}

@@ -19,14 +19,19 @@ import (
 // better, while a Writer holds two frames' buffers (one compressing, one
 // filling) in the profiled process: 4 MiB frames cost it 6 MiB more live
 // heap, twice that resident, for the same bytes per launch (13.98 B on the
-// synthetic run).
-const DefaultFrameSize = 1 << 20
+// synthetic run). 256 KiB rather than 1 MiB: 14.18 bytes per launch on
+// the synthetic run rather than 14.06 (2.2-2.5 MB for 10^6 launches of the
+// launch benchmark either way), 1.5 MiB less live heap in the profiled
+// process (BENCHMARKS.md, "Issue 14, session 12").
+const DefaultFrameSize = 256 << 10
 
 // writerWindow is the Zstandard window of the frames the Writer makes:
 // 1 MiB compresses launch and stall records as well as 8 MiB did (13.56 B
 // per launch, 4.9 B per stall row on the synthetic run) with 15 MiB less
-// encoder history resident in the profiled process.
-const writerWindow = 1 << 20
+// encoder history resident in the profiled process; a frame is at most
+// DefaultFrameSize (plus one record) by default, and no window need be
+// larger than the frame it compresses.
+const writerWindow = 256 << 10
 
 // frameSlack is what a frame's buffer holds beyond FrameSize: the frame
 // is sealed when it reaches FrameSize, so its last launch records fit

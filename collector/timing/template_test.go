@@ -1,0 +1,73 @@
+package timing
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/zestall/zestall/proto/stream"
+)
+
+// A regular list's launches are held as templates, not slots: the record
+// made from a template is the one fillRecord makes from the slot it came
+// from, for every field that reaches a record, and converting back gives
+// that slot again (less what a launch on a regular list leaves empty).
+func TestFillRecordOf(t *testing.T) {
+	serialLaunch := launch(50, 0x60, SlotFlagSerial, 5)
+	noEvent := launch(70, 0, SlotFlagNoEvent, 6)
+	noEvent.Reason = 3
+	appEvent := launch(80, 0x90, SlotFlagAppEvent, 7)
+	appEvent.EvIndex = 0
+	clock := &Clock{id: 42}
+	cases := []struct {
+		name       string
+		s          Slot
+		id, queue  uint64
+		exec       uint32
+		execSerial bool
+		c          *Clock
+	}{
+		{"rich, zestall's event", rich(10, 0x20, SlotFlagOurs, 3), 1, 2, 0, false, clock},
+		{"rich, serialized execution", rich(11, 0x21, SlotFlagOurs, 3), 9, 1, 4, true, clock},
+		{"plain launch", launch(30, 0x40, SlotFlagOurs, 4), 5, 0, 1, false, nil},
+		{"serialized launch", serialLaunch, 6, 3, 2, false, clock},
+		{"no event", noEvent, 7, 3, 0, false, clock},
+		{"application's event", appEvent, 8, 3, 7, true, clock},
+		{"every flag", rich(12, 0x22, 0xff, 1<<31), 1 << 40, 1 << 33, 1<<32 - 1, true, clock},
+	}
+	for _, tc := range cases {
+		var want, got stream.Launch
+		fillRecord(&want, &tc.s, tc.id, tc.queue, tc.exec, tc.execSerial, tc.c)
+		tpl := templateOf(&tc.s)
+		fillRecordOf(&got, &tpl, tc.s.ListID, tc.id, tc.queue, tc.exec, tc.execSerial, tc.c)
+		if got != want {
+			t.Errorf("%s: record of the template\n%+v\nwant (of the slot)\n%+v", tc.name, got, want)
+		}
+		// Back to a slot: what a launch on a regular list carries.
+		back := tpl.slot(&listState{id: tc.s.ListID, device: tc.s.Device, context: tc.s.Context})
+		orig := tc.s
+		orig.List, orig.Queue, orig.Snapshot, orig.SnapshotPrev, orig.Seq = 0, 0, 0, 0, 0
+		if back != orig {
+			t.Errorf("%s: slot of the template\n%+v\nwant\n%+v", tc.name, back, orig)
+		}
+	}
+}
+
+// The sizes that bound a regular list's memory per appended launch (the
+// templates, and the reads of an execution waiting for its events): a
+// field added to either costs every launch a list holds.
+func TestListStorageSizes(t *testing.T) {
+	for _, c := range []struct {
+		what       string
+		size, most uintptr
+	}{
+		{"template", unsafe.Sizeof(template{}), 64},
+		{"listRead", unsafe.Sizeof(listRead{}), 48},
+	} {
+		if c.size > c.most {
+			t.Errorf("%s: %d bytes, want at most %d", c.what, c.size, c.most)
+		}
+	}
+	if s := unsafe.Sizeof(Slot{}); s <= unsafe.Sizeof(template{}) {
+		t.Errorf("a template (%d bytes) is no smaller than a Slot (%d)", unsafe.Sizeof(template{}), s)
+	}
+}
