@@ -388,13 +388,18 @@ static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze
     atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
     /* The context's first pool of events is created with its first
      * command list, not by its first launches (each of which would
-     * otherwise stop for a batch while the harvester has none to give). */
+     * otherwise stop for a batch while the harvester has none to give),
+     * and zestall's goroutine is asked to create, before the first burst,
+     * as many as a thread's ring can hold in flight (event_pools.c,
+     * "events created ahead of need"). */
     zl_ctxpool_t *p = ctxpool_of(ctx, true);
     if (p == NULL) return;
     pthread_mutex_lock(&p->lock);
     bool first = p->npools == 0 && !p->failed;
+    bool wake = pools_ahead_request_locked(p, ring_one_thread_most() + ZL_POOL_LOW_WATER);
     pthread_mutex_unlock(&p->lock);
-    if (first) grow_events(p, ZL_POOL_EVENTS);
+    if (first) atomic_fetch_add_explicit(&events_created_list, grow_events(p, ZL_POOL_EVENTS), memory_order_relaxed);
+    if (wake) ring_wake_harvester();
 }
 static void ZE_APICALL epi_list_create(ze_command_list_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
@@ -518,6 +523,11 @@ static void ZE_APICALL epi_event_query(ze_event_query_status_params_t *p, ze_res
 static void ZE_APICALL pro_event_reset(ze_event_host_reset_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     zl_batch_t *b = batch_take(true);
+    if (b != NULL && b->grow != NULL) { /* events created ahead (zl_pools_ahead) */
+        pools_grow_ahead(b->grow);
+        b->done = true;
+        return;
+    }
     if (b != NULL) { /* zestall's own resets (zl_release_events, zl_return_events) */
         if (!b->reset_done) reset_events(b->refs, b->n);
         /* Back to their pools from inside the callback, so that the

@@ -76,6 +76,16 @@ void zl_kernel_destroyed(ze_kernel_handle_t k);
 uint64_t zl_lists_without_id(void);
 uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
+/* Creates the events the launch path asked to have ahead of need
+ * (cgo/event_pools.c), on the calling goroutine's thread; nothing when
+ * none was asked for (one atomic load). Called by the harvester's
+ * drain, under its lock (never with zl_context_destroy). */
+void zl_pools_ahead(void);
+/* zestall's zeEventCreate calls so far: [0] on launching threads (their
+ * events ran out), [1] with a context's first command list, [2] ahead of
+ * need on zestall's goroutine. Exported for tests and benchmarks
+ * (test/apps/bench_launch.c finds it with dlsym). */
+void zl_events_created(uint64_t out[3]);
 void zl_set_enabled(int on);               /* launch path on/off */
 int zl_thread_launched(void);              /* this thread owns a launch ring */
 void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */

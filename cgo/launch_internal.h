@@ -160,6 +160,11 @@ typedef struct zl_ctxpool {
     uint32_t npools;
     uint32_t fill_at; /* pools before it are full */
     bool failed;      /* pool creation failed once: do not retry per launch */
+    /* Events zestall's goroutine is asked to have created in this
+     * context (zl_pools_ahead; under lock): raised by the context's first
+     * list and by a launch that finds the free list low. */
+    uint32_t ahead;
+    struct zl_ctxpool *all_next; /* every context's pool, never removed */
 } zl_ctxpool_t;
 
 /* Bumped whenever the ctxs map changes: a thread's cached context ->
@@ -177,6 +182,18 @@ void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev);
 /* Events back from Go (zl_release_events): into their pools' free lists,
  * and the pools grown ahead of need. */
 void pools_take_back(const zl_event_ref_t *refs, uint32_t n);
+/* Asks zestall's goroutine to have at least target events created in p
+ * (under p->lock); true when the caller should wake it (after unlocking:
+ * ring_wake_harvester). */
+bool pools_ahead_request_locked(zl_ctxpool_t *p, uint32_t target);
+/* zeEventCreate calls of zestall's: on a launch (the launching thread),
+ * with a context's first command list (the creating thread), and ahead of
+ * need on zestall's goroutine (zl_events_created). */
+extern atomic_uint_fast64_t events_created_launch, events_created_list, events_created_ahead;
+/* Creates the events asked for (zestall's goroutine, inside a batch). */
+void pools_grow_ahead(zl_ctxpool_t *p);
+/* The free list below this: the launch that finds it asks for more. */
+#define ZL_POOL_LOW_WATER (ZL_POOL_EVENTS / 2)
 
 /* ctxpool_of(ctx, true) through a one-entry cache per thread (a thread
  * usually launches into one context): no hash probe per launch. */
@@ -332,6 +349,13 @@ static inline bool push(const zl_slot_t *s) {
     return true;
 }
 
+/* The most slots one thread's ring can hold (ZL_RING_MIN and the whole
+ * growth budget): as many of zestall's events can be in flight. */
+uint32_t ring_one_thread_most(void);
+/* Wakes the harvester if it sleeps with a wake-up armed (one eventfd
+ * write; nothing otherwise). */
+void ring_wake_harvester(void);
+
 /* ---- a thread's cache of zestall's events (event_cache.c) ---------------- */
 
 void event_cache_flush(zl_ring_t *r);
@@ -393,6 +417,7 @@ typedef struct zl_batch {
      * prologue takes every other event back to its pool (growing the
      * pools there, untraced), the trigger only once its own reset ran */
     uint32_t first;
+    zl_ctxpool_t *grow; /* or: the events asked for in this context (zl_pools_ahead) */
     bool done;
 } zl_batch_t;
 extern ZL_TLS zl_batch_t *tl_batch;

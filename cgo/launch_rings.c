@@ -159,6 +159,7 @@ static _Atomic uint32_t ring_grown; /* slots of all rings beyond ZL_RING_MIN eac
 static _Atomic uint32_t ring_slots; /* slots of all rings */
 
 void zl_set_ring_budget(uint32_t slots) { atomic_store(&ring_budget, slots); }
+uint32_t ring_one_thread_most(void) { return ZL_RING_MIN + atomic_load(&ring_budget); }
 uint32_t zl_ring_slots(void) { return atomic_load(&ring_slots); }
 uint32_t zl_ring_grown(void) { return atomic_load(&ring_grown); }
 
@@ -260,6 +261,7 @@ static void ring_wake(void) {
      * already holds a wake-up. */
     if (write(wake_fd, &one, sizeof one) == sizeof one) atomic_fetch_add_explicit(&wakes, 1, memory_order_relaxed);
 }
+void ring_wake_harvester(void) { ring_wake(); }
 
 static int ring_full(zl_ring_t *r, uint64_t h) {
     ring_wake();
