@@ -253,7 +253,8 @@ void zl_context_destroy(uint64_t context) {
  * that is the launching thread's largest cost after the driver's own
  * append when the harvester falls behind at the start of a burst
  * (BENCHMARKS.md, issue 14, session 12). So the launch path only asks,
- * and zestall's goroutine creates: a context's first command list asks
+ * and zestall's goroutine creates: a context's creation (and its first
+ * command list, if zestall was not active yet when it was created) asks
  * for as many events as its rings can hold in flight (one thread's ring
  * at its most, plus the low-water margin), and a launch whose refill
  * leaves the free list below ZL_POOL_LOW_WATER asks for a quarter more
@@ -282,8 +283,11 @@ static uint32_t created_locked(const zl_ctxpool_t *p) {
 /* At most this long per drain pass: the harvester's pass (and the
  * launches that wait for it to drain) must not stop for the whole
  * request, thousands of events at 1–3 µs each; the rest is left for the
- * next pass. */
+ * next pass. A pass that drained nothing (before the first launches,
+ * typically: the context was just created) has longer. */
 #define ZL_AHEAD_PASS_NS 1000000ull
+#define ZL_AHEAD_IDLE_NS 50000000ull
+static uint64_t ahead_budget_ns = ZL_AHEAD_PASS_NS; /* the goroutine's, under the harvester's lock */
 
 void pools_grow_ahead(zl_ctxpool_t *p) {
     uint64_t t0 = zl_now_ns();
@@ -293,7 +297,7 @@ void pools_grow_ahead(zl_ctxpool_t *p) {
         uint32_t want = p->ahead > created && can_grow_locked(p) ? p->ahead - created : 0;
         pthread_mutex_unlock(&p->lock);
         if (want == 0) return;
-        if (zl_now_ns() - t0 > ZL_AHEAD_PASS_NS) {
+        if (zl_now_ns() - t0 > ahead_budget_ns) {
             atomic_store_explicit(&ahead_wanted, true, memory_order_release);
             return;
         }
@@ -309,13 +313,20 @@ void pools_grow_ahead(zl_ctxpool_t *p) {
  * driver resets it (it is reset already: the reset changes nothing, and
  * no launch may take it meanwhile). */
 static void grow_ahead_batch(zl_ctxpool_t *p) {
-    pthread_mutex_lock(&p->lock);
-    ze_event_handle_t trigger = p->nfree > 0 && !p->failed ? p->free[--p->nfree] : NULL;
-    pthread_mutex_unlock(&p->lock);
-    if (trigger == NULL) {
-        pools_grow_ahead(p); /* traced calls, but created ahead all the same */
-        return;
+    ze_event_handle_t trigger = NULL;
+    for (int i = 0; i < 2 && trigger == NULL; i++) {
+        pthread_mutex_lock(&p->lock);
+        trigger = p->nfree > 0 && !p->failed ? p->free[--p->nfree] : NULL;
+        bool more = can_grow_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        /* A context without events yet (asked for at its creation): its
+         * first one, traced, to be the trigger of the rest. */
+        if (trigger == NULL && i == 0 && more) {
+            uint32_t got = grow_events(p, 1);
+            atomic_fetch_add_explicit(&events_created_ahead, got, memory_order_relaxed);
+        }
     }
+    if (trigger == NULL) return;
     static const zl_event_ref_t none = {0, 0};
     zl_batch_t b = {.refs = &none, .reset_done = true, .n = 0, .grow = p};
     tl_batch = &b;
@@ -325,8 +336,15 @@ static void grow_ahead_batch(zl_ctxpool_t *p) {
     event_put_shared(p, trigger);
 }
 
-static void zl_pools_ahead_unguarded(void) {
+bool zl_own_call(bool on) {
+    bool was = tl_own_calls;
+    tl_own_calls = on;
+    return was;
+}
+
+static void zl_pools_ahead_unguarded(int idle) {
     if (!atomic_load_explicit(&ahead_wanted, memory_order_acquire)) return;
+    ahead_budget_ns = idle ? ZL_AHEAD_IDLE_NS : ZL_AHEAD_PASS_NS;
     atomic_store_explicit(&ahead_wanted, false, memory_order_relaxed);
     for (zl_ctxpool_t *p = atomic_load(&ctxpools_all); p != NULL; p = p->all_next) {
         pthread_mutex_lock(&p->lock);
@@ -335,4 +353,4 @@ static void zl_pools_ahead_unguarded(void) {
         if (want) grow_ahead_batch(p);
     }
 }
-ZESTALL_GUARDED_VOID(zl_pools_ahead, (void), ())
+ZESTALL_GUARDED_VOID(zl_pools_ahead, (int idle), (idle))

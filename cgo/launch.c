@@ -563,6 +563,20 @@ static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result
         zmap_del(&events, (uintptr_t)*p->phEvent);
 }
 
+/* A new context: zestall's goroutine is asked to create its events
+ * ahead of need, before the first launches (usually modules are built in
+ * between; event_pools.c, "events created ahead of need"). Not for
+ * zestall's own context (cgo/stall.c marks it). */
+static void ZE_APICALL epi_context_create(ze_context_create_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r != ZE_RESULT_SUCCESS || !atomic_load_explicit(&zl_enabled, memory_order_relaxed) || tl_own_calls) return;
+    zl_ctxpool_t *c = ctxpool_of(**p->pphContext, true);
+    if (c == NULL) return;
+    pthread_mutex_lock(&c->lock);
+    bool wake = pools_ahead_request_locked(c, ring_one_thread_most() + ZL_POOL_LOW_WATER);
+    pthread_mutex_unlock(&c->lock);
+    if (wake) ring_wake_harvester();
+}
 static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
@@ -618,6 +632,7 @@ void zl_register(zel_tracer_handle_t t) {
     zelTracerEventQueryStatusRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_query);
     zelTracerEventHostResetRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_reset);
     zelTracerEventQueryKernelTimestampRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_timestamp);
+    zelTracerContextCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_context_create);
     zelTracerContextDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_context_destroy);
     zelTracerCommandQueueSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_queue_sync);
     zelTracerFenceHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_fence_sync);

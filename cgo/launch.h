@@ -6,6 +6,7 @@
 #ifndef ZESTALL_CGO_LAUNCH_H
 #define ZESTALL_CGO_LAUNCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <level_zero/ze_api.h>
 #include <level_zero/layers/zel_tracing_api.h>
@@ -79,8 +80,13 @@ void zl_context_destroy(uint64_t context);
 /* Creates the events the launch path asked to have ahead of need
  * (cgo/event_pools.c), on the calling goroutine's thread; nothing when
  * none was asked for (one atomic load). Called by the harvester's
- * drain, under its lock (never with zl_context_destroy). */
-void zl_pools_ahead(void);
+ * drain, under its lock (never with zl_context_destroy); idle: the drain
+ * found nothing, so it may take longer. */
+void zl_pools_ahead(int idle);
+/* Marks this thread's next driver calls as zestall's own (true) or not,
+ * returning the previous mark: the launch path's callbacks then leave
+ * them alone (e.g. zestall's own context, cgo/stall.c). */
+bool zl_own_call(bool on);
 /* zestall's zeEventCreate calls so far: [0] on launching threads (their
  * events ran out), [1] with a context's first command list, [2] ahead of
  * need on zestall's goroutine. Exported for tests and benchmarks
