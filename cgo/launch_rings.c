@@ -11,10 +11,8 @@
  */
 #include "launch_internal.h"
 
-#include <linux/futex.h>
 #include <sched.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,26 +55,6 @@ void zl_ring_waits(uint64_t *launches, uint64_t *ns) {
     *ns = atomic_load(&ring_wait_ns);
 }
 
-/* Drain passes, as a futex word: a waiting launch sleeps until the next
- * pass (or 1 ms: the stuck check and the harvester's stop are looked at
- * that often); a pass wakes the waiters when there are any (one load
- * otherwise). Sequentially consistent on both sides: a waiter counts
- * itself before it sleeps on the value it read, a pass bumps the value
- * before it reads the count, so either the pass sees the waiter or the
- * waiter's futex sees the new value and returns at once. */
-static _Atomic uint32_t drain_seq;
-static _Atomic uint32_t drain_waiters;
-static void drain_wait(uint32_t seq) {
-    atomic_fetch_add(&drain_waiters, 1);
-    struct timespec ts = {0, 1000000};
-    syscall(SYS_futex, &drain_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
-    atomic_fetch_sub(&drain_waiters, 1);
-}
-static void drain_wake(void) {
-    atomic_fetch_add(&drain_seq, 1);
-    if (atomic_load(&drain_waiters) != 0) syscall(SYS_futex, &drain_seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-}
-
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -96,28 +74,26 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
     uint64_t t0 = zl_now_ns(), progress = t0, now = t0;
     bool room = false;
     for (unsigned i = 0;; i++) {
-        /* Spin briefly (a drain pass takes microseconds), then sleep until
-         * the next drain pass (drain_wait): room comes only from a pass.
-         * sched_yield in a loop here cost the waiting threads about 1 µs of
-         * CPU per call, hundreds per wait, at 4 threads about a tenth of
-         * their CPU (BENCHMARKS.md, issue 14, session 12), and took the
-         * CPU the harvester needed on a small machine. */
+        /* Spin briefly (a drain pass takes microseconds), then yield the
+         * CPU to the harvester, which on a small machine may need it. */
         if (i < 64) {
             cpu_relax();
+        } else if (i < 256) {
+            sched_yield();
         } else {
-            uint32_t seq = atomic_load(&drain_seq);
-            if (ring_below(r, h, limit)) {
-                room = true;
-                break;
-            }
-            drain_wait(seq);
+            /* 20 us doubling to 1 ms (the harvester's shortest poll):
+             * waiting threads must not take the CPU it needs. */
+            unsigned sh = i - 256 < 6 ? i - 256 : 6;
+            struct timespec ts = {0, 20000l << sh};
+            if (ts.tv_nsec > 1000000) ts.tv_nsec = 1000000;
+            nanosleep(&ts, NULL);
         }
         if (!atomic_load_explicit(&ring_wait_on, memory_order_relaxed)) break; /* the harvester stopped */
         if (ring_below(r, h, limit)) {
             room = true;
             break;
         }
-        if ((i & 15) != 15 && i < 64) continue;
+        if ((i & 15) != 15 && i < 256) continue;
         now = zl_now_ns();
         uint64_t p = atomic_load_explicit(&drain_passes, memory_order_acquire);
         if (p != pass) {
@@ -414,7 +390,6 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     /* The progress a waiting launch watches (ring_wait). */
     atomic_fetch_add_explicit(&drain_passes, 1, memory_order_release);
     pthread_mutex_unlock(&drain_lock);
-    drain_wake();
     *oldest_left = oldest;
     return n;
 }
