@@ -263,7 +263,8 @@ void zl_context_destroy(uint64_t context) {
  * creates the events inside one traced call (a batch, as for resets:
  * cgo/event_reads.c), so the tracing layer's per-call cost stays off
  * them. Nothing waits for it: a launch that still finds no event creates
- * a batch itself, as before. */
+ * a batch itself, as before (docs/level-zero-loader.md §8.6 "Events
+ * created ahead of need"). */
 
 bool pools_ahead_request_locked(zl_ctxpool_t *p, uint32_t target) {
     uint32_t most = ZL_MAX_POOLS * ZL_POOL_EVENTS;

@@ -2,7 +2,7 @@
  * host_clock.c — the host time stamps the launch path writes into its
  * ring slots (zl_slot_t.host_ns), and their conversion to
  * CLOCK_MONOTONIC_RAW nanoseconds at drain time, on zestall's harvester
- * thread (docs/level-zero-loader.md §5.6 "Host time stamps on the launch
+ * thread (docs/level-zero-loader.md §8.5 "Host time stamps on the launch
  * path").
  *
  * Why: clock_gettime through the vDSO costs 30–35 ns per call under KVM,

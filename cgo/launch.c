@@ -606,7 +606,8 @@ static void ZE_APICALL epi_fence_sync(ze_fence_host_synchronize_params_t *p, ze_
 void zl_register(zel_tracer_handle_t t) {
     maps_init_once();
     /* Before the tracer is enabled: no stamp is taken before the choice
-     * of clock (one CPUID; docs/level-zero-loader.md §5.6). */
+     * of clock (one CPUID; docs/level-zero-loader.md §8.5 "Host time
+     * stamps on the launch path"). */
     zl_host_clock_init(ZL_CLOCK_AUTO);
     zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_launch);
     zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_launch);

@@ -76,7 +76,7 @@ static inline bool collect_executions(void) {
 /* The launch path's slots carry a host stamp taken by zl_stamp: TSC ticks
  * when zl_stamp_tsc (x86-64, invariant TSC), else CLOCK_MONOTONIC_RAW ns.
  * zl_drain converts them to CLOCK_MONOTONIC_RAW ns (zl_host_clock_convert)
- * before Go sees a slot (docs/level-zero-loader.md §5.6 "Host time stamps
+ * before Go sees a slot (docs/level-zero-loader.md §8.5 "Host time stamps
  * on the launch path"). Every slot pushed into a launch ring takes its
  * host_ns from zl_stamp; times that go to Go by another way (a launch
  * window's edge), and durations, stay zl_now_ns. */

@@ -10,7 +10,8 @@ import (
 // (a paced launch rate), the launching threads create none of zestall's
 // events; zestall's goroutine creates them ahead of need, from the
 // context's creation on (cgo/event_pools.c, "events created ahead of
-// need"; docs/level-zero-loader.md §5.7). zestall-bench-launch reports
+// need"; docs/level-zero-loader.md §8.6 "Events created ahead of need").
+// zestall-bench-launch reports
 // zestall's own count of its zeEventCreate calls by where they ran
 // (zl_events_created, found with dlsym). A context's first command list
 // may still create its first pool on the creating thread, when zestall's

@@ -1,6 +1,6 @@
 /*
  * Unit tests of cgo/host_clock.c, the launch path's host stamps
- * (docs/level-zero-loader.md §5.6 "Host time stamps on the launch
+ * (docs/level-zero-loader.md §8.5 "Host time stamps on the launch
  * path"): the map from TSC ticks to CLOCK_MONOTONIC_RAW ns across pairs
  * (interpolation between pairs, extrapolation outside them, the history's
  * spacing and its limit, pairs that go back), the fallback to the clock
