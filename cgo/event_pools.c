@@ -256,7 +256,8 @@ void zl_context_destroy(uint64_t context) {
  * and zestall's goroutine creates: a context's creation (and its first
  * command list, if zestall was not active yet when it was created) asks
  * for as many events as its rings can hold in flight (one thread's ring
- * at its most, plus the low-water margin), and a launch whose refill
+ * at its most, plus the low-water margin; a pool for contexts after the
+ * first, see pools_first_request), and a launch whose refill
  * leaves the free list below ZL_POOL_LOW_WATER asks for a quarter more
  * than exists (the margin pools_take_back keeps). The goroutine sees the request at its next drain pass
  * (zl_pools_ahead, from cgo/timestamps.go), woken if it sleeps, and
@@ -265,6 +266,18 @@ void zl_context_destroy(uint64_t context) {
  * them. Nothing waits for it: a launch that still finds no event creates
  * a batch itself, as before (docs/level-zero-loader.md §8.6 "Events
  * created ahead of need"). */
+
+/* What a new context asks for ahead: a thread's ring's worth for the
+ * process's first context, a pool for each later one. Events in flight
+ * are bounded by all rings' slots, however many contexts share them, so
+ * a ring's worth per context would multiply the memory by the contexts
+ * (one per device is common) without need; a later context grows on
+ * demand (the low-water request). */
+uint32_t pools_first_request(void) {
+    static atomic_bool given;
+    if (!atomic_exchange(&given, true)) return ring_one_thread_most() + ZL_POOL_LOW_WATER;
+    return ZL_POOL_EVENTS;
+}
 
 bool pools_ahead_request_locked(zl_ctxpool_t *p, uint32_t target) {
     uint32_t most = ZL_MAX_POOLS * ZL_POOL_EVENTS;

@@ -396,7 +396,7 @@ static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze
     if (p == NULL) return;
     pthread_mutex_lock(&p->lock);
     bool first = p->npools == 0 && !p->failed;
-    bool wake = pools_ahead_request_locked(p, ring_one_thread_most() + ZL_POOL_LOW_WATER);
+    bool wake = pools_ahead_request_locked(p, pools_first_request());
     pthread_mutex_unlock(&p->lock);
     if (first) atomic_fetch_add_explicit(&events_created_list, grow_events(p, ZL_POOL_EVENTS), memory_order_relaxed);
     if (wake) ring_wake_harvester();
@@ -573,7 +573,7 @@ static void ZE_APICALL epi_context_create(ze_context_create_params_t *p, ze_resu
     zl_ctxpool_t *c = ctxpool_of(**p->pphContext, true);
     if (c == NULL) return;
     pthread_mutex_lock(&c->lock);
-    bool wake = pools_ahead_request_locked(c, ring_one_thread_most() + ZL_POOL_LOW_WATER);
+    bool wake = pools_ahead_request_locked(c, pools_first_request());
     pthread_mutex_unlock(&c->lock);
     if (wake) ring_wake_harvester();
 }

@@ -186,6 +186,8 @@ void pools_take_back(const zl_event_ref_t *refs, uint32_t n);
  * (under p->lock); true when the caller should wake it (after unlocking:
  * ring_wake_harvester). */
 bool pools_ahead_request_locked(zl_ctxpool_t *p, uint32_t target);
+/* The target a new context asks for (pools_ahead_request_locked). */
+uint32_t pools_first_request(void);
 /* zeEventCreate calls of zestall's: on a launch (the launching thread),
  * with a context's first command list (the creating thread), and ahead of
  * need on zestall's goroutine (zl_events_created). */
