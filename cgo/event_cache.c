@@ -47,7 +47,17 @@ ze_event_handle_t event_refill(zl_ring_t *r, zl_ctxpool_t *p, uint8_t *reason) {
             atomic_store_explicit(&r->ev_pool, p, memory_order_relaxed);
             atomic_store_explicit(&r->ev_n, k - 1, memory_order_relaxed);
             ze_event_handle_t ev = r->ev_cache[k - 1];
+            /* Running low: zestall's goroutine is asked for more (a
+             * quarter again what exists, a pool at least), not this thread (event_pools.c, "events
+             * created ahead of need"); once per raise of the target. */
+            bool wake = false;
+            if (p->nfree < ZL_POOL_LOW_WATER) {
+                uint32_t created = 0;
+                for (uint32_t j = 0; j < p->npools; j++) created += p->reserved[j];
+                wake = pools_ahead_request_locked(p, created + (created / 4 > ZL_POOL_EVENTS ? created / 4 : ZL_POOL_EVENTS));
+            }
             pthread_mutex_unlock(&p->lock);
+            if (wake) ring_wake_harvester();
             return ev;
         }
         bool more = can_grow_locked(p);
@@ -55,7 +65,9 @@ ze_event_handle_t event_refill(zl_ring_t *r, zl_ctxpool_t *p, uint8_t *reason) {
         /* The harvester did not create events in time (or this is the
          * context's first launch): a batch here rather than lose the
          * launch's times. */
-        if (!more || !grow_events(p, ZL_EV_BATCH)) {
+        uint32_t got = more ? grow_events(p, ZL_EV_BATCH) : 0;
+        atomic_fetch_add_explicit(&events_created_launch, got, memory_order_relaxed);
+        if (got == 0) {
             pthread_mutex_lock(&p->lock);
             bool failed = p->failed;
             pthread_mutex_unlock(&p->lock);

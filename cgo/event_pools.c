@@ -15,8 +15,21 @@
 
 #include <stdlib.h>
 
+#include "layer.h"
+
 static pthread_mutex_t ctxs_create_lock = PTHREAD_MUTEX_INITIALIZER;
 atomic_uint ctxs_gen;
+/* Every context's pool (pushed under ctxs_create_lock, never removed:
+ * a destroyed context's stays, failed), for zl_pools_ahead. */
+static _Atomic(zl_ctxpool_t *) ctxpools_all;
+atomic_uint_fast64_t events_created_launch, events_created_list, events_created_ahead;
+void zl_events_created(uint64_t out[3]) {
+    out[0] = atomic_load(&events_created_launch);
+    out[1] = atomic_load(&events_created_list);
+    out[2] = atomic_load(&events_created_ahead);
+}
+/* Some context asked for events ahead (pools_ahead_request_locked). */
+static atomic_bool ahead_wanted;
 
 zl_ctxpool_t *ctxpool_of(ze_context_handle_t ctx, bool create) {
     uint64_t v[ZMAP_WORDS];
@@ -33,6 +46,9 @@ zl_ctxpool_t *ctxpool_of(ze_context_handle_t ctx, bool create) {
         if (!zmap_put(&ctxs, (uintptr_t)ctx, nv)) {
             free(p);
             p = NULL;
+        } else {
+            p->all_next = atomic_load(&ctxpools_all);
+            atomic_store(&ctxpools_all, p);
         }
         atomic_fetch_add_explicit(&ctxs_gen, 1, memory_order_release);
     }
@@ -154,7 +170,9 @@ ze_event_handle_t event_get_shared(zl_ctxpool_t *p, uint8_t *reason) {
         }
         bool more = can_grow_locked(p);
         pthread_mutex_unlock(&p->lock);
-        if (!more || !grow_events(p, ZL_EV_BATCH)) {
+        uint32_t got = more ? grow_events(p, ZL_EV_BATCH) : 0;
+        atomic_fetch_add_explicit(&events_created_launch, got, memory_order_relaxed);
+        if (got == 0) {
             pthread_mutex_lock(&p->lock);
             bool failed = p->failed;
             pthread_mutex_unlock(&p->lock);
@@ -182,7 +200,6 @@ void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev) {
  * past the cap, a launching thread that finds the list empty creates a
  * batch itself (event_refill), fewer events in all (BENCHMARKS.md, "Issue
  * 14, session 12"). */
-#define ZL_POOL_LOW_WATER (ZL_POOL_EVENTS / 2)
 #define ZL_POOL_AHEAD_MAX ZL_POOL_EVENTS
 
 /* Events read and reset by Go go back to their contexts' free lists
@@ -211,6 +228,7 @@ void pools_take_back(const zl_event_ref_t *refs, uint32_t n) {
          * pools, so never concurrently), not on a launching thread. */
         while (want > 0) {
             uint32_t got = grow_events(p, want);
+            atomic_fetch_add_explicit(&events_created_ahead, got, memory_order_relaxed);
             if (got == 0) break;
             want = got >= want ? 0 : want - got;
         }
@@ -236,3 +254,126 @@ void zl_context_destroy(uint64_t context) {
     pthread_mutex_unlock(&p->lock);
     /* p itself is kept: an application thread may still hold it. */
 }
+
+/* ---- events created ahead of need, on zestall's goroutine --------------
+ *
+ * A launching thread that finds its context's free list empty creates a
+ * batch of events itself (event_refill): at ≈ 1–3 µs per zeEventCreate
+ * that is the launching thread's largest cost after the driver's own
+ * append when the harvester falls behind at the start of a burst
+ * (BENCHMARKS.md, issue 14, session 12). So the launch path only asks,
+ * and zestall's goroutine creates: a context's creation (and its first
+ * command list, if zestall was not active yet when it was created) asks
+ * for as many events as its rings can hold in flight (one thread's ring
+ * at its most, plus the low-water margin; a pool for contexts after the
+ * first, see pools_first_request), and a launch whose refill
+ * leaves the free list below ZL_POOL_LOW_WATER asks for a quarter more
+ * than exists (the margin pools_take_back keeps). The goroutine sees the request at its next drain pass
+ * (zl_pools_ahead, from cgo/timestamps.go), woken if it sleeps, and
+ * creates the events inside one traced call (a batch, as for resets:
+ * cgo/event_reads.c), so the tracing layer's per-call cost stays off
+ * them. Nothing waits for it: a launch that still finds no event creates
+ * a batch itself, as before (docs/level-zero-loader.md §8.6 "Events
+ * created ahead of need"). */
+
+/* What a new context asks for ahead: a thread's ring's worth for the
+ * process's first context, a pool for each later one. Events in flight
+ * are bounded by all rings' slots, however many contexts share them, so
+ * a ring's worth per context would multiply the memory by the contexts
+ * (one per device is common) without need; a later context grows on
+ * demand (the low-water request). */
+uint32_t pools_first_request(void) {
+    static atomic_bool given;
+    if (!atomic_exchange(&given, true)) return ring_one_thread_most() + ZL_POOL_LOW_WATER;
+    return ZL_POOL_EVENTS;
+}
+
+bool pools_ahead_request_locked(zl_ctxpool_t *p, uint32_t target) {
+    uint32_t most = ZL_MAX_POOLS * ZL_POOL_EVENTS;
+    if (target > most) target = most;
+    if (target <= p->ahead || p->failed) return false;
+    p->ahead = target;
+    atomic_store_explicit(&ahead_wanted, true, memory_order_release);
+    return true;
+}
+
+static uint32_t created_locked(const zl_ctxpool_t *p) {
+    uint32_t created = 0;
+    for (uint32_t k = 0; k < p->npools; k++) created += p->reserved[k];
+    return created;
+}
+
+/* At most this long per drain pass: the harvester's pass (and the
+ * launches that wait for it to drain) must not stop for the whole
+ * request, thousands of events at 1–3 µs each; the rest is left for the
+ * next pass. A pass that drained nothing (before the first launches,
+ * typically: the context was just created) has longer. */
+#define ZL_AHEAD_PASS_NS 1000000ull
+#define ZL_AHEAD_IDLE_NS 50000000ull
+static uint64_t ahead_budget_ns = ZL_AHEAD_PASS_NS; /* the goroutine's, under the harvester's lock */
+
+void pools_grow_ahead(zl_ctxpool_t *p) {
+    uint64_t t0 = zl_now_ns();
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        uint32_t created = created_locked(p);
+        uint32_t want = p->ahead > created && can_grow_locked(p) ? p->ahead - created : 0;
+        pthread_mutex_unlock(&p->lock);
+        if (want == 0) return;
+        if (zl_now_ns() - t0 > ahead_budget_ns) {
+            atomic_store_explicit(&ahead_wanted, true, memory_order_release);
+            return;
+        }
+        /* A quarter pool at a time: each batch is on the free list as
+         * soon as it is created. */
+        uint32_t got = grow_events(p, want < ZL_POOL_EVENTS / 4 ? want : ZL_POOL_EVENTS / 4);
+        atomic_fetch_add_explicit(&events_created_ahead, got, memory_order_relaxed);
+        if (got == 0) return;
+    }
+}
+
+/* One trigger event per context, taken off its free list while the
+ * driver resets it (it is reset already: the reset changes nothing, and
+ * no launch may take it meanwhile). */
+static void grow_ahead_batch(zl_ctxpool_t *p) {
+    ze_event_handle_t trigger = NULL;
+    for (int i = 0; i < 2 && trigger == NULL; i++) {
+        pthread_mutex_lock(&p->lock);
+        trigger = p->nfree > 0 && !p->failed ? p->free[--p->nfree] : NULL;
+        bool more = can_grow_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        /* A context without events yet (asked for at its creation): its
+         * first one, traced, to be the trigger of the rest. */
+        if (trigger == NULL && i == 0 && more) {
+            uint32_t got = grow_events(p, 1);
+            atomic_fetch_add_explicit(&events_created_ahead, got, memory_order_relaxed);
+        }
+    }
+    if (trigger == NULL) return;
+    static const zl_event_ref_t none = {0, 0};
+    zl_batch_t b = {.refs = &none, .reset_done = true, .n = 0, .grow = p};
+    tl_batch = &b;
+    zeEventHostReset(trigger);
+    tl_batch = NULL;
+    if (!b.done) pools_grow_ahead(p);
+    event_put_shared(p, trigger);
+}
+
+bool zl_own_call(bool on) {
+    bool was = tl_own_calls;
+    tl_own_calls = on;
+    return was;
+}
+
+static void zl_pools_ahead_unguarded(int idle) {
+    if (!atomic_load_explicit(&ahead_wanted, memory_order_acquire)) return;
+    ahead_budget_ns = idle ? ZL_AHEAD_IDLE_NS : ZL_AHEAD_PASS_NS;
+    atomic_store_explicit(&ahead_wanted, false, memory_order_relaxed);
+    for (zl_ctxpool_t *p = atomic_load(&ctxpools_all); p != NULL; p = p->all_next) {
+        pthread_mutex_lock(&p->lock);
+        bool want = !p->failed && p->ahead > created_locked(p) && can_grow_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        if (want) grow_ahead_batch(p);
+    }
+}
+ZESTALL_GUARDED_VOID(zl_pools_ahead, (int idle), (idle))

@@ -21,8 +21,6 @@
 #include "launch_internal.h"
 #include "xpti.h"
 
-#include <time.h>
-
 #include <level_zero/layers/zel_tracing_register_cb.h>
 
 #include "_cgo_export.h"
@@ -33,7 +31,11 @@
  * child has only the forking thread;
  * docs/level-zero-loader.md §10 "Hazards", P8). */
 atomic_bool zl_enabled;
-void zl_set_enabled(int on) { atomic_store(&zl_enabled, on != 0); }
+void zl_set_enabled(int on) {
+    /* The first (tsc, ns) pair before any stamp is taken (host_clock.c). */
+    if (on) zl_host_clock_start();
+    atomic_store(&zl_enabled, on != 0);
+}
 
 /* Runtime start/stop (control.c, collector/window): one condition
  * word, the set of ZL_BLOCK_* conditions (cgo/abi.h) that block collection
@@ -112,12 +114,6 @@ pthread_mutex_t ser_locks[ZL_SER_LOCKS] = {
     PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
     PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};
 
-uint64_t zl_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- callbacks ------------------------------------------------------------------ */
 
 /* Prologue -> epilogue state of this thread's current launch (the tracing
@@ -187,7 +183,7 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
             return;
         }
     }
-    p->t0 = zl_now_ns();
+    p->t0 = zl_stamp(); /* the ring's unit: converted at drain (host_clock.c) */
     uint64_t lv[ZMAP_WORDS];
     if (!list_lookup(list, lv)) {
         /* A list created before zestall was active: no context known. */
@@ -202,7 +198,7 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     if ((lv[2] & 1) && atomic_load_explicit(&zl_serialize, memory_order_relaxed)) {
         p->ser = ser_lock_of(p->dev);
         pthread_mutex_lock(p->ser);
-        p->t0 = zl_now_ns(); /* the append begins once the device is ours */
+        p->t0 = zl_stamp(); /* the append begins once the device is ours */
     }
     if (stopped) {
         /* Stopped, regular list: nothing is substituted, but the launch
@@ -392,13 +388,18 @@ static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze
     atomic_fetch_add_explicit(&lists_gen, 1, memory_order_release);
     /* The context's first pool of events is created with its first
      * command list, not by its first launches (each of which would
-     * otherwise stop for a batch while the harvester has none to give). */
+     * otherwise stop for a batch while the harvester has none to give),
+     * and zestall's goroutine is asked to create, before the first burst,
+     * as many as a thread's ring can hold in flight (event_pools.c,
+     * "events created ahead of need"). */
     zl_ctxpool_t *p = ctxpool_of(ctx, true);
     if (p == NULL) return;
     pthread_mutex_lock(&p->lock);
     bool first = p->npools == 0 && !p->failed;
+    bool wake = pools_ahead_request_locked(p, pools_first_request());
     pthread_mutex_unlock(&p->lock);
-    if (first) grow_events(p, ZL_POOL_EVENTS);
+    if (first) atomic_fetch_add_explicit(&events_created_list, grow_events(p, ZL_POOL_EVENTS), memory_order_relaxed);
+    if (wake) ring_wake_harvester();
 }
 static void ZE_APICALL epi_list_create(ze_command_list_create_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
@@ -419,7 +420,7 @@ static void list_event(ze_command_list_handle_t l, uint8_t kind) {
     zl_slot_t s;
     memset(&s, 0, sizeof s);
     s.kind = kind;
-    s.host_ns = zl_now_ns();
+    s.host_ns = zl_stamp();
     s.list = (uint64_t)(uintptr_t)l;
     s.list_id = (uint32_t)(v[2] >> 2);
     s.context = v[0];
@@ -489,7 +490,7 @@ static void app_event_read(ze_event_handle_t ev, bool gone) {
     if (!zmap_get(&events, (uintptr_t)ev, v) || !(v[0] & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return;
     zl_slot_t s;
     memset(&s, 0, sizeof s);
-    s.host_ns = zl_now_ns();
+    s.host_ns = zl_stamp();
     s.event = (uint64_t)(uintptr_t)ev;
     ze_kernel_timestamp_result_t ts;
     if (zeEventQueryStatus(ev) == ZE_RESULT_SUCCESS && zeEventQueryKernelTimestamp(ev, &ts) == ZE_RESULT_SUCCESS) {
@@ -522,6 +523,11 @@ static void ZE_APICALL epi_event_query(ze_event_query_status_params_t *p, ze_res
 static void ZE_APICALL pro_event_reset(ze_event_host_reset_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     zl_batch_t *b = batch_take(true);
+    if (b != NULL && b->grow != NULL) { /* events created ahead (zl_pools_ahead) */
+        pools_grow_ahead(b->grow);
+        b->done = true;
+        return;
+    }
     if (b != NULL) { /* zestall's own resets (zl_release_events, zl_return_events) */
         if (!b->reset_done) reset_events(b->refs, b->n);
         /* Back to their pools from inside the callback, so that the
@@ -557,6 +563,20 @@ static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result
         zmap_del(&events, (uintptr_t)*p->phEvent);
 }
 
+/* A new context: zestall's goroutine is asked to create its events
+ * ahead of need, before the first launches (usually modules are built in
+ * between; event_pools.c, "events created ahead of need"). Not for
+ * zestall's own context (cgo/stall.c marks it). */
+static void ZE_APICALL epi_context_create(ze_context_create_params_t *p, ze_result_t r, void *u, void **i) {
+    (void)u, (void)i;
+    if (r != ZE_RESULT_SUCCESS || !atomic_load_explicit(&zl_enabled, memory_order_relaxed) || tl_own_calls) return;
+    zl_ctxpool_t *c = ctxpool_of(**p->pphContext, true);
+    if (c == NULL) return;
+    pthread_mutex_lock(&c->lock);
+    bool wake = pools_ahead_request_locked(c, pools_first_request());
+    pthread_mutex_unlock(&c->lock);
+    if (wake) ring_wake_harvester();
+}
 static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_result_t r, void *u, void **i) {
     (void)r, (void)u, (void)i;
     if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
@@ -585,6 +605,10 @@ static void ZE_APICALL epi_fence_sync(ze_fence_host_synchronize_params_t *p, ze_
 
 void zl_register(zel_tracer_handle_t t) {
     maps_init_once();
+    /* Before the tracer is enabled: no stamp is taken before the choice
+     * of clock (one CPUID; docs/level-zero-loader.md §8.5 "Host time
+     * stamps on the launch path"). */
+    zl_host_clock_init(ZL_CLOCK_AUTO);
     zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_launch);
     zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_launch);
     zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_coop);
@@ -609,6 +633,7 @@ void zl_register(zel_tracer_handle_t t) {
     zelTracerEventQueryStatusRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_event_query);
     zelTracerEventHostResetRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_reset);
     zelTracerEventQueryKernelTimestampRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_event_timestamp);
+    zelTracerContextCreateRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_context_create);
     zelTracerContextDestroyRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_context_destroy);
     zelTracerCommandQueueSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_queue_sync);
     zelTracerFenceHostSynchronizeRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_fence_sync);

@@ -6,6 +6,7 @@
 #ifndef ZESTALL_CGO_LAUNCH_H
 #define ZESTALL_CGO_LAUNCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <level_zero/ze_api.h>
 #include <level_zero/layers/zel_tracing_api.h>
@@ -15,7 +16,8 @@
 /* Go's timing.Slot mirrors this field for field (cgo/timestamps.go
  * asserts every offset and size): change both together. */
 typedef struct zl_slot {
-    uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW at the append / execute */
+    uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW ns at the append / execute, as zl_drain
+                            * hands it out; in the ring, a stamp (host_clock.c) */
     uint64_t list;         /* command list handle (APP_TS: global start) */
     uint64_t event;        /* event that carries the launch's timestamps */
     uint64_t device;       /* device of the command list (APP_TS: global end) */
@@ -75,6 +77,21 @@ void zl_kernel_destroyed(ze_kernel_handle_t k);
 uint64_t zl_lists_without_id(void);
 uint64_t zl_now_ns(void);
 void zl_context_destroy(uint64_t context);
+/* Creates the events the launch path asked to have ahead of need
+ * (cgo/event_pools.c), on the calling goroutine's thread; nothing when
+ * none was asked for (one atomic load). Called by the harvester's
+ * drain, under its lock (never with zl_context_destroy); idle: the drain
+ * found nothing, so it may take longer. */
+void zl_pools_ahead(int idle);
+/* Marks this thread's next driver calls as zestall's own (true) or not,
+ * returning the previous mark: the launch path's callbacks then leave
+ * them alone (e.g. zestall's own context, cgo/stall.c). */
+bool zl_own_call(bool on);
+/* zestall's zeEventCreate calls so far: [0] on launching threads (their
+ * events ran out), [1] with a context's first command list, [2] ahead of
+ * need on zestall's goroutine. Exported for tests and benchmarks
+ * (test/apps/bench_launch.c finds it with dlsym). */
+void zl_events_created(uint64_t out[3]);
 void zl_set_enabled(int on);               /* launch path on/off */
 int zl_thread_launched(void);              /* this thread owns a launch ring */
 void zl_set_serialize(int on);             /* ZESTALL_SERIALIZE */

@@ -17,6 +17,8 @@
  *   regular_lists.c  regular command lists: zestall's events in them, the
  *                    per-execution copies of their times (snapshots),
  *                    the execute callbacks
+ *   host_clock.c     the slots' host stamps (TSC or clock) and their
+ *                    conversion to ns at drain time
  *
  * Why static inline here: cgo compiles each .c on its own and links
  * without LTO, so a helper the prologue or epilogue calls per launch
@@ -69,6 +71,50 @@ static inline bool collect_executions(void) {
     return atomic_load_explicit(&zl_blocked, memory_order_relaxed) == 0;
 }
 
+/* ---- host time stamps (host_clock.c) ------------------------------------- */
+
+/* The launch path's slots carry a host stamp taken by zl_stamp: TSC ticks
+ * when zl_stamp_tsc (x86-64, invariant TSC), else CLOCK_MONOTONIC_RAW ns.
+ * zl_drain converts them to CLOCK_MONOTONIC_RAW ns (zl_host_clock_convert)
+ * before Go sees a slot (docs/level-zero-loader.md §8.5 "Host time stamps
+ * on the launch path"). Every slot pushed into a launch ring takes its
+ * host_ns from zl_stamp; times that go to Go by another way (a launch
+ * window's edge), and durations, stay zl_now_ns. */
+extern bool zl_stamp_tsc; /* set once, by zl_register, before any stamp */
+static inline uint64_t zl_stamp(void) {
+#if defined(__x86_64__)
+    if (__builtin_expect(zl_stamp_tsc, 1)) return __builtin_ia32_rdtsc();
+#endif
+    return zl_now_ns();
+}
+#define ZL_CLOCK_AUTO 0    /* the TSC when it is invariant (x86-64) */
+#define ZL_CLOCK_GETTIME 1 /* CLOCK_MONOTONIC_RAW always */
+#define ZL_CLOCK_TSC 2     /* the TSC (tests) */
+void zl_host_clock_init(int mode);
+bool zl_tsc_invariant(void);
+/* Takes the first pair (tsc, ns) before collection is turned on. */
+void zl_host_clock_start(void);
+/* Under zl_drain's lock: takes a pair, converts dst's stamps and
+ * *oldest (UINT64_MAX: none) to CLOCK_MONOTONIC_RAW ns. */
+void zl_host_clock_convert(zl_slot_t *dst, uint32_t n, uint64_t *oldest);
+uint64_t zl_host_clock_window(void); /* the widest pair read window so far (ticks) */
+
+/* The map from TSC ticks to ns (exposed for the unit tests). */
+typedef struct {
+    uint64_t tsc, ns;
+} zl_pair_t;
+#define ZL_CLOCK_PAIRS 256
+typedef struct {
+    zl_pair_t p[ZL_CLOCK_PAIRS]; /* oldest first, increasing in both */
+    uint64_t mult[ZL_CLOCK_PAIRS]; /* ns per tick (32.32) from p[i] to p[i+1] */
+    uint32_t n;
+    zl_pair_t first;    /* the first pair ever */
+    uint64_t span_mult; /* ns per tick (32.32) from first to the newest */
+} zl_clockmap_t;
+bool zl_pair_take(zl_pair_t *out, uint64_t *window);
+void zl_clockmap_add(zl_clockmap_t *c, const zl_pair_t *p, uint64_t spacing_ns);
+uint64_t zl_clockmap_ns(const zl_clockmap_t *c, uint64_t tsc);
+
 /* ---- object maps (launch_maps.c) ----------------------------------------- */
 
 extern zmap_t kernels; /* kernel -> {id, packed group size} */
@@ -114,6 +160,11 @@ typedef struct zl_ctxpool {
     uint32_t npools;
     uint32_t fill_at; /* pools before it are full */
     bool failed;      /* pool creation failed once: do not retry per launch */
+    /* Events zestall's goroutine is asked to have created in this
+     * context (zl_pools_ahead; under lock): raised by the context's first
+     * list and by a launch that finds the free list low. */
+    uint32_t ahead;
+    struct zl_ctxpool *all_next; /* every context's pool, never removed */
 } zl_ctxpool_t;
 
 /* Bumped whenever the ctxs map changes: a thread's cached context ->
@@ -131,6 +182,20 @@ void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev);
 /* Events back from Go (zl_release_events): into their pools' free lists,
  * and the pools grown ahead of need. */
 void pools_take_back(const zl_event_ref_t *refs, uint32_t n);
+/* Asks zestall's goroutine to have at least target events created in p
+ * (under p->lock); true when the caller should wake it (after unlocking:
+ * ring_wake_harvester). */
+bool pools_ahead_request_locked(zl_ctxpool_t *p, uint32_t target);
+/* The target a new context asks for (pools_ahead_request_locked). */
+uint32_t pools_first_request(void);
+/* zeEventCreate calls of zestall's: on a launch (the launching thread),
+ * with a context's first command list (the creating thread), and ahead of
+ * need on zestall's goroutine (zl_events_created). */
+extern atomic_uint_fast64_t events_created_launch, events_created_list, events_created_ahead;
+/* Creates the events asked for (zestall's goroutine, inside a batch). */
+void pools_grow_ahead(zl_ctxpool_t *p);
+/* The free list below this: the launch that finds it asks for more. */
+#define ZL_POOL_LOW_WATER (ZL_POOL_EVENTS / 2)
 
 /* ctxpool_of(ctx, true) through a one-entry cache per thread (a thread
  * usually launches into one context): no hash probe per launch. */
@@ -286,6 +351,13 @@ static inline bool push(const zl_slot_t *s) {
     return true;
 }
 
+/* The most slots one thread's ring can hold (ZL_RING_MIN and the whole
+ * growth budget): as many of zestall's events can be in flight. */
+uint32_t ring_one_thread_most(void);
+/* Wakes the harvester if it sleeps with a wake-up armed (one eventfd
+ * write; nothing otherwise). */
+void ring_wake_harvester(void);
+
 /* ---- a thread's cache of zestall's events (event_cache.c) ---------------- */
 
 void event_cache_flush(zl_ring_t *r);
@@ -347,6 +419,7 @@ typedef struct zl_batch {
      * prologue takes every other event back to its pool (growing the
      * pools there, untraced), the trigger only once its own reset ran */
     uint32_t first;
+    zl_ctxpool_t *grow; /* or: the events asked for in this context (zl_pools_ahead) */
     bool done;
 } zl_batch_t;
 extern ZL_TLS zl_batch_t *tl_batch;

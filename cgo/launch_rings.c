@@ -159,6 +159,7 @@ static _Atomic uint32_t ring_grown; /* slots of all rings beyond ZL_RING_MIN eac
 static _Atomic uint32_t ring_slots; /* slots of all rings */
 
 void zl_set_ring_budget(uint32_t slots) { atomic_store(&ring_budget, slots); }
+uint32_t ring_one_thread_most(void) { return ZL_RING_MIN + atomic_load(&ring_budget); }
 uint32_t zl_ring_slots(void) { return atomic_load(&ring_slots); }
 uint32_t zl_ring_grown(void) { return atomic_load(&ring_grown); }
 
@@ -260,6 +261,7 @@ static void ring_wake(void) {
      * already holds a wake-up. */
     if (write(wake_fd, &one, sizeof one) == sizeof one) atomic_fetch_add_explicit(&wakes, 1, memory_order_relaxed);
 }
+void ring_wake_harvester(void) { ring_wake(); }
 
 static int ring_full(zl_ring_t *r, uint64_t h) {
     ring_wake();
@@ -372,7 +374,8 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
         while (t < h && n < cap) dst[n++] = r->slots[t++ & mask];
         atomic_store_explicit(&r->tail, t, memory_order_release);
         /* A ring's slots are in its thread's order: the first one left
-         * is its oldest (host_ns taken before the append). */
+         * is its oldest (host_ns taken before the append; a stamp, like
+         * every slot's, converted below). */
         if (t < h && r->slots[t & mask].host_ns < oldest) oldest = r->slots[t & mask].host_ns;
         r = r->next;
         if (r == NULL && !wrapped && start != first) {
@@ -380,6 +383,9 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
             wrapped = true;
         }
     }
+    /* The slots' stamps to ns, with a pair taken after the heads were
+     * read (host_clock.c): Go and the oldest-slot watermark see ns. */
+    zl_host_clock_convert(dst, n, &oldest);
     drain_next = last != NULL && n == cap ? (last->next != NULL ? last->next : first) : NULL;
     /* The progress a waiting launch watches (ring_wait). */
     atomic_fetch_add_explicit(&drain_passes, 1, memory_order_release);

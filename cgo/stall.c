@@ -1,6 +1,7 @@
 /* stall.c — see stall.h. */
 #include "stall.h"
 #include "layer.h"
+#include "launch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,11 @@ void zs_open(zs_stream_t *s, ze_driver_handle_t driver, ze_device_handle_t dev, 
      * any time; the streamer lives for the whole process. */
     ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
     ze_context_handle_t ctx;
+    /* Marked as zestall's (zl_own_call): the launch path must not create
+     * timestamp events ahead for this context (cgo/event_pools.c). */
+    bool was = zl_own_call(true);
     ze_result_t r = zeContextCreate(driver, &cd, &ctx);
+    zl_own_call(was);
     if (r != ZE_RESULT_SUCCESS) goto fail;
     s->context = ctx;
     r = zetContextActivateMetricGroups((zet_context_handle_t)ctx, (zet_device_handle_t)dev, 1, &group);

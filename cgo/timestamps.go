@@ -95,6 +95,13 @@ func (s *source) Drain(dst []timing.Slot) ([]timing.Slot, uint64) {
 	var oldest C.uint64_t
 	free := dst[len(dst):cap(dst)]
 	n := int(C.zl_drain((*C.zl_slot_t)(unsafe.Pointer(&free[0])), C.uint32_t(room), &oldest))
+	// Events the launch path asked to have ahead of need are created
+	// here, on the harvester's thread (cgo/event_pools.c).
+	idle := C.int(0)
+	if n == 0 {
+		idle = 1
+	}
+	C.zl_pools_ahead(idle)
 	return dst[:len(dst)+n], uint64(oldest)
 }
 

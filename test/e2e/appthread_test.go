@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestNoEventCreateOnLaunchingThreads: while the harvester keeps up
+// (a paced launch rate), the launching threads create none of zestall's
+// events; zestall's goroutine creates them ahead of need, from the
+// context's creation on (cgo/event_pools.c, "events created ahead of
+// need"; docs/level-zero-loader.md §8.6 "Events created ahead of need").
+// zestall-bench-launch reports
+// zestall's own count of its zeEventCreate calls by where they ran
+// (zl_events_created, found with dlsym). A context's first command list
+// may still create its first pool on the creating thread, when zestall's
+// goroutine has not yet run since the context's creation: that is not a
+// launch.
+func TestNoEventCreateOnLaunchingThreads(t *testing.T) {
+	tr := buildTree(t)
+	const threads, perThread, rate = 2, 20_000, "20000"
+	for _, mode := range []string{"imm", "regular"} {
+		t.Run(mode, func(t *testing.T) {
+			r := runBenchLaunch(t, tr, perThread, threads, mode, "", nil, rate)
+			var out struct {
+				Created *struct {
+					Launching uint64 `json:"launching_threads"`
+					FirstList uint64 `json:"first_list"`
+					Ahead     uint64 `json:"ahead"`
+				} `json:"zestall_events_created"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &out); err != nil || out.Created == nil {
+				t.Fatalf("application output %q: %v (no zestall_events_created)", r.stdout, err)
+			}
+			c := r.counters
+			t.Logf("%s: events created on launching threads %d, with the first list %d, ahead %d; %d launches seen, %d timed, %d waited",
+				mode, out.Created.Launching, out.Created.FirstList, out.Created.Ahead, c.LaunchesSeen, c.LaunchesTimed, c.LaunchesWaited)
+			if made := uint64(threads * perThread); c.LaunchesSeen != made || c.LaunchesTimed != made {
+				t.Errorf("%d of %d launches seen, %d timed", c.LaunchesSeen, made, c.LaunchesTimed)
+			}
+			if out.Created.Launching != 0 {
+				t.Errorf("%d of zestall's events were created on launching threads at a rate the harvester keeps up with", out.Created.Launching)
+			}
+			if out.Created.Ahead == 0 {
+				t.Errorf("no event was created ahead of need")
+			}
+		})
+	}
+}
