@@ -307,7 +307,12 @@ static uint32_t created_locked(const zl_ctxpool_t *p) {
  * launches that wait for it to drain) must not stop for the whole
  * request, thousands of events at 1–3 µs each; the rest is left for the
  * next pass. A pass that drained nothing (before the first launches,
- * typically: the context was just created) has longer. */
+ * typically: the context was just created) has longer, but stops at the
+ * first batch after which some ring holds a backlog (ring_backlog): a
+ * burst that starts meanwhile must not wait for the whole request. With
+ * the 50 ms alone, a burst right after the context's creation waited
+ * 13-22 ms in all for ring room at 2·10^5 launches (BENCHMARKS.md, "Issue
+ * 14, session 12", the merged result). */
 #define ZL_AHEAD_PASS_NS 1000000ull
 #define ZL_AHEAD_IDLE_NS 50000000ull
 static uint64_t ahead_budget_ns = ZL_AHEAD_PASS_NS; /* the goroutine's, under the harvester's lock */
@@ -329,6 +334,10 @@ void pools_grow_ahead(zl_ctxpool_t *p) {
         uint32_t got = grow_events(p, want < ZL_POOL_EVENTS / 4 ? want : ZL_POOL_EVENTS / 4);
         atomic_fetch_add_explicit(&events_created_ahead, got, memory_order_relaxed);
         if (got == 0) return;
+        if (ring_backlog()) {
+            atomic_store_explicit(&ahead_wanted, true, memory_order_release);
+            return;
+        }
     }
 }
 

@@ -354,6 +354,10 @@ static inline bool push(const zl_slot_t *s) {
 /* The most slots one thread's ring can hold (ZL_RING_MIN and the whole
  * growth budget): as many of zestall's events can be in flight. */
 uint32_t ring_one_thread_most(void);
+/* Slots not yet drained from one ring that make ring_backlog true: a
+ * launch burst under way (a quarter of the smallest ring). */
+#define ZL_BACKLOG_SLOTS (ZL_RING_MIN / 4)
+bool ring_backlog(void);
 /* Wakes the harvester if it sleeps with a wake-up armed (one eventfd
  * write; nothing otherwise). */
 void ring_wake_harvester(void);

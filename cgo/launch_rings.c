@@ -353,6 +353,20 @@ zl_ring_t *ring_attach(void) {
  * such threads while the process exits). */
 int zl_thread_launched(void) { return tl_ring != NULL; }
 
+/* Whether some thread's ring holds at least ZL_BACKLOG_SLOTS slots not
+ * drained yet: work that zestall's goroutine should get to before
+ * anything that can wait, such as creating events ahead of need
+ * (event_pools.c, pools_grow_ahead). Reads each ring's head and tail
+ * only (both atomic; the list of rings only grows), no lock. */
+bool ring_backlog(void) {
+    for (zl_ring_t *r = atomic_load(&rings); r != NULL; r = r->next) {
+        uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+        if (h > t && h - t >= ZL_BACKLOG_SLOTS) return true;
+    }
+    return false;
+}
+
 uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
     uint32_t n = 0;
     uint64_t oldest = UINT64_MAX;

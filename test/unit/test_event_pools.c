@@ -61,6 +61,7 @@ void event_caches_reclaim_locked(zl_ctxpool_t *p) { (void)p; }
  * context's (pools_first_request), whose events are created only by
  * zl_pools_ahead, which they do not call. */
 uint32_t ring_one_thread_most(void) { return 16384; }
+bool ring_backlog(void) { return false; }
 uint64_t zl_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);

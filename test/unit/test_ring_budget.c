@@ -293,6 +293,14 @@ static void *wake_thread(void *arg) {
     check(fill_to(limit + 1) && tl_ring->cap == 2 * ZL_RING_MIN, "the ring did not grow (%u slots)", tl_ring->cap);
     check(wakes_pending() == 1, "a ring that grew did not wake the harvester");
     drain_quiet();
+    /* ring_backlog: true once a ring holds ZL_BACKLOG_SLOTS undrained
+     * slots (what stops the events created ahead of need), false below
+     * and after a drain. */
+    check(!ring_backlog(), "a backlog with every ring drained");
+    check(fill_to(ZL_BACKLOG_SLOTS - 1) && !ring_backlog(), "a backlog below %d slots", ZL_BACKLOG_SLOTS);
+    check(fill_to(ZL_BACKLOG_SLOTS) && ring_backlog(), "no backlog at %d slots", ZL_BACKLOG_SLOTS);
+    drain_quiet();
+    check(!ring_backlog(), "a backlog after the drain");
     return NULL;
 }
 
