@@ -196,9 +196,10 @@ func readELF(data []byte) (*elfFile, error) {
 }
 
 // sectionBytes returns the bytes of s as a slice of the file (nil for
-// SHT_NOBITS).
+// SHT_NOBITS and for an empty section: a section of no bytes occupies none
+// of the file, wherever its offset points, as debug/elf reads it too).
 func (f *elfFile) sectionBytes(s *elfSection) ([]byte, error) {
-	if s.typ == SHT_NOBITS {
+	if s.typ == SHT_NOBITS || s.size == 0 {
 		return nil, nil
 	}
 	if s.flags&shfCompressed != 0 {
