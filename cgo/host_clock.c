@@ -156,18 +156,42 @@ static zl_clockmap_t drain_map;
 static uint64_t drain_max_window; /* the widest pair's read window, ticks */
 uint64_t zl_host_clock_window(void) { return drain_max_window; }
 
+/* A pair is kept only when its read window is at most ZL_PAIR_WINDOW_MAX
+ * ticks or 4 × the narrowest window any take has had (a clock read that
+ * is a system call rather than the vDSO has wide windows throughout): a
+ * pair whose reads were preempted (a loaded machine, a VM's stolen time)
+ * has a window of up to a time slice, and its error, half of it, would
+ * move every stamp interpolated against it by as much (a launch's append
+ * time then lands after its execution's, or its execution's reference
+ * after its device start). Without a good pair a drain adds none: its
+ * stamps are converted from the pairs kept (docs/level-zero-loader.md
+ * §8.5). Up to ZL_PAIR_ROUNDS takes per drain. */
+#define ZL_PAIR_WINDOW_MAX 2048u
+#define ZL_PAIR_ROUNDS 4
+static uint64_t narrowest_window = UINT64_MAX;
+static bool good_pair(zl_pair_t *p, uint64_t *w) {
+    for (int i = 0; i < ZL_PAIR_ROUNDS; i++) {
+        if (!zl_pair_take(p, w)) return false;
+        if (*w < narrowest_window) narrowest_window = *w;
+        uint64_t limit = narrowest_window < UINT64_MAX / 4 ? 4 * narrowest_window : UINT64_MAX;
+        if (limit < ZL_PAIR_WINDOW_MAX) limit = ZL_PAIR_WINDOW_MAX;
+        if (*w <= limit) return true;
+    }
+    return false;
+}
+
 void zl_host_clock_start(void) {
     if (!zl_stamp_tsc) return;
     zl_pair_t p;
     uint64_t w;
-    if (zl_pair_take(&p, &w)) zl_clockmap_add(&drain_map, &p, ZL_PAIR_SPACING_NS);
+    if (good_pair(&p, &w)) zl_clockmap_add(&drain_map, &p, ZL_PAIR_SPACING_NS);
 }
 
 void zl_host_clock_convert(zl_slot_t *dst, uint32_t n, uint64_t *oldest) {
     if (!zl_stamp_tsc) return;
     zl_pair_t p;
     uint64_t w;
-    if (zl_pair_take(&p, &w)) {
+    if (good_pair(&p, &w)) {
         if (w > drain_max_window) drain_max_window = w;
         zl_clockmap_add(&drain_map, &p, ZL_PAIR_SPACING_NS);
     }
@@ -177,7 +201,7 @@ void zl_host_clock_convert(zl_slot_t *dst, uint32_t n, uint64_t *oldest) {
         uint64_t t = zl_now_ns();
         while (zl_now_ns() - t < 10000) {
         }
-        if (zl_pair_take(&p, &w)) zl_clockmap_add(&drain_map, &p, ZL_PAIR_SPACING_NS);
+        if (good_pair(&p, &w)) zl_clockmap_add(&drain_map, &p, ZL_PAIR_SPACING_NS);
     }
     for (uint32_t i = 0; i < n; i++) dst[i].host_ns = zl_clockmap_ns(&drain_map, dst[i].host_ns);
     if (*oldest != UINT64_MAX) *oldest = zl_clockmap_ns(&drain_map, *oldest);
