@@ -52,8 +52,7 @@ ze_event_handle_t event_refill(zl_ring_t *r, zl_ctxpool_t *p, uint8_t *reason) {
              * created ahead of need"); once per raise of the target. */
             bool wake = false;
             if (p->nfree < ZL_POOL_LOW_WATER) {
-                uint32_t created = 0;
-                for (uint32_t j = 0; j < p->npools; j++) created += p->reserved[j];
+                uint32_t created = created_locked(p);
                 wake = pools_ahead_request_locked(p, created + (created / 4 > ZL_POOL_EVENTS ? created / 4 : ZL_POOL_EVENTS));
             }
             pthread_mutex_unlock(&p->lock);

@@ -218,8 +218,7 @@ void pools_take_back(const zl_event_ref_t *refs, uint32_t n) {
         pthread_mutex_lock(&p->lock);
         for (; j < n && refs[j].context == refs[i].context; j++)
             if (refs[j].event != 0 && p->nfree < p->cap) p->free[p->nfree++] = (ze_event_handle_t)(uintptr_t)refs[j].event;
-        uint32_t created = 0;
-        for (uint32_t k = 0; k < p->npools; k++) created += p->reserved[k];
+        uint32_t created = created_locked(p);
         uint32_t ahead = created / 4 < ZL_POOL_AHEAD_MAX ? created / 4 : ZL_POOL_AHEAD_MAX;
         uint32_t target = ZL_POOL_LOW_WATER + ahead;
         uint32_t want = p->nfree < target && can_grow_locked(p) ? target - p->nfree : 0;
@@ -295,12 +294,6 @@ bool pools_ahead_request_locked(zl_ctxpool_t *p, uint32_t target) {
     p->ahead = target;
     atomic_store_explicit(&ahead_wanted, true, memory_order_release);
     return true;
-}
-
-static uint32_t created_locked(const zl_ctxpool_t *p) {
-    uint32_t created = 0;
-    for (uint32_t k = 0; k < p->npools; k++) created += p->reserved[k];
-    return created;
 }
 
 /* At most this long per drain pass: the harvester's pass (and the

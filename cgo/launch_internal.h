@@ -212,6 +212,14 @@ static inline zl_ctxpool_t *ctxpool_cached(ze_context_handle_t ctx) {
     return p;
 }
 
+/* How many events p's pools hold, created or being created (under
+ * p->lock). */
+static inline uint32_t created_locked(const zl_ctxpool_t *p) {
+    uint32_t created = 0;
+    for (uint32_t k = 0; k < p->npools; k++) created += p->reserved[k];
+    return created;
+}
+
 /* Whether more events can be created for p (under p->lock). */
 static inline bool can_grow_locked(const zl_ctxpool_t *p) {
     return !p->failed && (p->npools < ZL_MAX_POOLS || p->fill_at < p->npools);
