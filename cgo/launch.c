@@ -32,8 +32,6 @@
  * docs/level-zero-loader.md §10 "Hazards", P8). */
 atomic_bool zl_enabled;
 void zl_set_enabled(int on) {
-    /* The first (tsc, ns) pair before any stamp is taken (host_clock.c). */
-    if (on) zl_host_clock_start();
     atomic_store(&zl_enabled, on != 0);
 }
 
@@ -183,7 +181,7 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
             return;
         }
     }
-    p->t0 = zl_stamp(); /* the ring's unit: converted at drain (host_clock.c) */
+    p->t0 = zl_now_ns();
     uint64_t lv[ZMAP_WORDS];
     if (!list_lookup(list, lv)) {
         /* A list created before zestall was active: no context known. */
@@ -198,7 +196,7 @@ static void launch_prologue(ze_command_list_handle_t list, ze_event_handle_t *si
     if ((lv[2] & 1) && atomic_load_explicit(&zl_serialize, memory_order_relaxed)) {
         p->ser = ser_lock_of(p->dev);
         pthread_mutex_lock(p->ser);
-        p->t0 = zl_stamp(); /* the append begins once the device is ours */
+        p->t0 = zl_now_ns(); /* the append begins once the device is ours */
     }
     if (stopped) {
         /* Stopped, regular list: nothing is substituted, but the launch
@@ -420,7 +418,7 @@ static void list_event(ze_command_list_handle_t l, uint8_t kind) {
     zl_slot_t s;
     memset(&s, 0, sizeof s);
     s.kind = kind;
-    s.host_ns = zl_stamp();
+    s.host_ns = zl_now_ns();
     s.list = (uint64_t)(uintptr_t)l;
     s.list_id = (uint32_t)(v[2] >> 2);
     s.context = v[0];
@@ -490,7 +488,7 @@ static void app_event_read(ze_event_handle_t ev, bool gone) {
     if (!zmap_get(&events, (uintptr_t)ev, v) || !(v[0] & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return;
     zl_slot_t s;
     memset(&s, 0, sizeof s);
-    s.host_ns = zl_stamp();
+    s.host_ns = zl_now_ns();
     s.event = (uint64_t)(uintptr_t)ev;
     ze_kernel_timestamp_result_t ts;
     if (zeEventQueryStatus(ev) == ZE_RESULT_SUCCESS && zeEventQueryKernelTimestamp(ev, &ts) == ZE_RESULT_SUCCESS) {
@@ -605,15 +603,6 @@ static void ZE_APICALL epi_fence_sync(ze_fence_host_synchronize_params_t *p, ze_
 
 void zl_register(zel_tracer_handle_t t) {
     maps_init_once();
-    /* Before the tracer is enabled: no stamp is taken before the choice
-     * of clock (one CPUID; docs/level-zero-loader.md §8.5 "Host time
-     * stamps on the launch path"). */
-    /* clock_gettime, not the TSC, for now: with TSC stamps the
-     * end-to-end regular-list replays (TestRegularReplays) gave one
-     * execution the times of another in 3 of 39 runs on a loaded 2-vCPU
-     * VM, 0 of 24 with clock_gettime; the cause is not found yet
-     * (docs/level-zero-loader.md §8.5). */
-    zl_host_clock_init(ZL_CLOCK_GETTIME);
     zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_launch);
     zelTracerCommandListAppendLaunchKernelRegisterCallback(t, ZEL_REGISTER_EPILOGUE, epi_launch);
     zelTracerCommandListAppendLaunchCooperativeKernelRegisterCallback(t, ZEL_REGISTER_PROLOGUE, pro_coop);

@@ -16,8 +16,7 @@
 /* Go's timing.Slot mirrors this field for field (cgo/timestamps.go
  * asserts every offset and size): change both together. */
 typedef struct zl_slot {
-    uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW ns at the append / execute, as zl_drain
-                            * hands it out; in the ring, a stamp (host_clock.c) */
+    uint64_t host_ns;      /* CLOCK_MONOTONIC_RAW ns at the append / execute (host_clock.c) */
     uint64_t list;         /* command list handle (APP_TS: global start) */
     uint64_t event;        /* event that carries the launch's timestamps */
     uint64_t device;       /* device of the command list (APP_TS: global end) */

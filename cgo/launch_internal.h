@@ -17,8 +17,7 @@
  *   regular_lists.c  regular command lists: zestall's events in them, the
  *                    per-execution copies of their times (snapshots),
  *                    the execute callbacks
- *   host_clock.c     the slots' host stamps (TSC or clock) and their
- *                    conversion to ns at drain time
+ *   host_clock.c     the slots' host clock (CLOCK_MONOTONIC_RAW)
  *
  * Why static inline here: cgo compiles each .c on its own and links
  * without LTO, so a helper the prologue or epilogue calls per launch
@@ -70,50 +69,6 @@ static inline pthread_mutex_t *ser_lock_of(uint64_t device) {
 static inline bool collect_executions(void) {
     return atomic_load_explicit(&zl_blocked, memory_order_relaxed) == 0;
 }
-
-/* ---- host time stamps (host_clock.c) ------------------------------------- */
-
-/* The launch path's slots carry a host stamp taken by zl_stamp: TSC ticks
- * when zl_stamp_tsc (x86-64, invariant TSC), else CLOCK_MONOTONIC_RAW ns.
- * zl_drain converts them to CLOCK_MONOTONIC_RAW ns (zl_host_clock_convert)
- * before Go sees a slot (docs/level-zero-loader.md §8.5 "Host time stamps
- * on the launch path"). Every slot pushed into a launch ring takes its
- * host_ns from zl_stamp; times that go to Go by another way (a launch
- * window's edge), and durations, stay zl_now_ns. */
-extern bool zl_stamp_tsc; /* set once, by zl_register, before any stamp */
-static inline uint64_t zl_stamp(void) {
-#if defined(__x86_64__)
-    if (__builtin_expect(zl_stamp_tsc, 1)) return __builtin_ia32_rdtsc();
-#endif
-    return zl_now_ns();
-}
-#define ZL_CLOCK_AUTO 0    /* the TSC when it is invariant (x86-64) */
-#define ZL_CLOCK_GETTIME 1 /* CLOCK_MONOTONIC_RAW always */
-#define ZL_CLOCK_TSC 2     /* the TSC (tests) */
-void zl_host_clock_init(int mode);
-bool zl_tsc_invariant(void);
-/* Takes the first pair (tsc, ns) before collection is turned on. */
-void zl_host_clock_start(void);
-/* Under zl_drain's lock: takes a pair, converts dst's stamps and
- * *oldest (UINT64_MAX: none) to CLOCK_MONOTONIC_RAW ns. */
-void zl_host_clock_convert(zl_slot_t *dst, uint32_t n, uint64_t *oldest);
-uint64_t zl_host_clock_window(void); /* the widest pair read window so far (ticks) */
-
-/* The map from TSC ticks to ns (exposed for the unit tests). */
-typedef struct {
-    uint64_t tsc, ns;
-} zl_pair_t;
-#define ZL_CLOCK_PAIRS 256
-typedef struct {
-    zl_pair_t p[ZL_CLOCK_PAIRS]; /* oldest first, increasing in both */
-    uint64_t mult[ZL_CLOCK_PAIRS]; /* ns per tick (32.32) from p[i] to p[i+1] */
-    uint32_t n;
-    zl_pair_t first;    /* the first pair ever */
-    uint64_t span_mult; /* ns per tick (32.32) from first to the newest */
-} zl_clockmap_t;
-bool zl_pair_take(zl_pair_t *out, uint64_t *window);
-void zl_clockmap_add(zl_clockmap_t *c, const zl_pair_t *p, uint64_t spacing_ns);
-uint64_t zl_clockmap_ns(const zl_clockmap_t *c, uint64_t tsc);
 
 /* ---- object maps (launch_maps.c) ----------------------------------------- */
 

@@ -388,8 +388,7 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
         while (t < h && n < cap) dst[n++] = r->slots[t++ & mask];
         atomic_store_explicit(&r->tail, t, memory_order_release);
         /* A ring's slots are in its thread's order: the first one left
-         * is its oldest (host_ns taken before the append; a stamp, like
-         * every slot's, converted below). */
+         * is its oldest (host_ns taken before the append). */
         if (t < h && r->slots[t & mask].host_ns < oldest) oldest = r->slots[t & mask].host_ns;
         r = r->next;
         if (r == NULL && !wrapped && start != first) {
@@ -397,9 +396,6 @@ uint32_t zl_drain(zl_slot_t *dst, uint32_t cap, uint64_t *oldest_left) {
             wrapped = true;
         }
     }
-    /* The slots' stamps to ns, with a pair taken after the heads were
-     * read (host_clock.c): Go and the oldest-slot watermark see ns. */
-    zl_host_clock_convert(dst, n, &oldest);
     drain_next = last != NULL && n == cap ? (last->next != NULL ? last->next : first) : NULL;
     /* The progress a waiting launch watches (ring_wait). */
     atomic_fetch_add_explicit(&drain_passes, 1, memory_order_release);

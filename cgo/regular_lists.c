@@ -351,7 +351,7 @@ static void listev_read_previous(ze_command_list_handle_t l) {
         zl_slot_t s;
         memset(&s, 0, sizeof s);
         s.kind = ZL_SLOT_APP_TS; /* a reading of an event, as for the app's */
-        s.host_ns = zl_stamp();
+        s.host_ns = zl_now_ns();
         s.event = (uint64_t)(uintptr_t)x->ev[i];
         s.list = ts.global.kernelStart;
         s.device = ts.global.kernelEnd;
@@ -486,7 +486,7 @@ void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params_t *p, 
         }
     }
     if (atomic_load_explicit(&zl_enabled, memory_order_relaxed)) exec_add_snapshots(p);
-    tl_exec_t0 = zl_stamp(); /* the ring's unit (host_clock.c) */
+    tl_exec_t0 = zl_now_ns();
 }
 
 /* Serialized mode, regular lists: the execution completes (queue

@@ -33,8 +33,8 @@
 #include "check.h"
 
 /* Stubs of what launch_rings.c calls elsewhere in the launch path
- * (host_clock.c is linked: its conversion is off, zl_host_clock_init is
- * never called, so host_ns stays the sequence number below). */
+ * (host_clock.c is linked for zl_now_ns; host_ns is the sequence number
+ * below). */
 void event_cache_flush(zl_ring_t *r) { (void)r; }
 
 /* A launch as the callbacks make it: room first, then the push. host_ns
