@@ -626,6 +626,24 @@ func (s *Session) startLocked() {
 	// here: this runs inside the application's zeInit, which must not wait
 	// for a file system (on a parallel file system, thousands of ranks
 	// creating files at once can take seconds). Records queue meanwhile.
+	// The writer starts before the header is built, so that the file is
+	// made while this thread builds it and starts the harvester: a short
+	// program's exit otherwise waits for the file's creation (the writer
+	// rarely ran before it; docs/level-zero-loader.md §8.4 "Start-up cost
+	// of `LD_PRELOAD`"). Nothing is queued before the header: s.mu is held
+	// until it is, and the harvester and stall reader start after it.
+	s.out = make(chan *pb.Record, 4096)
+	s.bulk = make(chan *pb.Record, 4096)
+	s.launches = make(chan []stream.Launch, launchBatches)
+	s.launchFree = make(chan []stream.Launch, launchBatches)
+	for range launchBatches - 1 { // the harvester has one: made as they are needed
+		s.launchFree <- nil
+	}
+	s.syclq = make(chan []*pb.Record, 64)
+	s.done = make(chan struct{})
+	s.wake = make(chan struct{}, 1)
+	s.wr.in, s.wr.bulk, s.wr.launches, s.wr.syclq = s.out, s.bulk, s.launches, s.syclq
+	go s.writeLoop()
 	hdr := &pb.Header{
 		FormatVersion: FormatVersion,
 		ToolVersion:   Version,
@@ -657,19 +675,8 @@ func (s *Session) startLocked() {
 	}
 	hdr.RankVariable, hdr.JobId, hdr.ZeAffinityMask = id.RankVar, id.JobID, s.getenv("ZE_AFFINITY_MASK")
 	hdr.Sycl = syclHeader(s.sycl.source())
-	s.out = make(chan *pb.Record, 4096)
-	s.bulk = make(chan *pb.Record, 4096)
-	s.launches = make(chan []stream.Launch, launchBatches)
-	s.launchFree = make(chan []stream.Launch, launchBatches)
-	for range launchBatches - 1 { // the harvester has one: made as they are needed
-		s.launchFree <- nil
-	}
-	s.syclq = make(chan []*pb.Record, 64)
-	s.done = make(chan struct{})
-	s.wake = make(chan struct{}, 1)
 	s.out <- &pb.Record{Kind: &pb.Record_Header{Header: hdr}}
-	s.wr.in, s.wr.bulk, s.wr.launches, s.wr.syclq = s.out, s.bulk, s.launches, s.syclq
-	go s.writeLoop()
+	s.wakeWriter()
 	if s.src != nil {
 		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
 		if st := s.stall; st != nil {
