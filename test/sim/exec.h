@@ -39,7 +39,10 @@
  * An event's write section (a seqlock, not a mutex) only serialises its
  * writers; readers never wait for it. g_post_lock serialises the threads
  * that apply posted signals (exec_event.c); an appending thread takes it
- * only when its engine's ring of posted signals is full.
+ * only when its engine's ring of posted signals is full, and the thread
+ * that drops an event's last reference takes it to apply the posts that
+ * may name the event (event_unref; maybe under an engine lock). Nothing
+ * is locked, and no reference dropped, while g_post_lock is held.
  * run_lock is taken by sample generation and pruning, never waited for
  * by a launch. Queue and fence state use their own leaf locks or atomics.
  * An event's streamer_lock is held only while calling
@@ -415,7 +418,7 @@ SIM_HIDDEN void ev_read(sim_event_t *ev, ev_state_t *st, bool parts);
 SIM_HIDDEN void event_ref(sim_event_t *ev);
 SIM_HIDDEN void event_reset_at(sim_event_t *ev, uint64_t t);
 SIM_HIDDEN void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host);
-SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref,
+SIM_HIDDEN void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts,
                                    uint64_t submitted);
 SIM_HIDDEN void posts_apply(void);
 /* A lower bound of the host clock (exec_event.c "the clock floor"). */

@@ -261,7 +261,7 @@ uint64_t exec_cmd(sim_engine_t *eng, const sim_cmd_t *c, uint64_t t, const sim_c
             parts.end[0] = end;
             parts.dev[0] = eng->dev;
         }
-        event_signal_device(eng, c->signal, end, &parts, c->owns, now);
+        event_signal_device(eng, c->signal, end, &parts, now);
     }
     return end;
 }

@@ -20,8 +20,17 @@ atomic_uint_fast64_t g_event_id;
 void event_ref(sim_event_t *ev) { atomic_fetch_add(&ev->refs, 1); }
 static void pool_unref(sim_event_pool_t *p);
 
+/* Dropping the last reference applies the posted signals first: a post
+ * names its event without holding a reference (below, "posted signals"),
+ * so every post of a command that signalled ev -- made while the command,
+ * and so its reference to ev, existed -- is written before ev is freed.
+ * The posts are seen: each was published (post_tail) before its command
+ * dropped its reference, and the reference count orders those drops
+ * before this one. g_post_lock is never held here (appliers take no
+ * reference). */
 void event_unref(sim_event_t *ev) {
     if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
+    posts_apply();
     pthread_mutex_destroy(&ev->streamer_lock);
     sim_event_pool_t *p = ev->pool;
     free(ev);
@@ -204,14 +213,24 @@ static bool ev_state_signalled_now(const ev_state_t *st, bool parts) {
  * host wait or reset), which on Intel's driver reads memory the device has
  * written. Since every access to event state applies the posted signals
  * first, every observer sees the writes in the order they would have had,
- * with the same times: behaviour and ground truth do not change. */
+ * with the same times: behaviour and ground truth do not change.
+ * A post takes no reference to its event: on Intel's driver the command
+ * buffer's post-sync write names the event's memory, and neither the
+ * submission nor the device's write touches the event object's count.
+ * What keeps the event alive is what Intel's driver has too: the
+ * command's own reference, taken at append (cmd_persist) and dropped at
+ * the list's reset or destroy (a regular list) or after the command ran
+ * (a queued immediate one); event_unref applies the posted signals
+ * before it frees an event, so no post outlives its event. A reference
+ * per post cost the submitting thread two atomics per command on the
+ * event's line, which the observer reads and resets (test/sim/README.md
+ * "Cost"). */
 typedef struct ev_post {
     sim_event_t *ev;
     uint64_t t;          /* signal time: the command's end */
     uint64_t start, end; /* its one timestamp part */
     uint64_t submitted;  /* the host clock read at the command's submission */
     sim_device_t *dev;
-    bool ref;            /* holds a reference to ev (persisted commands) */
 } ev_post_t;
 
 #define POST_PREFETCH 8 /* signals fetched ahead by an applier */
@@ -294,11 +313,8 @@ static uint64_t posts_apply_engine_locked(sim_engine_t *eng, uint64_t *n) {
         parts.start[0] = p->start;
         parts.end[0] = p->end;
         parts.dev[0] = p->dev;
-        sim_event_t *ev = p->ev;
-        bool ref = p->ref;
         if (p->submitted > submitted) submitted = p->submitted;
-        ev_signal_write(ev, p->t, &parts, false);
-        if (ref) event_unref(ev);
+        ev_signal_write(p->ev, p->t, &parts, false);
     }
     *n += h - atomic_load_explicit(&eng->post_head, RLX);
     /* Release: the slots were read before the producer may reuse them. */
@@ -339,11 +355,12 @@ void posts_apply(void) {
  * Posted (above), or written at once when posting does not fit: several
  * timestamp parts (a COMPOSITE root's launch), a metrics notification
  * event, or an engine blocked on events (then the write, followed by the
- * caller's progress_after_signal, releases it at once, as before). ref:
- * the command is persisted and may drop the last reference of ev before
- * the signal is applied, so the post holds one. submitted: the host clock
- * read at the command's submission (raises the clock floor when applied). */
-void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool ref,
+ * caller's progress_after_signal, releases it at once, as before). The
+ * caller holds a reference to ev for the call (the command's, or the
+ * application's handle of a command not persisted); the post takes none
+ * (event_unref). submitted: the host clock read at the command's
+ * submission (raises the clock floor when applied). */
+void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts,
                          uint64_t submitted) {
     if (parts->n != 1 || atomic_load_explicit(&ev->has_streamer, RLX) || atomic_load_explicit(&g_blocked, RLX) != 0) {
         /* Written at once (event_signal): the device's work too, counted
@@ -385,8 +402,6 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
     p->end = parts->end[0];
     p->dev = parts->dev[0];
     p->submitted = submitted;
-    p->ref = ref;
-    if (ref) event_ref(ev);
     atomic_store_explicit(&eng->post_tail, tail + 1, memory_order_release);
 }
 
@@ -556,10 +571,8 @@ static ze_result_t ZE_APICALL sim_zeEventDestroy(ze_event_handle_t hEvent) {
     pthread_mutex_lock(&ev->pool->lock);
     ev->pool->used[ev->index] = 0;
     pthread_mutex_unlock(&ev->pool->lock);
-    /* A posted signal of a command that is not persisted holds no
-     * reference: apply it while the event exists. */
-    posts_apply();
-    /* Commands still referencing it keep the memory alive. */
+    /* Commands still referencing it keep the memory alive; the last
+     * reference applies the posted signals that name it (event_unref). */
     event_unref(ev);
     return ZE_RESULT_SUCCESS;
 }
