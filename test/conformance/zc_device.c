@@ -201,12 +201,60 @@ static void *ps_observer(void *arg) {
     }
 }
 
+/* A regular list's executed commands post their signals without an event
+ * reference of their own (test/sim/README.md "A regular list's signals"):
+ * the command's reference keeps the event, and the release of the last
+ * reference applies the posts first. Nobody reads in between, so the
+ * posts are still pending when the list, the event and the queue go (the
+ * address sanitizer checks that no post outlives its event); an event the
+ * application keeps reads the execution's signal after its list is gone.
+ * Uses the pool's indices PS_EVENTS + 1 and + 2. */
+static void test_regular_signal_lifetime(ze_device_handle_t d, zc_work_t *w, ze_event_pool_handle_t pool) {
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    ze_group_count_t g = {1, 1, 1};
+    for (int keep = 0; keep < 2; keep++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, PS_EVENTS + 1 + (uint32_t)keep,
+                              ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+        ze_event_handle_t ev = NULL;
+        ze_command_queue_handle_t q = NULL;
+        ze_command_list_handle_t l = NULL;
+        if (!REQUIRE_OK(zeEventCreate(pool, &ed, &ev), "regular signal: zeEventCreate")) return;
+        if (!REQUIRE_OK(zeCommandQueueCreate(zc.context, d, &qd, &q), "regular signal: zeCommandQueueCreate") ||
+            !REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, &l), "regular signal: zeCommandListCreate")) {
+            if (q) zeCommandQueueDestroy(q);
+            zeEventDestroy(ev);
+            return;
+        }
+        bool ok = zeCommandListAppendLaunchKernel(l, w->k[0], &g, ev, 0, NULL) == ZE_RESULT_SUCCESS &&
+                  zeCommandListAppendLaunchKernel(l, w->k[0], &g, ev, 0, NULL) == ZE_RESULT_SUCCESS &&
+                  zeCommandListClose(l) == ZE_RESULT_SUCCESS &&
+                  zeCommandQueueExecuteCommandLists(q, 1, &l, NULL) == ZE_RESULT_SUCCESS &&
+                  zeCommandQueueExecuteCommandLists(q, 1, &l, NULL) == ZE_RESULT_SUCCESS &&
+                  zeCommandQueueSynchronize(q, UINT64_MAX) == ZE_RESULT_SUCCESS;
+        CHECK(ok, "a regular list signalling one event twice, executed twice, nobody reading", "%s", "a call failed");
+        /* The list goes first (an execution still holds its commands), then
+         * the application's handle (keep = 0), then the queue and with it
+         * the last execution: the commands' references are the last. */
+        CHECK_RES(zeCommandListDestroy(l), ZE_RESULT_SUCCESS, "zeCommandListDestroy before its signals are read");
+        if (!keep) CHECK_RES(zeEventDestroy(ev), ZE_RESULT_SUCCESS, "zeEventDestroy before its signals are read");
+        CHECK_RES(zeCommandQueueDestroy(q), ZE_RESULT_SUCCESS, "zeCommandQueueDestroy before the signals are read");
+        if (keep) {
+            ze_kernel_timestamp_result_t r;
+            CHECK_RES(zeEventQueryKernelTimestamp(ev, &r), ZE_RESULT_SUCCESS,
+                      "a regular list's signal reads after the list and the queue are gone");
+            zeEventDestroy(ev);
+        }
+    }
+}
+
 static void test_signal_order(void) {
     ze_device_handle_t d = zc.devices[0];
     zc_work_t w;
     if (!zc_work_open(&w, d, zc.stream_bin, zc.stream_size)) { zc_work_close(&w); return; }
     ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
-                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, PS_EVENTS + 1};
+                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, PS_EVENTS + 3};
     ze_event_pool_handle_t pool = NULL;
     if (!REQUIRE_OK(zeEventPoolCreate(zc.context, &pd, 1, &d, &pool), "zeEventPoolCreate")) { zc_work_close(&w); return; }
     ps_shared_t *ps = calloc(1, sizeof(*ps));
@@ -249,6 +297,7 @@ static void test_signal_order(void) {
                   "launch signalling an event destroyed right after");
         CHECK_RES(zeEventDestroy(gone), ZE_RESULT_SUCCESS, "zeEventDestroy right after the append");
     }
+    test_regular_signal_lifetime(d, &w, pool);
     /* the launcher and the observer */
     ps->w = &w;
     pthread_t obs;
