@@ -288,6 +288,7 @@ static void test_signal_order(void) {
     ze_kernel_timestamp_result_t last;
     CHECK_RES(zeEventQueryKernelTimestamp(ps->ev[2], &last), ZE_RESULT_SUCCESS, "its timestamps readable");
     zeEventHostReset(ps->ev[2]);
+    test_regular_signal_lifetime(d, &w, pool);
     /* destroyed right after the append, never read (the signal must not
      * outlive the event: the address sanitizer checks) */
     ze_event_handle_t gone = NULL;
@@ -297,7 +298,6 @@ static void test_signal_order(void) {
                   "launch signalling an event destroyed right after");
         CHECK_RES(zeEventDestroy(gone), ZE_RESULT_SUCCESS, "zeEventDestroy right after the append");
     }
-    test_regular_signal_lifetime(d, &w, pool);
     /* the launcher and the observer */
     ps->w = &w;
     pthread_t obs;
