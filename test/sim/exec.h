@@ -41,8 +41,9 @@
  * that apply posted signals (exec_event.c); an appending thread takes it
  * only when its engine's ring of posted signals is full, and the thread
  * that drops an event's last reference takes it to apply the posts that
- * may name the event (event_unref; maybe under an engine lock). Nothing
- * is locked, and no reference dropped, while g_post_lock is held.
+ * may name the event (event_unref; maybe under an engine lock). While
+ * g_post_lock is held no mutex is taken (only events' write sections)
+ * and no reference is dropped.
  * run_lock is taken by sample generation and pruning, never waited for
  * by a launch. Queue and fence state use their own leaf locks or atomics.
  * An event's streamer_lock is held only while calling
@@ -111,7 +112,7 @@ struct sim_event {
     bool mapped;                /* pool has ..._KERNEL_MAPPED_TIMESTAMP (spec 1.6) */
     atomic_bool has_streamer;   /* a metrics notification event */
     uint64_t id;                /* global, for ground truth */
-    atomic_uint refs;           /* the application + pending commands + posted signals + streamer */
+    atomic_uint refs;           /* the application + commands holding it + streamer (posts hold none) */
     /* The memory part starts 64 bytes in (SIM_EVENT_MEMORY_OFFSET): with
      * calloc's 16-byte alignment its first 48 bytes lie in one cache line
      * for half of the events and two for the others. */
