@@ -258,9 +258,21 @@ type template struct {
 
 // templateOf is launch slot s as a template.
 func templateOf(s *Slot) template {
-	return template{HostNs: s.HostNs, Event: s.Event, SyclTask: s.SyclTask,
-		KernelID: s.KernelID, EvIndex: s.EvIndex, SyclLocation: s.SyclLocation, GroupCount: s.GroupCount,
-		GroupSize: s.GroupSize, CodeCopy: s.CodeCopy, LaunchKind: s.LaunchKind, Flags: s.Flags, Reason: s.Reason}
+	var t template
+	t.set(s)
+	return t
+}
+
+// set makes t launch slot s as a template, field by field, every field
+// written: a list's templates are reused storage, and appending
+// templateOf's value built it on the stack and copied it
+// (docs/go-runtime.md §1.3 "A composite literal assigned through a
+// pointer is built on the stack"; TestTemplateEveryField).
+func (t *template) set(s *Slot) {
+	t.HostNs, t.Event, t.SyclTask = s.HostNs, s.Event, s.SyclTask
+	t.KernelID, t.EvIndex, t.SyclLocation = s.KernelID, s.EvIndex, s.SyclLocation
+	t.GroupCount, t.GroupSize, t.CodeCopy = s.GroupCount, s.GroupSize, s.CodeCopy
+	t.LaunchKind, t.Flags, t.Reason = s.LaunchKind, s.Flags, s.Reason
 }
 
 // slot is t, a launch of list ls, as the launch Slot it came from (the
@@ -586,7 +598,12 @@ func (h *Harvester) slot(s *Slot) {
 			}
 			h.lastListID, h.lastList = s.ListID, ls
 		}
-		ls.templates = append(ls.templates, templateOf(s))
+		if n := len(ls.templates); n < cap(ls.templates) {
+			ls.templates = ls.templates[:n+1]
+		} else {
+			ls.templates = append(ls.templates, template{})
+		}
+		ls.templates[len(ls.templates)-1].set(s)
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {

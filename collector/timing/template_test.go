@@ -137,3 +137,38 @@ func recordLiteral(s *Slot, id, queueID uint64, exec uint32, execSerial bool, c 
 	}
 	return rec
 }
+
+// template.set writes every field of a reused template: on templates
+// filled with ones and with zeros it makes the composite literal
+// templateOf was; a field added to template fails the count until set
+// (and the literal below) write it.
+func TestTemplateEveryField(t *testing.T) {
+	if n := reflect.TypeOf(template{}).NumField(); n != 12 {
+		t.Fatalf("template has %d fields, template.set writes 12: update it", n)
+	}
+	for _, tc := range []struct {
+		name string
+		s    Slot
+	}{
+		{"rich", rich(10, 0x20, SlotFlagOurs, 3)},
+		{"every flag", rich(12, 0x22, 0xff, 1<<31)},
+		{"plain", launch(30, 0x40, SlotFlagOurs, 4)},
+		{"zero slot", Slot{}},
+	} {
+		s := &tc.s
+		want := template{HostNs: s.HostNs, Event: s.Event, SyclTask: s.SyclTask,
+			KernelID: s.KernelID, EvIndex: s.EvIndex, SyclLocation: s.SyclLocation, GroupCount: s.GroupCount,
+			GroupSize: s.GroupSize, CodeCopy: s.CodeCopy, LaunchKind: s.LaunchKind, Flags: s.Flags, Reason: s.Reason}
+		for _, fill := range []byte{0x00, 0xff} {
+			var got template
+			b := unsafe.Slice((*byte)(unsafe.Pointer(&got)), unsafe.Sizeof(got))
+			for i := range b {
+				b[i] = fill
+			}
+			got.set(s)
+			if got != want {
+				t.Errorf("%s, template of %#x bytes: set made\n%+v\nwant\n%+v", tc.name, fill, got, want)
+			}
+		}
+	}
+}
