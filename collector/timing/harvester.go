@@ -258,9 +258,21 @@ type template struct {
 
 // templateOf is launch slot s as a template.
 func templateOf(s *Slot) template {
-	return template{HostNs: s.HostNs, Event: s.Event, SyclTask: s.SyclTask,
-		KernelID: s.KernelID, EvIndex: s.EvIndex, SyclLocation: s.SyclLocation, GroupCount: s.GroupCount,
-		GroupSize: s.GroupSize, CodeCopy: s.CodeCopy, LaunchKind: s.LaunchKind, Flags: s.Flags, Reason: s.Reason}
+	var t template
+	t.set(s)
+	return t
+}
+
+// set makes t launch slot s as a template, field by field, every field
+// written: a list's templates are reused storage, and appending
+// templateOf's value built it on the stack and copied it
+// (docs/go-runtime.md §1.3 "A composite literal assigned through a
+// pointer is built on the stack"; TestTemplateEveryField).
+func (t *template) set(s *Slot) {
+	t.HostNs, t.Event, t.SyclTask = s.HostNs, s.Event, s.SyclTask
+	t.KernelID, t.EvIndex, t.SyclLocation = s.KernelID, s.EvIndex, s.SyclLocation
+	t.GroupCount, t.GroupSize, t.CodeCopy = s.GroupCount, s.GroupSize, s.CodeCopy
+	t.LaunchKind, t.Flags, t.Reason = s.LaunchKind, s.Flags, s.Reason
 }
 
 // slot is t, a launch of list ls, as the launch Slot it came from (the
@@ -586,7 +598,12 @@ func (h *Harvester) slot(s *Slot) {
 			}
 			h.lastListID, h.lastList = s.ListID, ls
 		}
-		ls.templates = append(ls.templates, templateOf(s))
+		if n := len(ls.templates); n < cap(ls.templates) {
+			ls.templates = ls.templates[:n+1]
+		} else {
+			ls.templates = append(ls.templates, template{})
+		}
+		ls.templates[len(ls.templates)-1].set(s)
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
@@ -1168,18 +1185,27 @@ func (h *Harvester) newID() uint64 {
 // overwrites entirely), on the queue of id queueID, of device clock c
 // (nil: unknown).
 func fillRecord(rec *stream.Launch, s *Slot, id, queueID uint64, exec uint32, execSerial bool, c *Clock) {
-	*rec = stream.Launch{
-		Id: id, KernelId: uint64(s.KernelID), CommandListId: uint64(s.ListID),
-		QueueId: queueID, Kind: pb.LaunchKind(s.LaunchKind),
-		GroupCountX: s.GroupCount[0], GroupCountY: s.GroupCount[1], GroupCountZ: s.GroupCount[2],
-		GroupSizeX: uint32(s.GroupSize[0]), GroupSizeY: uint32(s.GroupSize[1]), GroupSizeZ: uint32(s.GroupSize[2]),
-		HostAppendNs: s.HostNs, ExecutionIndex: exec,
-		SyclTaskId: s.SyclTask, SyclLocationId: s.SyclLocation, CodeCopy: uint32(s.CodeCopy),
-		Flags: recordFlags(s.Flags, execSerial),
-	}
+	// Field by field, in rec's order, every field written: `*rec =
+	// stream.Launch{...}` built the 120-byte value on the stack and
+	// copied it (docs/go-runtime.md §1.3 "A composite literal assigned
+	// through a pointer is built on the stack").
+	rec.Id, rec.KernelId = id, uint64(s.KernelID)
+	rec.QueueId, rec.CommandListId = queueID, uint64(s.ListID)
+	rec.HostAppendNs, rec.DeviceStartNs, rec.DeviceEndNs = s.HostNs, 0, 0
+	rec.SyclTaskId = s.SyclTask
+	rec.DeviceId = deviceID(c)
+	rec.Kind, rec.Flags, rec.NoTimestampReason = pb.LaunchKind(s.LaunchKind), recordFlags(s.Flags, execSerial), 0
+	rec.GroupCountX, rec.GroupCountY, rec.GroupCountZ = s.GroupCount[0], s.GroupCount[1], s.GroupCount[2]
+	rec.GroupSizeX, rec.GroupSizeY, rec.GroupSizeZ = uint32(s.GroupSize[0]), uint32(s.GroupSize[1]), uint32(s.GroupSize[2])
+	rec.ExecutionIndex, rec.SyclLocationId, rec.CodeCopy = exec, s.SyclLocation, uint32(s.CodeCopy)
+}
+
+// deviceID is the record's device id of clock c (nil: unknown, 0).
+func deviceID(c *Clock) uint32 {
 	if c != nil {
-		rec.DeviceId = c.id
+		return c.id
 	}
+	return 0
 }
 
 // fillRecordOf is fillRecord of template t of list listID: the record
@@ -1188,18 +1214,16 @@ func fillRecord(rec *stream.Launch, s *Slot, id, queueID uint64, exec uint32, ex
 // through the other would copy a 64- or 120-byte value per launch on the
 // harvester's hot path (templateOf, template.slot).
 func fillRecordOf(rec *stream.Launch, t *template, listID uint32, id, queueID uint64, exec uint32, execSerial bool, c *Clock) {
-	*rec = stream.Launch{
-		Id: id, KernelId: uint64(t.KernelID), CommandListId: uint64(listID),
-		QueueId: queueID, Kind: pb.LaunchKind(t.LaunchKind),
-		GroupCountX: t.GroupCount[0], GroupCountY: t.GroupCount[1], GroupCountZ: t.GroupCount[2],
-		GroupSizeX: uint32(t.GroupSize[0]), GroupSizeY: uint32(t.GroupSize[1]), GroupSizeZ: uint32(t.GroupSize[2]),
-		HostAppendNs: t.HostNs, ExecutionIndex: exec,
-		SyclTaskId: t.SyclTask, SyclLocationId: t.SyclLocation, CodeCopy: uint32(t.CodeCopy),
-		Flags: recordFlags(t.Flags, execSerial),
-	}
-	if c != nil {
-		rec.DeviceId = c.id
-	}
+	// Field by field, as fillRecord.
+	rec.Id, rec.KernelId = id, uint64(t.KernelID)
+	rec.QueueId, rec.CommandListId = queueID, uint64(listID)
+	rec.HostAppendNs, rec.DeviceStartNs, rec.DeviceEndNs = t.HostNs, 0, 0
+	rec.SyclTaskId = t.SyclTask
+	rec.DeviceId = deviceID(c)
+	rec.Kind, rec.Flags, rec.NoTimestampReason = pb.LaunchKind(t.LaunchKind), recordFlags(t.Flags, execSerial), 0
+	rec.GroupCountX, rec.GroupCountY, rec.GroupCountZ = t.GroupCount[0], t.GroupCount[1], t.GroupCount[2]
+	rec.GroupSizeX, rec.GroupSizeY, rec.GroupSizeZ = uint32(t.GroupSize[0]), uint32(t.GroupSize[1]), uint32(t.GroupSize[2])
+	rec.ExecutionIndex, rec.SyclLocationId, rec.CodeCopy = exec, t.SyclLocation, uint32(t.CodeCopy)
 }
 
 // recordFlags are a launch record's flags for a slot's flags.

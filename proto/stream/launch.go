@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"unsafe"
+
 	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
@@ -91,6 +93,30 @@ type launchAttrs struct {
 	countX, countY, countZ, sizeX, sizeY, sizeZ uint32
 }
 
+// attrWords is launchAttrs' size in 64-bit words: its fields fill them
+// with no padding (the arrays below do not compile otherwise), so two
+// values are equal exactly when their words are.
+const attrWords = 9
+
+var (
+	_ [attrWords*8 - unsafe.Sizeof(launchAttrs{})]byte
+	_ [unsafe.Sizeof(launchAttrs{}) - attrWords*8]byte
+)
+
+// same is a == *b, compared word by word without a branch: the writer
+// compares each launch's attributes with the latest ones (repeatOf), and
+// == on the 72-byte struct was a call of the runtime's memequal, about 10
+// ns a launch of the writer's time (docs/go-runtime.md §1.1 "== on a
+// large struct calls the runtime", §1.2 "^ and | have the same
+// precedence").
+func (a *launchAttrs) same(b *launchAttrs) bool {
+	x, y := (*[attrWords]uint64)(unsafe.Pointer(a)), (*[attrWords]uint64)(unsafe.Pointer(b))
+	// Parenthesised: in Go ^ and | have the same precedence.
+	d := (x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]) |
+		(x[5] ^ y[5]) | (x[6] ^ y[6]) | (x[7] ^ y[7]) | (x[8] ^ y[8])
+	return d == 0
+}
+
 func attrsOf(l *Launch) launchAttrs {
 	return launchAttrs{
 		kernel: l.KernelId, queue: l.QueueId, list: l.CommandListId,
@@ -123,7 +149,7 @@ func (a *launchAttrs) setOn(l *pb.Launch) {
 // none of the last maxRepeat has them.
 func (s *launchState) repeatOf(a *launchAttrs) uint32 {
 	for n := 1; n <= s.nattrs; n++ {
-		if s.attrs[(s.head-n)&(maxRepeat-1)] == *a {
+		if s.attrs[(s.head-n)&(maxRepeat-1)].same(a) {
 			return uint32(n)
 		}
 	}
