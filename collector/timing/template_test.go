@@ -9,6 +9,17 @@ import (
 	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
+// fillCase is a slot and the arguments its record is made with, for the
+// tests that compare fillRecord, fillRecordOf and the literal they replaced.
+type fillCase struct {
+	name       string
+	s          Slot
+	id, queue  uint64
+	exec       uint32
+	execSerial bool
+	c          *Clock
+}
+
 // A regular list's launches are held as templates, not slots: the record
 // made from a template is the one fillRecord makes from the slot it came
 // from, for every field that reaches a record, and converting back gives
@@ -20,14 +31,7 @@ func TestFillRecordOf(t *testing.T) {
 	appEvent := launch(80, 0x90, SlotFlagAppEvent, 7)
 	appEvent.EvIndex = 0
 	clock := &Clock{id: 42}
-	cases := []struct {
-		name       string
-		s          Slot
-		id, queue  uint64
-		exec       uint32
-		execSerial bool
-		c          *Clock
-	}{
+	cases := []fillCase{
 		{"rich, zestall's event", rich(10, 0x20, SlotFlagOurs, 3), 1, 2, 0, false, clock},
 		{"rich, serialized execution", rich(11, 0x21, SlotFlagOurs, 3), 9, 1, 4, true, clock},
 		{"plain launch", launch(30, 0x40, SlotFlagOurs, 4), 5, 0, 1, false, nil},
@@ -85,14 +89,7 @@ func TestFillRecordEveryField(t *testing.T) {
 		t.Fatalf("stream.Launch has %d fields, fillRecord and fillRecordOf write 21: update them", n)
 	}
 	clock := &Clock{id: 42}
-	cases := []struct {
-		name       string
-		s          Slot
-		id, queue  uint64
-		exec       uint32
-		execSerial bool
-		c          *Clock
-	}{
+	cases := []fillCase{
 		{"rich", rich(10, 0x20, SlotFlagOurs, 3), 1, 2, 0, false, clock},
 		{"no clock", launch(30, 0x40, SlotFlagOurs, 4), 5, 0, 1, false, nil},
 		{"every flag", rich(12, 0x22, 0xff, 1<<31), 1 << 40, 1 << 33, 1<<32 - 1, true, clock},
