@@ -278,15 +278,26 @@ static void test_signal_order(void) {
     CHECK_RES(zeEventHostSignal(ps->ev[1]), ZE_RESULT_SUCCESS, "zeEventHostSignal right after the append");
     CHECK_RES(zeEventQueryStatus(ps->ev[1]), ZE_RESULT_SUCCESS, "signalled by the host after the append");
     zeEventHostReset(ps->ev[1]);
-    /* more signals than an engine posts before someone must apply them
-     * (4096), nobody reading: the last one is what a query reads */
+    /* more signals than an engine's ring of posted signals holds at first
+     * (4096) and at most (65536), nobody reading: the ring grows, then the
+     * submitting thread applies them (test/sim/README.md "Cost"); either
+     * way the last one is what a query reads */
     bool all = true;
-    for (int i = 0; i < 5000 && all; i++)
+    uint64_t before_host = 0, before_dev = 0;
+    for (int i = 0; i < 70000 && all; i++) {
+        if (i == 70000 - 1) zeDeviceGetGlobalTimestamps(d, &before_host, &before_dev);
         all = zeCommandListAppendLaunchKernel(w.imm, w.k[0], &g, ps->ev[2], 0, NULL) == ZE_RESULT_SUCCESS;
-    CHECK(all, "5000 launches signalling one event, nobody reading", "an append failed");
-    CHECK_RES(zeEventHostSynchronize(ps->ev[2], UINT64_MAX), ZE_RESULT_SUCCESS, "the event of 5000 launches signalled");
+    }
+    CHECK(all, "70000 launches signalling one event, nobody reading", "an append failed");
+    CHECK_RES(zeEventHostSynchronize(ps->ev[2], UINT64_MAX), ZE_RESULT_SUCCESS, "the event of 70000 launches signalled");
     ze_kernel_timestamp_result_t last;
     CHECK_RES(zeEventQueryKernelTimestamp(ps->ev[2], &last), ZE_RESULT_SUCCESS, "its timestamps readable");
+    {
+        uint64_t kmask = 0xffffffffull, since = (last.global.kernelStart - (before_dev & kmask)) & kmask;
+        CHECK(since < kmask / 2, "70000 launches signalling one event: a query reads the last launch's timestamps",
+              "start %#llx, device clock before the last append %#llx", (unsigned long long)last.global.kernelStart,
+              (unsigned long long)(before_dev & kmask));
+    }
     zeEventHostReset(ps->ev[2]);
     test_regular_signal_lifetime(d, &w, pool);
     /* destroyed right after the append, never read (the signal must not

@@ -70,7 +70,8 @@
 #define SLEEP_CAP_NS 50000000ull  /* re-check at least every 50 ms */
 #define SPIN_NS 100000ull         /* host waits spin (yield) for the last 100 us */
 #define SIM_CACHE_LINE 64
-#define POST_RING 4096            /* posted signals per engine: the ring-buffer depth */
+#define POST_RING 4096            /* posted signals per engine: the ring's first depth */
+#define POST_RING_MAX 65536       /* ... grown by doubling up to this (exec_event.c "posted signals") */
 
 /* ================================================================== */
 /* Objects                                                             */
@@ -311,7 +312,8 @@ struct sim_engine {
      * written under the engine lock, post_tail on a line of its own (the
      * observers' check reads it), post_head by the observers that apply
      * them (under g_post_lock). */
-    struct ev_post *posts;      /* POST_RING entries, allocated at the first post */
+    struct ev_post *posts;      /* post_cap entries, allocated at the first post */
+    uint32_t post_cap;          /* a power of two; changed with posts, under g_post_lock */
     sim_engine_t *post_next;    /* registry of engines that posted (immutable once pushed) */
     uint32_t post_head_seen;    /* the producer's copy of post_head: read only when it says full */
     char pad_tail_[SIM_CACHE_LINE];

@@ -300,14 +300,15 @@ __attribute__((destructor)) static void dev_cost_report(void) {
 static uint64_t posts_apply_engine_locked(sim_engine_t *eng, uint64_t *n) {
     uint32_t h = atomic_load_explicit(&eng->post_head, RLX);
     uint32_t t = atomic_load_explicit(&eng->post_tail, memory_order_acquire);
+    uint32_t mask = eng->post_cap - 1;
     uint64_t submitted = 0;
     for (; h != t; h++) {
         /* The events' memory was last touched by whoever reset them, long
          * ago: fetch a few signals ahead so that their cache misses
          * overlap instead of stalling one after the other (the device's
          * writes cost the host no CPU on Intel's hardware). */
-        if (t - h > POST_PREFETCH) __builtin_prefetch(&eng->posts[(h + POST_PREFETCH) % POST_RING].ev->seq, 1);
-        const ev_post_t *p = &eng->posts[h % POST_RING];
+        if (t - h > POST_PREFETCH) __builtin_prefetch(&eng->posts[(h + POST_PREFETCH) & mask].ev->seq, 1);
+        const ev_post_t *p = &eng->posts[h & mask];
         ev_parts_t parts;
         parts.n = 1;
         parts.start[0] = p->start;
@@ -351,6 +352,30 @@ void posts_apply(void) {
     clock_floor_raise(submitted);
 }
 
+/* eng->lock held, eng's ring full (tail - post_head >= post_cap): doubles
+ * it, keeping every pending post at its index. Appliers read the ring only
+ * under g_post_lock, so it is swapped under that lock; the producer is the
+ * only one to swap it. Returns false at POST_RING_MAX or when memory runs
+ * out (the caller then applies the posts). Each doubling copies the pending
+ * posts once: the submitting thread pays it log2(POST_RING_MAX/POST_RING)
+ * times per engine at most. */
+static bool posts_grow(sim_engine_t *eng, uint32_t tail) {
+    uint32_t cap = eng->post_cap;
+    if (cap >= POST_RING_MAX) return false;
+    ev_post_t *bigger = malloc(2 * (size_t)cap * sizeof(*bigger));
+    if (bigger == NULL) return false;
+    pthread_mutex_lock(&g_post_lock);
+    uint32_t h = atomic_load_explicit(&eng->post_head, memory_order_acquire);
+    for (uint32_t i = h; i != tail; i++) bigger[i & (2 * cap - 1)] = eng->posts[i & (cap - 1)];
+    ev_post_t *old = eng->posts;
+    eng->posts = bigger;
+    eng->post_cap = 2 * cap;
+    pthread_mutex_unlock(&g_post_lock);
+    eng->post_head_seen = h;
+    free(old);
+    return true;
+}
+
 /* eng->lock held: the signal of a command eng has scheduled (ending at t).
  * Posted (above), or written at once when posting does not fit: several
  * timestamp parts (a COMPOSITE root's launch), a metrics notification
@@ -373,6 +398,7 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
     }
     if (eng->posts == NULL) {
         eng->posts = malloc(POST_RING * sizeof(*eng->posts));
+        eng->post_cap = POST_RING;
         if (eng->posts == NULL) {
             event_signal(ev, t, parts, false);
             return;
@@ -386,16 +412,21 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
     /* The appliers' post_head is read only when the copy says the ring is
      * full (it only grows), so that the appending thread does not read
      * their line at every append. Full: nobody has looked at events for
-     * POST_RING commands; apply them here (order is kept: they are all
-     * applied before this one). */
-    if (tail - eng->post_head_seen >= POST_RING) {
+     * post_cap commands (a profiler that reads its events in batches of
+     * thousands, behind a full-rate application). On Intel's hardware the
+     * device writes every event itself, however long nobody looks, so the
+     * ring grows (posts_grow) rather than have the submitting thread write
+     * the device's signals; only beyond POST_RING_MAX are they applied
+     * here (order is kept: they are all applied before this one;
+     * test/sim/README.md "Cost"). */
+    if (tail - eng->post_head_seen >= eng->post_cap) {
         eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
-        if (tail - eng->post_head_seen >= POST_RING) {
+        if (tail - eng->post_head_seen >= eng->post_cap && !posts_grow(eng, tail)) {
             posts_apply();
             eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
         }
     }
-    ev_post_t *p = &eng->posts[tail % POST_RING];
+    ev_post_t *p = &eng->posts[tail & (eng->post_cap - 1)];
     p->ev = ev;
     p->t = t;
     p->start = parts->start[0];
