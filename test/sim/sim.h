@@ -258,6 +258,10 @@ typedef struct sim_device {
     _Atomic(struct sim_run *) runs_free;
     pthread_mutex_t run_lock;
     struct sim_run *runs_head, *runs_tail;
+    /* This process's own launches: one single-producer queue per engine
+     * that launched on this device (exec_run.c), pushed once, immutable
+     * once pushed. Read and pruned by the holder of run_lock. */
+    _Atomic(struct sim_runq *) runqs;
     atomic_bool sampling_active;   /* a streamer is open on this device or its root/subs */
 
     struct sim_metric_dev *metrics; /* metrics_*.c state, created lazily */
@@ -410,6 +414,12 @@ SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
 /* run_lock held: moves the runs launches published since the last call
  * to the end of dev->runs_head..runs_tail, in publication order. */
 SIM_HIDDEN void sim_runs_collect_locked(sim_device_t *dev);
+/* run_lock held (after sim_runs_collect_locked): calls fn for every run
+ * of dev not yet pruned: the listed ones (other processes', overflow) in
+ * publication order, then each engine queue's in launch order. The run
+ * passed is valid only during the call; its isa stays referenced until
+ * run_lock is released. */
+SIM_HIDDEN void sim_runs_foreach_locked(sim_device_t *dev, void (*fn)(void *ctx, const sim_run_t *r), void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* The machine (machine.c): state shared by the processes that set the  */
