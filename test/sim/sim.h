@@ -247,12 +247,15 @@ typedef struct sim_device {
     struct sim_engine *engines;    /* array [ordinal][index] flattened */
     uint32_t num_engines;
 
-    /* Kernel executions ("runs") for sample generation. Launching threads
-     * only publish: they push onto runs_incoming (lock-free, newest first)
-     * and take recycled runs from runs_free; they never wait for run_lock.
-     * The holder of run_lock (a stream reader generating samples, or a
-     * pruner) moves runs_incoming into its list runs_head..runs_tail and
-     * frees runs no stream needs onto runs_free. */
+    /* Kernel executions ("runs") for sample generation. This process's
+     * launches go to their engine's queue (runqs, below); runs_incoming
+     * (lock-free, newest first) carries other processes' runs
+     * (machine.c) and our own only when no queue chunk could be
+     * allocated (then taking recycled runs from runs_free). Launching
+     * threads never wait for run_lock. The holder of run_lock (a stream
+     * reader generating samples, or a pruner) moves runs_incoming into
+     * its list runs_head..runs_tail, reads the queues, and frees runs no
+     * stream needs. */
     _Atomic(struct sim_run *) runs_incoming;
     atomic_uint runs_incoming_n;   /* runs on runs_incoming, approximately */
     _Atomic(struct sim_run *) runs_free;
