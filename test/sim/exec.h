@@ -334,7 +334,9 @@ struct sim_engine {
  * differs from the previous record's (both sides know which), released
  * when the next such record is pruned, so an ISA lives while a record
  * names it. */
-#define RUNQ_CHUNK 256u
+#ifndef RUNQ_CHUNK
+#define RUNQ_CHUNK 256u /* a build may set a small one to exercise chunk changes (sanitizers) */
+#endif
 typedef struct sim_runrec {
     uint64_t launch_id;
     sim_isa_t *isa;
