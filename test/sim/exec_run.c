@@ -257,7 +257,7 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
         }
         sim_run_t *r = pushed ? NULL : run_alloc(lc->eng, dev);
         if (r) {
-            /* Out of memory for a chunk: listed as other processes' runs. */
+            /* No chunk could be had: listed the way other processes' runs are. */
             r->launch_id = launch_id;
             r->device = dev;
             r->isa = sim_isa_ref(k->isa);
