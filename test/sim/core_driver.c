@@ -33,6 +33,7 @@ static sim_device_t *device_new(sim_driver_t *drv, sim_device_t *parent, uint32_
     atomic_init(&d->runs_incoming, NULL);
     atomic_init(&d->runs_incoming_n, 0);
     atomic_init(&d->runs_free, NULL);
+    atomic_init(&d->runqs, NULL);
     atomic_init(&d->sampling_active, false);
     return d;
 }

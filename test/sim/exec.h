@@ -301,7 +301,8 @@ struct sim_engine {
     atomic_uint npending;
     sim_entry_t *free_entries;
     bool blocked;
-    sim_run_t *free_runs;       /* recycled runs for this engine's launches */
+    sim_run_t *free_runs;       /* recycled runs for this engine's launches (overflow path) */
+    struct sim_runq *runqs;     /* this engine's run queues, one per (sub)device it launched on */
     cost_slot_t cost[COST_SLOTS];
     /* start times of scheduled commands that had not started yet when
      * scheduled, FIFO (monotonic): the "ring buffer" for backpressure. */
@@ -322,6 +323,52 @@ struct sim_engine {
     _Atomic uint32_t post_head;
     char pad_end_[SIM_CACHE_LINE];
 };
+
+/* The runs of one engine's launches on one (sub)device, as the simulator
+ * remembers what ran where for the EU stall sampler (exec_run.c; see
+ * test/sim/README.md, "Cost"): a single-producer queue of compact records
+ * in chunks. The producer is the launching thread (engine lock held): it
+ * writes a record and publishes it with one release store to a counter
+ * only this queue uses. The consumer is the holder of the device's
+ * run_lock (sample generation, pruning): it reads records up to the
+ * published count and frees whole chunks back through `free`. No
+ * per-run reference on the ISA: a record holds one only when its ISA
+ * differs from the previous record's (both sides know which), released
+ * when the next such record is pruned, so an ISA lives while a record
+ * names it. */
+#ifndef RUNQ_CHUNK
+#define RUNQ_CHUNK 256u /* a build may set a small one to exercise chunk changes (sanitizers) */
+#endif
+typedef struct sim_runrec {
+    uint64_t launch_id;
+    sim_isa_t *isa;
+    uint64_t start_ns, end_ns;
+    uint32_t first_xecore, num_xecores;
+} sim_runrec_t;
+typedef struct sim_runchunk {
+    struct sim_runchunk *next;          /* written by the producer before the chunk's first record is published */
+    sim_runrec_t rec[RUNQ_CHUNK];
+} sim_runchunk_t;
+typedef struct sim_runq {
+    sim_device_t *dev;
+    struct sim_runq *dev_next;          /* dev->runqs (immutable once pushed) */
+    struct sim_runq *eng_next;          /* engine->runqs (engine lock) */
+    /* producer (engine lock held) */
+    sim_runchunk_t *ptail;              /* chunk being written */
+    uint32_t pn;                        /* records in ptail */
+    uint64_t pcount;                    /* records written */
+    sim_isa_t *pprev_isa;               /* ISA of the last record written */
+    sim_runchunk_t *pfree;              /* chunks taken from free */
+    char pad_pub_[SIM_CACHE_LINE];
+    _Atomic uint64_t published;         /* records readable (release) */
+    _Atomic(sim_runchunk_t *) free;     /* chunks the consumer gave back */
+    char pad_cons_[SIM_CACHE_LINE];
+    /* consumer (dev->run_lock held) */
+    sim_runchunk_t *chead;              /* chunk holding record `consumed` */
+    uint64_t chead_base;                /* index of chead's first record */
+    uint64_t consumed;                  /* records pruned */
+    sim_isa_t *held;                    /* ISA referenced for the records from the last holder on */
+} sim_runq_t;
 
 struct sim_devstate {
     sim_device_t *dev;

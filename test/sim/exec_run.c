@@ -21,15 +21,16 @@ static bool sampling_active(const sim_device_t *dev) {
     return false;
 }
 
-/* Publication of runs. The launching thread (engine lock held) pushes a
- * run onto dev->runs_incoming with one CAS and takes recycled runs from
- * its engine's cache, refilled by taking all of dev->runs_free at once
- * (no ABA: nothing is ever popped singly from a shared list). It never
- * waits for run_lock, which only sample generation and pruning hold: on
- * Intel's hardware the EU stall unit samples on its own, and nothing the
- * sampler does slows the launching thread. */
-
-#define RUNS_PRUNE_BACKLOG 256 /* launching threads try to prune beyond this */
+/* Publication of runs. The launching thread (engine lock held) appends
+ * a compact record to its engine's queue for the device (sim_runq_t in
+ * exec.h): plain stores and one release store to a counter of that
+ * queue, no read-modify-write on a line another thread writes. The
+ * list runs_incoming (one CAS per run) carries other processes' runs
+ * (machine.c) and, only if no chunk could be allocated, our own. The
+ * launching thread never waits for run_lock, which only sample
+ * generation and pruning hold: on Intel's hardware the EU stall unit
+ * samples on its own, and nothing the sampler does slows the launching
+ * thread. */
 
 static void run_push(_Atomic(sim_run_t *) *list, sim_run_t *first, sim_run_t *last) {
     sim_run_t *h = atomic_load_explicit(list, memory_order_relaxed);
@@ -57,8 +58,126 @@ void sim_runs_collect_locked(sim_device_t *dev) {
     dev->runs_tail = last;
 }
 
+/* ---- engine run queues (exec.h, sim_runq_t) ------------------------ */
+
+static uint64_t run_seed(const sim_isa_t *isa, uint64_t launch_id) {
+    return sim_mix64(sim_cfg.seed ^ isa->kernel_id ^ launch_id);
+}
+
+/* eng->lock held: eng's queue for runs on dev, created at its first run
+ * there (then pushed once onto dev->runqs); NULL if out of memory. */
+static sim_runq_t *runq_get(sim_engine_t *eng, sim_device_t *dev) {
+    for (sim_runq_t *q = eng->runqs; q != NULL; q = q->eng_next)
+        if (q->dev == dev) return q;
+    sim_runq_t *q = calloc(1, sizeof(*q));
+    sim_runchunk_t *c = malloc(sizeof(*c));
+    if (q == NULL || c == NULL) {
+        free(q);
+        free(c);
+        return NULL;
+    }
+    c->next = NULL;
+    q->dev = dev;
+    q->ptail = q->chead = c;
+    atomic_init(&q->published, 0);
+    atomic_init(&q->free, NULL);
+    q->eng_next = eng->runqs;
+    eng->runqs = q;
+    sim_runq_t *h = atomic_load_explicit(&dev->runqs, memory_order_relaxed);
+    do {
+        q->dev_next = h;
+    } while (!atomic_compare_exchange_weak_explicit(&dev->runqs, &h, q, memory_order_release, memory_order_relaxed));
+    return q;
+}
+
+/* eng->lock held: appends a run to q; false if no chunk could be had
+ * (the caller then lists the run the old way). */
+static bool runq_push(sim_runq_t *q, sim_isa_t *isa, uint64_t launch_id, uint64_t start, uint64_t end,
+                      uint32_t first, uint32_t num) {
+    if (q->pn == RUNQ_CHUNK) {
+        sim_runchunk_t *c = q->pfree;
+        if (c == NULL) c = q->pfree = atomic_exchange_explicit(&q->free, NULL, memory_order_acquire);
+        if (c != NULL) q->pfree = c->next;
+        else if ((c = malloc(sizeof(*c))) == NULL) return false;
+        c->next = NULL;
+        q->ptail->next = c; /* published with the chunk's first record */
+        q->ptail = c;
+        q->pn = 0;
+    }
+    /* The ISA is referenced once for a stretch of records naming it. */
+    if (isa != q->pprev_isa) {
+        sim_isa_ref(isa);
+        q->pprev_isa = isa;
+    }
+    sim_runrec_t *r = &q->ptail->rec[q->pn++];
+    r->launch_id = launch_id;
+    r->isa = isa;
+    r->start_ns = start;
+    r->end_ns = end;
+    r->first_xecore = first;
+    r->num_xecores = num;
+    atomic_store_explicit(&q->published, ++q->pcount, memory_order_release);
+    return true;
+}
+
+/* run_lock held: prunes q's records from the oldest on while they ended
+ * by `before` (a queue is in launch order; a run left behind a later one
+ * that has not ended is skipped by every reader, whose window starts
+ * after `before`). */
+static void runq_prune_locked(sim_runq_t *q, uint64_t before) {
+    uint64_t pub = atomic_load_explicit(&q->published, memory_order_acquire);
+    sim_runchunk_t *freed = NULL, *flast = NULL;
+    while (q->consumed < pub) {
+        if (q->consumed - q->chead_base == RUNQ_CHUNK) {
+            /* chead is done and the next chunk has a published record. */
+            sim_runchunk_t *c = q->chead;
+            q->chead = c->next;
+            q->chead_base += RUNQ_CHUNK;
+            c->next = freed;
+            freed = c;
+            if (flast == NULL) flast = c;
+        }
+        const sim_runrec_t *r = &q->chead->rec[q->consumed - q->chead_base];
+        if (r->end_ns > before) break;
+        if (r->isa != q->held) {
+            sim_isa_unref(q->held);
+            q->held = r->isa;
+        }
+        q->consumed++;
+    }
+    if (freed != NULL) {
+        sim_runchunk_t *h = atomic_load_explicit(&q->free, memory_order_relaxed);
+        do {
+            flast->next = h;
+        } while (!atomic_compare_exchange_weak_explicit(&q->free, &h, freed, memory_order_release,
+                                                        memory_order_relaxed));
+    }
+}
+
+void sim_runs_foreach_locked(sim_device_t *dev, void (*fn)(void *ctx, const sim_run_t *r), void *ctx) {
+    for (sim_run_t *r = dev->runs_head; r != NULL; r = r->next) fn(ctx, r);
+    for (sim_runq_t *q = atomic_load_explicit(&dev->runqs, memory_order_acquire); q != NULL; q = q->dev_next) {
+        uint64_t pub = atomic_load_explicit(&q->published, memory_order_acquire);
+        const sim_runchunk_t *c = q->chead;
+        uint64_t base = q->chead_base;
+        for (uint64_t i = q->consumed; i < pub; i++) {
+            if (i - base == RUNQ_CHUNK) {
+                c = c->next;
+                base += RUNQ_CHUNK;
+            }
+            const sim_runrec_t *rr = &c->rec[i - base];
+            sim_run_t r = {.launch_id = rr->launch_id, .device = dev, .isa = rr->isa, .start_ns = rr->start_ns,
+                           .end_ns = rr->end_ns, .first_xecore = rr->first_xecore, .num_xecores = rr->num_xecores,
+                           .seed = run_seed(rr->isa, rr->launch_id), .pid = 0};
+            fn(ctx, &r);
+        }
+    }
+}
+
 /* run_lock held. Removes runs with end <= before onto dev->runs_free. */
 static void prune_locked(sim_device_t *dev, uint64_t before) {
+    for (sim_runq_t *q = atomic_load_explicit(&dev->runqs, memory_order_acquire); q != NULL; q = q->dev_next)
+        runq_prune_locked(q, before);
     sim_run_t **pp = &dev->runs_head, *prev = NULL, *ffirst = NULL, *flast = NULL;
     while (*pp) {
         sim_run_t *r = *pp;
@@ -120,31 +239,41 @@ static void launch_part(const launch_ctx_t *lc, sim_devstate_t *ds, int sub, con
     /* Rotates on every launch, kept or not, so placement depends only on
      * the launch sequence. */
     uint32_t first = (uint32_t)(atomic_fetch_add_explicit(&ds->rot, num, memory_order_relaxed) % xec);
-    sim_run_t *r = keep ? run_alloc(lc->eng, dev) : NULL;
-    if (r) {
-        r->launch_id = launch_id;
-        r->device = dev;
-        r->isa = sim_isa_ref(k->isa);
-        r->start_ns = start;
-        r->end_ns = end;
-        r->first_xecore = first;
-        r->num_xecores = num;
-        r->seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id);
-        r->pid = 0;
-        run_push(&dev->runs_incoming, r, r);
-        /* Without a stream nobody collects: bound the backlog, but only if
-         * run_lock is free (a reader holding it prunes anyway). */
-        if (atomic_fetch_add_explicit(&dev->runs_incoming_n, 1, memory_order_relaxed) >= RUNS_PRUNE_BACKLOG &&
-            !sampling_active(dev) && pthread_mutex_trylock(&dev->run_lock) == 0) {
-            sim_runs_collect_locked(dev);
-            prune_locked(dev, lc->now);
-            pthread_mutex_unlock(&dev->run_lock);
+    uint64_t seed = run_seed(k->isa, launch_id);
+    if (keep) {
+        /* What ran where, for the EU stall sampler: one record on this
+         * engine's queue (test/sim/README.md, "Cost"). */
+        sim_runq_t *q = runq_get(lc->eng, dev);
+        bool pushed = false;
+        if (q != NULL) {
+            if (q->pn == RUNQ_CHUNK && !sampling_active(dev) && pthread_mutex_trylock(&dev->run_lock) == 0) {
+                /* Without a stream nobody collects: bound the queue, but
+                 * only if run_lock is free (a reader holding it prunes). */
+                sim_runs_collect_locked(dev);
+                prune_locked(dev, lc->now);
+                pthread_mutex_unlock(&dev->run_lock);
+            }
+            pushed = runq_push(q, k->isa, launch_id, start, end, first, num);
+        }
+        sim_run_t *r = pushed ? NULL : run_alloc(lc->eng, dev);
+        if (r) {
+            /* No chunk could be had: listed the way other processes' runs are. */
+            r->launch_id = launch_id;
+            r->device = dev;
+            r->isa = sim_isa_ref(k->isa);
+            r->start_ns = start;
+            r->end_ns = end;
+            r->first_xecore = first;
+            r->num_xecores = num;
+            r->seed = seed;
+            r->pid = 0;
+            run_push(&dev->runs_incoming, r, r);
+            atomic_fetch_add_explicit(&dev->runs_incoming_n, 1, memory_order_relaxed);
         }
     }
     /* Other processes' streams on this tile sample it too (ZESIM_MACHINE). */
     sim_run_t pub = {.launch_id = launch_id, .device = dev, .isa = k->isa, .start_ns = start, .end_ns = end,
-                     .first_xecore = first, .num_xecores = num,
-                     .seed = sim_mix64(sim_cfg.seed ^ k->isa->kernel_id ^ launch_id)};
+                     .first_xecore = first, .num_xecores = num, .seed = seed};
     sim_machine_publish(&pub, builtin);
     if (gt) {
         char name[512];

@@ -196,7 +196,10 @@ typedef struct run_snap {
 static int snap_cmp(const void *a, const void *b) {
     const run_snap_t *x = a, *y = b;
     if (x->k_lo != y->k_lo) return x->k_lo < y->k_lo ? -1 : 1;
-    return x->launch_id < y->launch_id ? -1 : (x->launch_id > y->launch_id);
+    if (x->launch_id != y->launch_id) return x->launch_id < y->launch_id ? -1 : 1;
+    /* Another process's run with the same id (ZESIM_MACHINE): ours first,
+     * then by pid, whatever order the lists held them in. */
+    return x->pid < y->pid ? -1 : (x->pid > y->pid);
 }
 
 /* Ground-truth lines are batched to keep sim_gt_printf calls few. */
@@ -305,6 +308,52 @@ static bool run_covers(const sim_streamer_t *s, const sim_run_t *r) {
     return rd->first_xecore < hi && rd->first_xecore + rd->xecores > lo;
 }
 
+typedef struct snap_ctx {
+    const sim_streamer_t *s;
+    uint64_t from, now, p, t0;
+    run_snap_t *v;
+    size_t nv, cap;
+    bool oom;
+} snap_ctx_t;
+
+/* Snapshots run r if it overlaps [from, now) (sim_runs_foreach_locked). */
+static void snap_add(void *ctx, const sim_run_t *r) {
+    snap_ctx_t *c = ctx;
+    uint64_t from = c->from, now = c->now, p = c->p, t0 = c->t0;
+    if (c->oom || r->end_ns <= from || r->start_ns >= now || !run_covers(c->s, r)) return;
+    uint64_t a = r->start_ns > from ? r->start_ns : from;
+    uint64_t e = r->end_ns < now ? r->end_ns : now;
+    /* t = t0 + k p, k >= 1, a <= t < e */
+    uint64_t k_lo = a > t0 ? ceil_div(a - t0, p) : 1;
+    uint64_t k_hi = e > t0 ? ceil_div(e - t0, p) : 1;
+    if (k_lo < 1) k_lo = 1;
+    if (k_hi <= k_lo) return;
+    if (c->nv == c->cap) {
+        size_t nc = c->cap ? c->cap * 2 : 16;
+        run_snap_t *nvv = realloc(c->v, nc * sizeof(*c->v));
+        if (nvv == NULL) {
+            c->oom = true;
+            return;
+        }
+        c->v = nvv;
+        c->cap = nc;
+    }
+    run_snap_t *sn = &c->v[c->nv++];
+    sn->isa = sim_isa_ref(r->isa);
+    sn->device = r->device;
+    sn->launch_id = r->launch_id;
+    sn->start = r->start_ns;
+    sn->end = r->end_ns;
+    sn->seed = r->seed;
+    sn->first_xecore = r->first_xecore;
+    sn->num_xecores = r->num_xecores;
+    sn->pid = r->pid;
+    sn->k_lo = k_lo;
+    sn->k_hi = k_hi;
+    sn->k_first = r->start_ns > t0 ? ceil_div(r->start_ns - t0, p) : 1;
+    if (sn->k_first < 1) sn->k_first = 1;
+}
+
 /* Generates s's samples up to now (g_mx held). Hardware samples exist only
  * while the stream is open: every period boundary t0 + k*period inside a
  * run gives each of its Xe-cores one record (25%: two). */
@@ -315,8 +364,9 @@ void gen_streamer(sim_streamer_t *s, uint64_t now) {
     sim_exec_progress(root, now);
 
     run_snap_t *v = NULL;
-    size_t nv = 0, cap = 0;
+    size_t nv = 0;
     uint64_t p = s->period_ns, t0 = s->t0_ns;
+    snap_ctx_t sc = {.s = s, .from = from, .now = now, .p = p, .t0 = t0};
     uint32_t nfam = 1 + root->num_subdevices;
     /* Kernels of the other processes on the stream's tiles (ZESIM_MACHINE). */
     for (uint32_t i = 0; i < s->ntiles; i++) sim_machine_ingest(s->tiles[i], now);
@@ -325,39 +375,11 @@ void gen_streamer(sim_streamer_t *s, uint64_t now) {
         if (fd == NULL) continue;
         pthread_mutex_lock(&fd->run_lock);
         sim_runs_collect_locked(fd);
-        for (sim_run_t *r = fd->runs_head; r != NULL; r = r->next) {
-            if (r->end_ns <= from || r->start_ns >= now || !run_covers(s, r)) continue;
-            uint64_t a = r->start_ns > from ? r->start_ns : from;
-            uint64_t e = r->end_ns < now ? r->end_ns : now;
-            /* t = t0 + k p, k >= 1, a <= t < e */
-            uint64_t k_lo = a > t0 ? ceil_div(a - t0, p) : 1;
-            uint64_t k_hi = e > t0 ? ceil_div(e - t0, p) : 1;
-            if (k_lo < 1) k_lo = 1;
-            if (k_hi <= k_lo) continue;
-            if (nv == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                run_snap_t *nvv = realloc(v, nc * sizeof(*v));
-                if (nvv == NULL) break;
-                v = nvv;
-                cap = nc;
-            }
-            run_snap_t *sn = &v[nv++];
-            sn->isa = sim_isa_ref(r->isa);
-            sn->device = r->device;
-            sn->launch_id = r->launch_id;
-            sn->start = r->start_ns;
-            sn->end = r->end_ns;
-            sn->seed = r->seed;
-            sn->first_xecore = r->first_xecore;
-            sn->num_xecores = r->num_xecores;
-            sn->pid = r->pid;
-            sn->k_lo = k_lo;
-            sn->k_hi = k_hi;
-            sn->k_first = r->start_ns > t0 ? ceil_div(r->start_ns - t0, p) : 1;
-            if (sn->k_first < 1) sn->k_first = 1;
-        }
+        sim_runs_foreach_locked(fd, snap_add, &sc);
         pthread_mutex_unlock(&fd->run_lock);
     }
+    v = sc.v;
+    nv = sc.nv;
     s->gen_upto = now;
     if (nv == 0) {
         free(v);

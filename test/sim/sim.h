@@ -247,17 +247,24 @@ typedef struct sim_device {
     struct sim_engine *engines;    /* array [ordinal][index] flattened */
     uint32_t num_engines;
 
-    /* Kernel executions ("runs") for sample generation. Launching threads
-     * only publish: they push onto runs_incoming (lock-free, newest first)
-     * and take recycled runs from runs_free; they never wait for run_lock.
-     * The holder of run_lock (a stream reader generating samples, or a
-     * pruner) moves runs_incoming into its list runs_head..runs_tail and
-     * frees runs no stream needs onto runs_free. */
+    /* Kernel executions ("runs") for sample generation. This process's
+     * launches go to their engine's queue (runqs, below); runs_incoming
+     * (lock-free, newest first) carries other processes' runs
+     * (machine.c) and our own only when no queue chunk could be
+     * allocated (then taking recycled runs from runs_free). Launching
+     * threads never wait for run_lock. The holder of run_lock (a stream
+     * reader generating samples, or a pruner) moves runs_incoming into
+     * its list runs_head..runs_tail, reads the queues, and frees runs no
+     * stream needs. */
     _Atomic(struct sim_run *) runs_incoming;
     atomic_uint runs_incoming_n;   /* runs on runs_incoming, approximately */
     _Atomic(struct sim_run *) runs_free;
     pthread_mutex_t run_lock;
     struct sim_run *runs_head, *runs_tail;
+    /* This process's own launches: one single-producer queue per engine
+     * that launched on this device (exec_run.c), pushed once, immutable
+     * once pushed. Read and pruned by the holder of run_lock. */
+    _Atomic(struct sim_runq *) runqs;
     atomic_bool sampling_active;   /* a streamer is open on this device or its root/subs */
 
     struct sim_metric_dev *metrics; /* metrics_*.c state, created lazily */
@@ -410,6 +417,12 @@ SIM_HIDDEN void sim_runs_prune(sim_device_t *dev, uint64_t before_ns);
 /* run_lock held: moves the runs launches published since the last call
  * to the end of dev->runs_head..runs_tail, in publication order. */
 SIM_HIDDEN void sim_runs_collect_locked(sim_device_t *dev);
+/* run_lock held (after sim_runs_collect_locked): calls fn for every run
+ * of dev not yet pruned: the listed ones (other processes', overflow) in
+ * publication order, then each engine queue's in launch order. The run
+ * passed is valid only during the call; its isa stays referenced until
+ * run_lock is released. */
+SIM_HIDDEN void sim_runs_foreach_locked(sim_device_t *dev, void (*fn)(void *ctx, const sim_run_t *r), void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* The machine (machine.c): state shared by the processes that set the  */
