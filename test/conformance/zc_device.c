@@ -249,12 +249,96 @@ static void test_regular_signal_lifetime(ze_device_handle_t d, zc_work_t *w, ze_
     }
 }
 
+/* A regular list executed twice without resetting the event its kernel
+ * signals, queried while the second execution is in flight. On Intel's
+ * hardware the kernel's post-sync write lands at its end: until then the
+ * event stays signalled with the first execution's timestamps, then it
+ * has the second's; a query never shows a kernel's end later than the
+ * device clock read after it (test/sim/README.md "Re-signalled events").
+ * The kernel runs 64 x 2^25 work-items: about 21 ms at the default cost
+ * (ZESIM_KERNEL_COST, ZESIM_TIME_SCALE=1). Uses the pool's index
+ * PS_EVENTS + 3. */
+static void test_regular_resignal(ze_device_handle_t d, zc_work_t *w, ze_event_pool_handle_t pool) {
+    ze_device_properties_t p0;
+    if (!zc_device_props(d, &p0, false)) return;
+    uint32_t kbits = p0.kernelTimestampValidBits;
+    uint64_t kmask = kbits >= 64 ? ~0ull : (1ull << kbits) - 1;
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
+                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, PS_EVENTS + 3, ZE_EVENT_SCOPE_FLAG_HOST,
+                          ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_group_count_t g = {1u << 25, 1, 1};
+    ze_event_handle_t ev = NULL;
+    ze_command_queue_handle_t q = NULL;
+    ze_command_list_handle_t l = NULL;
+    if (!REQUIRE_OK(zeEventCreate(pool, &ed, &ev), "re-signal: zeEventCreate")) return;
+    if (!REQUIRE_OK(zeCommandQueueCreate(zc.context, d, &qd, &q), "re-signal: zeCommandQueueCreate") ||
+        !REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, &l), "re-signal: zeCommandListCreate") ||
+        !REQUIRE_OK(zeCommandListAppendLaunchKernel(l, w->k[0], &g, ev, 0, NULL), "re-signal: append") ||
+        !REQUIRE_OK(zeCommandListClose(l), "re-signal: zeCommandListClose") ||
+        !REQUIRE_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL), "re-signal: first execution") ||
+        !REQUIRE_OK(zeCommandQueueSynchronize(q, UINT64_MAX), "re-signal: zeCommandQueueSynchronize")) {
+        if (l) zeCommandListDestroy(l);
+        if (q) zeCommandQueueDestroy(q);
+        zeEventDestroy(ev);
+        return;
+    }
+    ze_kernel_timestamp_result_t first, r;
+    bool ok = REQUIRE_OK(zeEventQueryKernelTimestamp(ev, &first), "re-signal: the first execution's timestamps");
+    uint64_t ticks = (first.global.kernelEnd - first.global.kernelStart) & kmask;
+    double ms = p0.timerResolution ? (double)ticks * (double)p0.timerResolution / 1e6 : 0;
+    CHECK(ms >= 5, "re-signal: the kernel takes time", "%.3f ms", ms);
+    /* The second execution, the event not reset: read it until the queue is done. */
+    ok = ok && REQUIRE_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL), "re-signal: second execution");
+    long reads = 0, firsts = 0, early = 0, back = 0, notready = 0;
+    bool seen_second = false;
+    ze_kernel_timestamp_result_t second = first;
+    uint64_t deadline = zc_host_ns() + 30ull * 1000000000ull;
+    for (bool done = false; ok && !done && zc_host_ns() < deadline;) {
+        done = zeCommandQueueSynchronize(q, 0) == ZE_RESULT_SUCCESS; /* done before the read: it must be the second's */
+        ze_result_t res = zeEventQueryKernelTimestamp(ev, &r);
+        uint64_t hc, dc;
+        if (!REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &hc, &dc), "re-signal: zeDeviceGetGlobalTimestamps")) break;
+        reads++;
+        if (res != ZE_RESULT_SUCCESS) {
+            notready++;
+            continue;
+        }
+        /* the end at or before the device clock read after the query */
+        if (((dc - r.global.kernelEnd) & kmask) > kmask / 2) early++;
+        bool is_first = r.global.kernelStart == first.global.kernelStart && r.global.kernelEnd == first.global.kernelEnd;
+        if (is_first) {
+            firsts++;
+            if (seen_second || done) back++;
+        } else {
+            seen_second = true;
+            second = r;
+        }
+        if (!done) sched_yield();
+    }
+    CHECK(ok && reads > 0 && notready == 0, "re-signal: the event stays signalled during the second execution",
+          "%ld reads, %ld not ready", reads, notready);
+    CHECK(early == 0, "re-signal: no query shows a kernel end later than the device clock",
+          "%ld of %ld reads ahead of the device clock", early, reads);
+    CHECK(firsts > 0, "re-signal: the first execution's timestamps until the second's end",
+          "%ld reads, none with the first execution's timestamps", reads);
+    CHECK(seen_second && back == 0, "re-signal: the second execution's timestamps from its end on",
+          "second seen: %d, first execution's read after the second's or after completion: %ld", seen_second, back);
+    CHECK(((second.global.kernelStart - first.global.kernelEnd) & kmask) <= kmask / 2,
+          "re-signal: the second execution starts after the first's end", "first end %#llx, second start %#llx",
+          (unsigned long long)first.global.kernelEnd, (unsigned long long)second.global.kernelStart);
+    zeCommandListDestroy(l);
+    zeCommandQueueDestroy(q);
+    zeEventDestroy(ev);
+}
+
 static void test_signal_order(void) {
     ze_device_handle_t d = zc.devices[0];
     zc_work_t w;
     if (!zc_work_open(&w, d, zc.stream_bin, zc.stream_size)) { zc_work_close(&w); return; }
     ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL,
-                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, PS_EVENTS + 3};
+                               ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, PS_EVENTS + 4};
     ze_event_pool_handle_t pool = NULL;
     if (!REQUIRE_OK(zeEventPoolCreate(zc.context, &pd, 1, &d, &pool), "zeEventPoolCreate")) { zc_work_close(&w); return; }
     ps_shared_t *ps = calloc(1, sizeof(*ps));
@@ -300,6 +384,7 @@ static void test_signal_order(void) {
     }
     zeEventHostReset(ps->ev[2]);
     test_regular_signal_lifetime(d, &w, pool);
+    test_regular_resignal(d, &w, pool);
     /* destroyed right after the append, never read (the signal must not
      * outlive the event: the address sanitizer checks) */
     ze_event_handle_t gone = NULL;

@@ -72,6 +72,10 @@
 #define SIM_CACHE_LINE 64
 #define POST_RING 4096            /* posted signals per engine: the ring's first depth */
 #define POST_RING_MAX 65536       /* ... grown by doubling up to this (exec_event.c "posted signals") */
+#define EV_PEND_SLOTS 4           /* an event's writes still to come (re-signalled before its end) */
+#define EV_PEND_PARTS 4           /* their timestamp parts, together */
+#define EV_NPARTS_MASK 0xffu      /* sim_event.nparts: the parts of part[] ... */
+#define EV_NPARTS_RESIGNALLED 0x100u /* ... and: base_t, npend and the pending writes are set */
 
 /* ================================================================== */
 /* Objects                                                             */
@@ -138,6 +142,24 @@ struct sim_event {
         _Atomic uint64_t start, end;
         _Atomic(sim_device_t *) dev;
     } part[SIM_MAX_PARTS];
+    /* Writes still to come (exec_event.c "re-signalled events";
+     * test/sim/README.md "Re-signalled events"): an event signalled again
+     * before its previous signal was reset keeps showing the earlier
+     * command's timestamps until the later command's end, as the device's
+     * post-sync write lands only then. Meaningful only while nparts has
+     * EV_NPARTS_RESIGNALLED set (else base_t = sig_t and none pending), so
+     * that a first signal -- the common case -- never touches these lines.
+     * part[] holds the write of time base_t; pend_t[i] (increasing, all
+     * above base_t) are the later writes, whose pend_n[i] parts follow one
+     * another in pend_part[]. */
+    _Atomic uint32_t npend;
+    _Atomic uint8_t pend_n[EV_PEND_SLOTS];
+    _Atomic uint64_t base_t;
+    _Atomic uint64_t pend_t[EV_PEND_SLOTS];
+    struct {
+        _Atomic uint64_t start, end;
+        _Atomic(sim_device_t *) dev;
+    } pend_part[EV_PEND_PARTS];
     /* Metrics notification event (streamer attached). */
     pthread_mutex_t streamer_lock;
     struct sim_streamer *streamer;
@@ -418,6 +440,15 @@ static inline uint64_t mask_bits(uint32_t bits) { return bits >= 64 ? UINT64_MAX
 typedef struct ev_state {
     uint64_t sig_t, reset_t;
     ev_parts_t parts;
+    /* Read only with the parts: the writes still to come, if any
+     * (sim_event.pend_t); ev_state_settle picks the one visible at a
+     * time into parts. base_t: the time of parts' write. */
+    uint64_t base_t;
+    uint32_t npend;
+    uint8_t pend_n[EV_PEND_SLOTS];
+    uint64_t pend_t[EV_PEND_SLOTS];
+    uint64_t pend_start[EV_PEND_PARTS], pend_end[EV_PEND_PARTS];
+    sim_device_t *pend_dev[EV_PEND_PARTS];
 } ev_state_t;
 
 /* Everything a launch part needs for its run and ground-truth line. */
@@ -462,7 +493,7 @@ SIM_HIDDEN ze_result_t check_ordinal_index(uint32_t ordinal, uint32_t index);
 SIM_HIDDEN ze_result_t wait_for(probe_fn probe, void *arg, uint64_t timeout);
 
 /* exec_event.c */
-SIM_HIDDEN bool ev_state_signalled_at(const ev_state_t *st, uint64_t t);
+SIM_HIDDEN bool ev_state_signalled_at(ev_state_t *st, uint64_t t);
 SIM_HIDDEN uint64_t event_wait_time(sim_event_t *ev, uint64_t x);
 SIM_HIDDEN void ev_read(sim_event_t *ev, ev_state_t *st, bool parts);
 SIM_HIDDEN void event_ref(sim_event_t *ev);

@@ -61,17 +61,38 @@ static void ev_write_end(sim_event_t *ev) {
     atomic_store_explicit(&ev->seq, atomic_load_explicit(&ev->seq, RLX) + 1, memory_order_release);
 }
 
-static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p) {
+/* flags: 0 or EV_NPARTS_RESIGNALLED (the pending writes are set). */
+static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p, uint32_t flags) {
     uint32_t n = p->n < SIM_MAX_PARTS ? p->n : SIM_MAX_PARTS;
     for (uint32_t i = 0; i < n; i++) {
         atomic_store_explicit(&ev->part[i].start, p->start[i], RLX);
         atomic_store_explicit(&ev->part[i].end, p->end[i], RLX);
         atomic_store_explicit(&ev->part[i].dev, p->dev[i], RLX);
     }
-    atomic_store_explicit(&ev->nparts, n, RLX);
+    atomic_store_explicit(&ev->nparts, n | flags, RLX);
 }
 
-/* Lock-free snapshot of the event's state (parts only when asked). A
+/* The pending writes, in a snapshot (ev_read; the seqlock validates). */
+static void ev_read_pending(sim_event_t *ev, ev_state_t *st) {
+    st->base_t = atomic_load_explicit(&ev->base_t, RLX);
+    uint32_t n = atomic_load_explicit(&ev->npend, RLX), off = 0;
+    if (n > EV_PEND_SLOTS) n = EV_PEND_SLOTS; /* torn: the seqlock retries */
+    for (uint32_t i = 0; i < n; i++) {
+        st->pend_t[i] = atomic_load_explicit(&ev->pend_t[i], RLX);
+        st->pend_n[i] = atomic_load_explicit(&ev->pend_n[i], RLX);
+        off += st->pend_n[i];
+    }
+    if (off > EV_PEND_PARTS) n = 0, off = 0; /* torn: the seqlock retries */
+    for (uint32_t i = 0; i < off; i++) {
+        st->pend_start[i] = atomic_load_explicit(&ev->pend_part[i].start, RLX);
+        st->pend_end[i] = atomic_load_explicit(&ev->pend_part[i].end, RLX);
+        st->pend_dev[i] = atomic_load_explicit(&ev->pend_part[i].dev, RLX);
+    }
+    st->npend = n;
+}
+
+/* Lock-free snapshot of the event's state (parts only when asked, and
+ * with them the writes still to come, which ev_state_settle resolves). A
  * writer's section is a few stores, so the retry loop is short; it yields
  * if a writer was preempted inside one. Posted signals are applied first. */
 void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
@@ -81,13 +102,17 @@ void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
         if ((s1 & 1) == 0) {
             st->sig_t = atomic_load_explicit(&ev->sig_t, RLX);
             st->reset_t = atomic_load_explicit(&ev->reset_t, RLX);
-            st->parts.n = atomic_load_explicit(&ev->nparts, RLX);
+            uint32_t np = atomic_load_explicit(&ev->nparts, RLX);
+            st->parts.n = np & EV_NPARTS_MASK;
+            st->base_t = st->sig_t;
+            st->npend = 0;
             if (parts) {
                 for (uint32_t i = 0; i < st->parts.n && i < SIM_MAX_PARTS; i++) {
                     st->parts.start[i] = atomic_load_explicit(&ev->part[i].start, RLX);
                     st->parts.end[i] = atomic_load_explicit(&ev->part[i].end, RLX);
                     st->parts.dev[i] = atomic_load_explicit(&ev->part[i].dev, RLX);
                 }
+                if (np & EV_NPARTS_RESIGNALLED) ev_read_pending(ev, st);
             }
             atomic_thread_fence(memory_order_acquire);
             if (atomic_load_explicit(&ev->seq, RLX) == s1) return;
@@ -96,36 +121,168 @@ void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
     }
 }
 
-/* Signalled (with timestamps) as seen at host time t. */
-bool ev_state_signalled_at(const ev_state_t *st, uint64_t t) {
+/* The timestamps visible at host time t: those of the last write at or
+ * before t ("re-signalled events" below). Leaves no write pending in st. */
+static void ev_state_settle(ev_state_t *st, uint64_t t) {
+    uint32_t pick = UINT32_MAX, pick_off = 0, off = 0;
+    for (uint32_t i = 0; i < st->npend; i++) {
+        if (st->pend_t[i] <= t) pick = i, pick_off = off; /* increasing times: the last one wins */
+        off += st->pend_n[i];
+    }
+    if (pick != UINT32_MAX) {
+        st->parts.n = st->pend_n[pick];
+        for (uint32_t j = 0; j < st->parts.n; j++) {
+            st->parts.start[j] = st->pend_start[pick_off + j];
+            st->parts.end[j] = st->pend_end[pick_off + j];
+            st->parts.dev[j] = st->pend_dev[pick_off + j];
+        }
+        st->base_t = st->pend_t[pick];
+    }
+    st->npend = 0;
+}
+
+/* Signalled (with timestamps) as seen at host time t; st's timestamps
+ * become those visible at t. */
+bool ev_state_signalled_at(ev_state_t *st, uint64_t t) {
+    ev_state_settle(st, t);
     return st->sig_t != T_NEVER && st->sig_t <= t && (st->reset_t == T_NEVER || t < st->reset_t) && st->parts.n > 0;
 }
 
-/* In a write section: the signal rule. Returns whether the timestamps are taken. */
-static bool ev_apply_signal_locked(sim_event_t *ev, uint64_t t) {
-    uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX), rst = atomic_load_explicit(&ev->reset_t, RLX);
-    if (sig == T_NEVER) {
-        atomic_store_explicit(&ev->sig_t, t, RLX);
-        atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
-    } else if (rst != T_NEVER) {
-        /* Reset (on the device) at reset_t: a later signal starts anew. */
-        if (t < rst) return false;
-        atomic_store_explicit(&ev->sig_t, t, RLX);
-        atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
-    } else if (t < sig) {
-        atomic_store_explicit(&ev->sig_t, t, RLX);
+/* ---- re-signalled events -------------------------------------------
+ * An event signalled again before anyone reset it: a regular list
+ * executed twice without resetting its events, two executions of one list
+ * on two queues, a host signal over a device signal. On Intel's hardware
+ * a command's signal is the post-sync write of the event's memory, which
+ * lands when the command completes: until then a query reads the memory
+ * as the previous command left it (still signalled, its timestamps), from
+ * then on the later command's (test/sim/README.md "Re-signalled events").
+ * Here a signal's write is applied before its time (the engine schedules
+ * commands ahead, and posted signals are applied by the next observer),
+ * so the event keeps every write whose time may still be ahead of some
+ * observer: part[] holds the earliest (base_t), pend_* the later ones in
+ * increasing time, and a read shows the last write at or before its time
+ * (ev_state_settle). Signalled state is as before: from the first signal
+ * (sig_t, the earliest write) until a reset.
+ *
+ * Bounded: a writer drops the writes a later write has superseded for
+ * every observer -- one at or before a lower bound of the host clock
+ * (lb: the clock floor, or the submission clock of the command being
+ * applied; at ZESIM_TIME_SCALE=0 the write itself) that is followed by
+ * another at or before it, and an earlier write at the same time. When
+ * still more than EV_PEND_SLOTS writes (or EV_PEND_PARTS parts) are ahead,
+ * it reads the clock and drops again; still more (a regular list executed
+ * more than EV_PEND_SLOTS + 1 times back to back, nobody reading), it
+ * drops the earliest of the writes still to come: until the next one's
+ * time the event shows the write before it -- stale timestamps, never a
+ * command's before its end -- and the last write is always kept. A write
+ * with more parts than EV_PEND_PARTS (a COMPOSITE root's launch on more
+ * than four tiles) that cannot wait is shown at once, as before. */
+typedef struct ev_write {
+    uint64_t t;
+    ev_parts_t p;
+} ev_write_t;
+
+/* Drops w[i] from the n writes. */
+static void ev_writes_drop(ev_write_t *w, uint32_t *n, uint32_t i) {
+    memmove(&w[i], &w[i + 1], (*n - i - 1) * sizeof(*w));
+    (*n)--;
+}
+
+/* Drops the writes superseded for every observer whose clock is at least
+ * x: all but the last at or before x, and earlier writes at the same time
+ * as a later one (the last writer wins). */
+static void ev_writes_compact(ev_write_t *w, uint32_t *n, uint64_t x) {
+    for (uint32_t i = *n - 1; i > 0; i--)
+        if (w[i - 1].t == w[i].t) ev_writes_drop(w, n, i - 1);
+    while (*n > 1 && w[1].t <= x) ev_writes_drop(w, n, 0);
+}
+
+static bool ev_writes_fit(const ev_write_t *w, uint32_t n) {
+    uint32_t parts = 0;
+    for (uint32_t i = 1; i < n; i++) parts += w[i].p.n;
+    return n - 1 <= EV_PEND_SLOTS && parts <= EV_PEND_PARTS;
+}
+
+/* In a write section, the event signalled and not reset (sig_t = sig): a
+ * write at t ("re-signalled events" above). lb: a lower bound of the host
+ * clock (0: none known). */
+static void ev_resignal_locked(sim_event_t *ev, uint64_t sig, uint64_t t, const ev_parts_t *parts, uint64_t lb) {
+    ev_write_t w[EV_PEND_SLOTS + 2];
+    uint32_t np = atomic_load_explicit(&ev->nparts, RLX), n = 1;
+    w[0].t = (np & EV_NPARTS_RESIGNALLED) ? atomic_load_explicit(&ev->base_t, RLX) : sig;
+    w[0].p.n = np & EV_NPARTS_MASK;
+    for (uint32_t j = 0; j < w[0].p.n; j++) {
+        w[0].p.start[j] = atomic_load_explicit(&ev->part[j].start, RLX);
+        w[0].p.end[j] = atomic_load_explicit(&ev->part[j].end, RLX);
+        w[0].p.dev[j] = atomic_load_explicit(&ev->part[j].dev, RLX);
     }
-    return true;
+    if (np & EV_NPARTS_RESIGNALLED) {
+        uint32_t npend = atomic_load_explicit(&ev->npend, RLX), off = 0;
+        for (uint32_t i = 0; i < npend; i++, n++) {
+            w[n].t = atomic_load_explicit(&ev->pend_t[i], RLX);
+            w[n].p.n = atomic_load_explicit(&ev->pend_n[i], RLX);
+            for (uint32_t j = 0; j < w[n].p.n; j++, off++) {
+                w[n].p.start[j] = atomic_load_explicit(&ev->pend_part[off].start, RLX);
+                w[n].p.end[j] = atomic_load_explicit(&ev->pend_part[off].end, RLX);
+                w[n].p.dev[j] = atomic_load_explicit(&ev->pend_part[off].dev, RLX);
+            }
+        }
+    }
+    /* The new write goes after every write at or before its time. */
+    uint32_t at = n;
+    while (at > 0 && w[at - 1].t > t) at--;
+    memmove(&w[at + 1], &w[at], (n - at) * sizeof(*w));
+    w[at].t = t;
+    w[at].p = *parts;
+    if (w[at].p.n > SIM_MAX_PARTS) w[at].p.n = SIM_MAX_PARTS;
+    n++;
+    uint64_t floor = clock_floor();
+    ev_writes_compact(w, &n, lb > floor ? lb : floor);
+    if (!ev_writes_fit(w, n)) {
+        uint64_t now = sim_now_ns();
+        clock_floor_raise(now);
+        ev_writes_compact(w, &n, now);
+    }
+    while (!ev_writes_fit(w, n)) {
+        if (n > 2) ev_writes_drop(w, &n, 1); /* the earliest still to come: stale, never early */
+        else ev_writes_drop(w, &n, 0);       /* one write too large to wait: shown at once */
+    }
+    ev_store_parts(ev, &w[0].p, EV_NPARTS_RESIGNALLED);
+    atomic_store_explicit(&ev->base_t, w[0].t, RLX);
+    uint32_t off = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        atomic_store_explicit(&ev->pend_t[i - 1], w[i].t, RLX);
+        atomic_store_explicit(&ev->pend_n[i - 1], (uint8_t)w[i].p.n, RLX);
+        for (uint32_t j = 0; j < w[i].p.n; j++, off++) {
+            atomic_store_explicit(&ev->pend_part[off].start, w[i].p.start[j], RLX);
+            atomic_store_explicit(&ev->pend_part[off].end, w[i].p.end[j], RLX);
+            atomic_store_explicit(&ev->pend_part[off].dev, w[i].p.dev[j], RLX);
+        }
+    }
+    atomic_store_explicit(&ev->npend, n - 1, RLX);
 }
 
 /* Writes a signal at host time t with the given timestamps, without
  * applying posted signals first and without the handshake below (the
- * caller makes it once for all the signals it writes). */
-static void ev_signal_write(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
+ * caller makes it once for all the signals it writes). lb: a lower bound
+ * of the host clock, 0 if none (ev_resignal_locked). */
+static void ev_signal_write(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host, uint64_t lb) {
     ev_write_begin(ev);
     if (host && atomic_load_explicit(&ev->reset_t, RLX) != T_NEVER) atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
-    /* Like the hardware, the last writer's timestamps are what a query reads. */
-    if (ev_apply_signal_locked(ev, t)) ev_store_parts(ev, parts);
+    uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX), rst = atomic_load_explicit(&ev->reset_t, RLX);
+    if (sig == T_NEVER || (rst != T_NEVER && t >= rst)) {
+        /* The first signal, or one after a reset (on the device at
+         * reset_t): it starts anew, and nothing is pending. */
+        atomic_store_explicit(&ev->sig_t, t, RLX);
+        atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
+        ev_store_parts(ev, parts, 0);
+    } else if (rst == T_NEVER) {
+        /* Signalled again: the write lands at t, the event stays
+         * signalled from the earliest signal. */
+        ev_resignal_locked(ev, sig, t, parts, lb);
+        if (t < sig) atomic_store_explicit(&ev->sig_t, t, RLX);
+    }
+    /* Else a signal before a device reset applied already: the reset wins. */
     ev_write_end(ev);
 }
 
@@ -142,8 +299,8 @@ static void ev_signals_written(void) {
 
 /* Signal at host time t with the given timestamps, without applying
  * posted signals first (event_signal). */
-static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
-    ev_signal_write(ev, t, parts, host);
+static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host, uint64_t lb) {
+    ev_signal_write(ev, t, parts, host, lb);
     ev_signals_written();
 }
 
@@ -151,7 +308,7 @@ static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts
  * A host signal always takes effect now, even after a device reset. */
 void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
     posts_apply();
-    ev_signal_apply(ev, t, parts, host);
+    ev_signal_apply(ev, t, parts, host, host ? t : 0); /* a host signal's time is a clock read */
 }
 
 /* ---- the clock floor ---------------------------------------------- */
@@ -185,13 +342,21 @@ static uint64_t observer_now(void) {
 }
 
 /* Whether st is signalled as seen now (the rule of ev_state_signalled_at;
- * with parts, the timestamps must be there too), reading the host clock
+ * with parts, the timestamps must be there too, and st's become those
+ * visible now), reading the host clock
  * only when the floor cannot decide: the signal time above the floor, or
  * a device-side reset (signalled only before it). */
-static bool ev_state_signalled_now(const ev_state_t *st, bool parts) {
+static bool ev_state_signalled_now(ev_state_t *st, bool parts) {
     if (st->sig_t == T_NEVER || (parts && st->parts.n == 0)) return false;
-    if (st->reset_t == T_NEVER && st->sig_t <= clock_floor()) return true;
+    /* With writes pending (only read with the parts), the floor decides
+     * only if all of them are at or below it (README.md "Re-signalled events"). */
+    uint64_t floor = clock_floor();
+    if (st->reset_t == T_NEVER && st->sig_t <= floor && (st->npend == 0 || st->pend_t[st->npend - 1] <= floor)) {
+        ev_state_settle(st, floor);
+        return true;
+    }
     uint64_t now = observer_now();
+    ev_state_settle(st, now);
     return st->sig_t <= now && (st->reset_t == T_NEVER || now < st->reset_t);
 }
 
@@ -315,7 +480,7 @@ static uint64_t posts_apply_engine_locked(sim_engine_t *eng, uint64_t *n) {
         parts.end[0] = p->end;
         parts.dev[0] = p->dev;
         if (p->submitted > submitted) submitted = p->submitted;
-        ev_signal_write(p->ev, p->t, &parts, false);
+        ev_signal_write(p->ev, p->t, &parts, false, p->submitted);
     }
     *n += h - atomic_load_explicit(&eng->post_head, RLX);
     /* Release: the slots were read before the producer may reuse them. */
@@ -392,7 +557,7 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
          * as a batch of one (posts_apply counts its own). */
         posts_apply();
         uint64_t t0 = dev_cost_begin();
-        ev_signal_apply(ev, t, parts, false);
+        ev_signal_apply(ev, t, parts, false, submitted);
         dev_cost_end(t0, 1);
         return;
     }
@@ -441,8 +606,17 @@ void event_reset_at(sim_event_t *ev, uint64_t t) {
     posts_apply();
     ev_write_begin(ev);
     uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX);
-    if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER)
+    if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER) {
         atomic_store_explicit(&ev->reset_t, t, RLX);
+        /* Writes pending after the reset are lost, as before the pending
+         * writes existed (one interval [sig_t, reset_t) is kept); those
+         * before it stay visible until it. */
+        if (atomic_load_explicit(&ev->nparts, RLX) & EV_NPARTS_RESIGNALLED) {
+            uint32_t k = atomic_load_explicit(&ev->npend, RLX);
+            while (k > 0 && atomic_load_explicit(&ev->pend_t[k - 1], RLX) > t) k--;
+            atomic_store_explicit(&ev->npend, k, RLX);
+        }
+    }
     ev_write_end(ev);
 }
 
@@ -452,7 +626,7 @@ static void event_host_reset(sim_event_t *ev) {
     ev_write_begin(ev);
     atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
-    atomic_store_explicit(&ev->nparts, 0, RLX);
+    atomic_store_explicit(&ev->nparts, 0, RLX); /* and no write pending */
     ev_write_end(ev);
 }
 
