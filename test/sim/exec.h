@@ -440,7 +440,7 @@ static inline uint64_t mask_bits(uint32_t bits) { return bits >= 64 ? UINT64_MAX
 typedef struct ev_state {
     uint64_t sig_t, reset_t;
     ev_parts_t parts;
-    /* Read only with the parts: the writes still to come, if any
+    /* Set only with the parts (ev_read): the writes still to come, if any
      * (sim_event.pend_t); ev_state_settle picks the one visible at a
      * time into parts. base_t: the time of parts' write. */
     uint64_t base_t;

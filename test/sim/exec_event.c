@@ -104,9 +104,9 @@ void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
             st->reset_t = atomic_load_explicit(&ev->reset_t, RLX);
             uint32_t np = atomic_load_explicit(&ev->nparts, RLX);
             st->parts.n = np & EV_NPARTS_MASK;
-            st->base_t = st->sig_t;
-            st->npend = 0;
             if (parts) {
+                st->base_t = st->sig_t;
+                st->npend = 0;
                 for (uint32_t i = 0; i < st->parts.n && i < SIM_MAX_PARTS; i++) {
                     st->parts.start[i] = atomic_load_explicit(&ev->part[i].start, RLX);
                     st->parts.end[i] = atomic_load_explicit(&ev->part[i].end, RLX);
@@ -348,10 +348,15 @@ static uint64_t observer_now(void) {
  * a device-side reset (signalled only before it). */
 static bool ev_state_signalled_now(ev_state_t *st, bool parts) {
     if (st->sig_t == T_NEVER || (parts && st->parts.n == 0)) return false;
-    /* With writes pending (only read with the parts), the floor decides
-     * only if all of them are at or below it (README.md "Re-signalled events"). */
+    if (!parts || st->npend == 0) {
+        if (st->reset_t == T_NEVER && st->sig_t <= clock_floor()) return true;
+        uint64_t now = observer_now();
+        return st->sig_t <= now && (st->reset_t == T_NEVER || now < st->reset_t);
+    }
+    /* Writes pending (read only with the parts): the floor decides only
+     * if all of them are at or below it (README.md "Re-signalled events"). */
     uint64_t floor = clock_floor();
-    if (st->reset_t == T_NEVER && st->sig_t <= floor && (st->npend == 0 || st->pend_t[st->npend - 1] <= floor)) {
+    if (st->reset_t == T_NEVER && st->sig_t <= floor && st->pend_t[st->npend - 1] <= floor) {
         ev_state_settle(st, floor);
         return true;
     }
