@@ -328,6 +328,45 @@ static void test_regular_resignal(ze_device_handle_t d, zc_work_t *w, ze_event_p
     CHECK(((second.global.kernelStart - first.global.kernelEnd) & kmask) <= kmask / 2,
           "re-signal: the second execution starts after the first's end", "first end %#llx, second start %#llx",
           (unsigned long long)first.global.kernelEnd, (unsigned long long)second.global.kernelStart);
+    /* More executions back to back than the event keeps pending writes
+     * (4): the timestamps read may lag (an execution's may be skipped),
+     * but never run ahead of the device clock nor go back, and the last
+     * execution's are read once the queue is done. */
+    enum { BACK_TO_BACK = 8 };
+    for (int i = 0; ok && i < BACK_TO_BACK; i++)
+        ok = REQUIRE_OK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL), "re-signal: back-to-back execution");
+    reads = early = back = notready = 0;
+    uint64_t prev_end = second.global.kernelEnd, last_start = 0;
+    long changes = 0;
+    deadline = zc_host_ns() + 30ull * 1000000000ull;
+    for (bool done = false; ok && !done && zc_host_ns() < deadline;) {
+        done = zeCommandQueueSynchronize(q, 0) == ZE_RESULT_SUCCESS;
+        ze_result_t res = zeEventQueryKernelTimestamp(ev, &r);
+        uint64_t hc, dc;
+        if (!REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &hc, &dc), "re-signal: zeDeviceGetGlobalTimestamps")) break;
+        reads++;
+        if (res != ZE_RESULT_SUCCESS) {
+            notready++;
+            continue;
+        }
+        if (((dc - r.global.kernelEnd) & kmask) > kmask / 2) early++;
+        if (((r.global.kernelEnd - prev_end) & kmask) > kmask / 2) back++;
+        if (r.global.kernelEnd != prev_end) changes++;
+        prev_end = r.global.kernelEnd;
+        last_start = r.global.kernelStart;
+        if (!done) sched_yield();
+    }
+    uint64_t hc, dc;
+    bool idle = ok && REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &hc, &dc), "re-signal: zeDeviceGetGlobalTimestamps");
+    CHECK(ok && reads > 0 && notready == 0 && early == 0 && back == 0,
+          "re-signal: 8 executions back to back: signalled, never ahead of the device clock, never back",
+          "%ld reads: %ld not ready, %ld ahead of the device clock, %ld going back", reads, notready, early, back);
+    /* the last read, after the queue was done, is the last execution's:
+     * it started less than one kernel's duration before the device clock */
+    CHECK(idle && changes >= 2 && ((dc - last_start) & kmask) < 2 * ticks + ticks / 2,
+          "re-signal: 8 executions back to back: the last one's timestamps once done",
+          "%ld changes seen; last start %#llx, device clock %#llx, kernel %llu ticks", changes,
+          (unsigned long long)last_start, (unsigned long long)dc, (unsigned long long)ticks);
     zeCommandListDestroy(l);
     zeCommandQueueDestroy(q);
     zeEventDestroy(ev);
