@@ -172,9 +172,15 @@ bool ev_state_signalled_at(ev_state_t *st, uint64_t t) {
  * still more than EV_PEND_SLOTS writes (or EV_PEND_PARTS parts) are ahead,
  * it reads the clock and drops again; still more (a regular list executed
  * more than EV_PEND_SLOTS + 1 times back to back, nobody reading), it
- * drops the earliest of the writes still to come: until the next one's
- * time the event shows the write before it -- stale timestamps, never a
- * command's before its end -- and the last write is always kept. A write
+ * drops the latest write but one: until the next kept write's time the
+ * event shows the one before it -- stale timestamps, never a command's
+ * before its end -- and the last write is always kept. Dropping the
+ * latest but one keeps the earlier writes, which become visible first:
+ * as each one's time passes it is promoted and frees its slot for a
+ * write arriving then, so under a steady stream the kept writes spread
+ * over the time ahead and a read lags by a fraction of it. (Dropping the
+ * earliest kept only the newest writes, all ahead: a stream of 70000
+ * launches showed a write from the stream's start until it ended.) A write
  * with more parts than EV_PEND_PARTS (a COMPOSITE root's launch on more
  * than four tiles) that cannot wait is shown at once, as before. */
 typedef struct ev_write {
@@ -244,8 +250,8 @@ static void ev_resignal_locked(sim_event_t *ev, uint64_t sig, uint64_t t, const 
         ev_writes_compact(w, &n, now);
     }
     while (!ev_writes_fit(w, n)) {
-        if (n > 2) ev_writes_drop(w, &n, 1); /* the earliest still to come: stale, never early */
-        else ev_writes_drop(w, &n, 0);       /* one write too large to wait: shown at once */
+        if (n > 2) ev_writes_drop(w, &n, n - 2); /* the latest but one: stale, never early */
+        else ev_writes_drop(w, &n, 0);           /* one write too large to wait: shown at once */
     }
     ev_store_parts(ev, &w[0].p, EV_NPARTS_RESIGNALLED);
     atomic_store_explicit(&ev->base_t, w[0].t, RLX);
