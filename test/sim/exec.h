@@ -42,8 +42,9 @@
  * only when its engine's ring of posted signals is full, and the thread
  * that drops an event's last reference takes it to apply the posts that
  * may name the event (event_unref; maybe under an engine lock). While
- * g_post_lock is held no mutex is taken (only events' write sections)
- * and no reference is dropped.
+ * g_post_lock is held no mutex is taken (only events' write sections,
+ * and malloc's own leaf lock at an event's first re-signal, exec_event.c
+ * ev_resignal_locked) and no reference is dropped.
  * run_lock is taken by sample generation and pruning, never waited for
  * by a launch. Queue and fence state use their own leaf locks or atomics.
  * An event's streamer_lock is held only while calling
@@ -100,6 +101,31 @@ typedef struct ev_parts {
     sim_device_t *dev[SIM_MAX_PARTS];
 } ev_parts_t;
 
+/* An event's writes still to come (exec_event.c "re-signalled events";
+ * test/sim/README.md "Re-signalled events"): an event signalled again
+ * before its previous signal was reset keeps showing the earlier
+ * command's timestamps until the later command's end, as the device's
+ * post-sync write lands only then. Meaningful only while the event's
+ * nparts has EV_NPARTS_RESIGNALLED set (else base_t = sig_t and none
+ * pending), so that a first signal -- the common case -- never touches
+ * it. The event's part[] holds the write of time base_t; pend_t[i]
+ * (increasing, all above base_t) are the later writes, whose pend_n[i]
+ * parts follow one another in pend_part[]. A separate allocation, made
+ * at an event's first re-signal: in the event object, its 144 bytes
+ * added 3-4 MiB to a profiled run's resident memory (zestall's event
+ * pools; e2e TestMemoryFullRate). Written in the event's write section
+ * like the rest of its memory. */
+struct ev_pending {
+    _Atomic uint32_t npend;
+    _Atomic uint8_t pend_n[EV_PEND_SLOTS];
+    _Atomic uint64_t base_t;
+    _Atomic uint64_t pend_t[EV_PEND_SLOTS];
+    struct {
+        _Atomic uint64_t start, end;
+        _Atomic(sim_device_t *) dev;
+    } pend_part[EV_PEND_PARTS];
+};
+
 /* Two parts, as on Intel's driver: the event object, which an append
  * reads (Intel's driver also writes its kernel and packet counts), and the
  * event's memory, which the device writes (post-sync) and host observers
@@ -142,24 +168,10 @@ struct sim_event {
         _Atomic uint64_t start, end;
         _Atomic(sim_device_t *) dev;
     } part[SIM_MAX_PARTS];
-    /* Writes still to come (exec_event.c "re-signalled events";
-     * test/sim/README.md "Re-signalled events"): an event signalled again
-     * before its previous signal was reset keeps showing the earlier
-     * command's timestamps until the later command's end, as the device's
-     * post-sync write lands only then. Meaningful only while nparts has
-     * EV_NPARTS_RESIGNALLED set (else base_t = sig_t and none pending), so
-     * that a first signal -- the common case -- never touches these lines.
-     * part[] holds the write of time base_t; pend_t[i] (increasing, all
-     * above base_t) are the later writes, whose pend_n[i] parts follow one
-     * another in pend_part[]. */
-    _Atomic uint32_t npend;
-    _Atomic uint8_t pend_n[EV_PEND_SLOTS];
-    _Atomic uint64_t base_t;
-    _Atomic uint64_t pend_t[EV_PEND_SLOTS];
-    struct {
-        _Atomic uint64_t start, end;
-        _Atomic(sim_device_t *) dev;
-    } pend_part[EV_PEND_PARTS];
+    /* Writes still to come (struct ev_pending), allocated at the event's
+     * first re-signal, freed with the event; read only while nparts has
+     * EV_NPARTS_RESIGNALLED set. */
+    _Atomic(struct ev_pending *) pend;
     /* Metrics notification event (streamer attached). */
     pthread_mutex_t streamer_lock;
     struct sim_streamer *streamer;

@@ -31,6 +31,7 @@ static void pool_unref(sim_event_pool_t *p);
 void event_unref(sim_event_t *ev) {
     if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
     posts_apply();
+    free(atomic_load_explicit(&ev->pend, RLX));
     pthread_mutex_destroy(&ev->streamer_lock);
     sim_event_pool_t *p = ev->pool;
     free(ev);
@@ -74,19 +75,21 @@ static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p, uint32_t flags)
 
 /* The pending writes, in a snapshot (ev_read; the seqlock validates). */
 static void ev_read_pending(sim_event_t *ev, ev_state_t *st) {
-    st->base_t = atomic_load_explicit(&ev->base_t, RLX);
-    uint32_t n = atomic_load_explicit(&ev->npend, RLX), off = 0;
+    struct ev_pending *pp = atomic_load_explicit(&ev->pend, memory_order_acquire);
+    if (pp == NULL) return; /* torn: the seqlock retries */
+    st->base_t = atomic_load_explicit(&pp->base_t, RLX);
+    uint32_t n = atomic_load_explicit(&pp->npend, RLX), off = 0;
     if (n > EV_PEND_SLOTS) n = EV_PEND_SLOTS; /* torn: the seqlock retries */
     for (uint32_t i = 0; i < n; i++) {
-        st->pend_t[i] = atomic_load_explicit(&ev->pend_t[i], RLX);
-        st->pend_n[i] = atomic_load_explicit(&ev->pend_n[i], RLX);
+        st->pend_t[i] = atomic_load_explicit(&pp->pend_t[i], RLX);
+        st->pend_n[i] = atomic_load_explicit(&pp->pend_n[i], RLX);
         off += st->pend_n[i];
     }
     if (off > EV_PEND_PARTS) n = 0, off = 0; /* torn: the seqlock retries */
     for (uint32_t i = 0; i < off; i++) {
-        st->pend_start[i] = atomic_load_explicit(&ev->pend_part[i].start, RLX);
-        st->pend_end[i] = atomic_load_explicit(&ev->pend_part[i].end, RLX);
-        st->pend_dev[i] = atomic_load_explicit(&ev->pend_part[i].dev, RLX);
+        st->pend_start[i] = atomic_load_explicit(&pp->pend_part[i].start, RLX);
+        st->pend_end[i] = atomic_load_explicit(&pp->pend_part[i].end, RLX);
+        st->pend_dev[i] = atomic_load_explicit(&pp->pend_part[i].dev, RLX);
     }
     st->npend = n;
 }
@@ -215,7 +218,20 @@ static bool ev_writes_fit(const ev_write_t *w, uint32_t n) {
 static void ev_resignal_locked(sim_event_t *ev, uint64_t sig, uint64_t t, const ev_parts_t *parts, uint64_t lb) {
     ev_write_t w[EV_PEND_SLOTS + 2];
     uint32_t np = atomic_load_explicit(&ev->nparts, RLX), n = 1;
-    w[0].t = (np & EV_NPARTS_RESIGNALLED) ? atomic_load_explicit(&ev->base_t, RLX) : sig;
+    struct ev_pending *pp = atomic_load_explicit(&ev->pend, RLX);
+    if (pp == NULL) {
+        /* The event's first re-signal. malloc's lock is a leaf (see the
+         * locking order in exec.h). Out of memory: the write is shown at
+         * once, as before the pending writes existed. */
+        pp = calloc(1, sizeof(*pp));
+        if (pp == NULL) {
+            ev_store_parts(ev, parts, 0);
+            return;
+        }
+        atomic_store_explicit(&ev->pend, pp, memory_order_release);
+        np &= ~EV_NPARTS_RESIGNALLED;
+    }
+    w[0].t = (np & EV_NPARTS_RESIGNALLED) ? atomic_load_explicit(&pp->base_t, RLX) : sig;
     w[0].p.n = np & EV_NPARTS_MASK;
     for (uint32_t j = 0; j < w[0].p.n; j++) {
         w[0].p.start[j] = atomic_load_explicit(&ev->part[j].start, RLX);
@@ -223,14 +239,14 @@ static void ev_resignal_locked(sim_event_t *ev, uint64_t sig, uint64_t t, const 
         w[0].p.dev[j] = atomic_load_explicit(&ev->part[j].dev, RLX);
     }
     if (np & EV_NPARTS_RESIGNALLED) {
-        uint32_t npend = atomic_load_explicit(&ev->npend, RLX), off = 0;
+        uint32_t npend = atomic_load_explicit(&pp->npend, RLX), off = 0;
         for (uint32_t i = 0; i < npend; i++, n++) {
-            w[n].t = atomic_load_explicit(&ev->pend_t[i], RLX);
-            w[n].p.n = atomic_load_explicit(&ev->pend_n[i], RLX);
+            w[n].t = atomic_load_explicit(&pp->pend_t[i], RLX);
+            w[n].p.n = atomic_load_explicit(&pp->pend_n[i], RLX);
             for (uint32_t j = 0; j < w[n].p.n; j++, off++) {
-                w[n].p.start[j] = atomic_load_explicit(&ev->pend_part[off].start, RLX);
-                w[n].p.end[j] = atomic_load_explicit(&ev->pend_part[off].end, RLX);
-                w[n].p.dev[j] = atomic_load_explicit(&ev->pend_part[off].dev, RLX);
+                w[n].p.start[j] = atomic_load_explicit(&pp->pend_part[off].start, RLX);
+                w[n].p.end[j] = atomic_load_explicit(&pp->pend_part[off].end, RLX);
+                w[n].p.dev[j] = atomic_load_explicit(&pp->pend_part[off].dev, RLX);
             }
         }
     }
@@ -254,18 +270,18 @@ static void ev_resignal_locked(sim_event_t *ev, uint64_t sig, uint64_t t, const 
         else ev_writes_drop(w, &n, 0);           /* one write too large to wait: shown at once */
     }
     ev_store_parts(ev, &w[0].p, EV_NPARTS_RESIGNALLED);
-    atomic_store_explicit(&ev->base_t, w[0].t, RLX);
+    atomic_store_explicit(&pp->base_t, w[0].t, RLX);
     uint32_t off = 0;
     for (uint32_t i = 1; i < n; i++) {
-        atomic_store_explicit(&ev->pend_t[i - 1], w[i].t, RLX);
-        atomic_store_explicit(&ev->pend_n[i - 1], (uint8_t)w[i].p.n, RLX);
+        atomic_store_explicit(&pp->pend_t[i - 1], w[i].t, RLX);
+        atomic_store_explicit(&pp->pend_n[i - 1], (uint8_t)w[i].p.n, RLX);
         for (uint32_t j = 0; j < w[i].p.n; j++, off++) {
-            atomic_store_explicit(&ev->pend_part[off].start, w[i].p.start[j], RLX);
-            atomic_store_explicit(&ev->pend_part[off].end, w[i].p.end[j], RLX);
-            atomic_store_explicit(&ev->pend_part[off].dev, w[i].p.dev[j], RLX);
+            atomic_store_explicit(&pp->pend_part[off].start, w[i].p.start[j], RLX);
+            atomic_store_explicit(&pp->pend_part[off].end, w[i].p.end[j], RLX);
+            atomic_store_explicit(&pp->pend_part[off].dev, w[i].p.dev[j], RLX);
         }
     }
-    atomic_store_explicit(&ev->npend, n - 1, RLX);
+    atomic_store_explicit(&pp->npend, n - 1, RLX);
 }
 
 /* Writes a signal at host time t with the given timestamps, without
@@ -622,10 +638,11 @@ void event_reset_at(sim_event_t *ev, uint64_t t) {
         /* Writes pending after the reset are lost, as before the pending
          * writes existed (one interval [sig_t, reset_t) is kept); those
          * before it stay visible until it. */
-        if (atomic_load_explicit(&ev->nparts, RLX) & EV_NPARTS_RESIGNALLED) {
-            uint32_t k = atomic_load_explicit(&ev->npend, RLX);
-            while (k > 0 && atomic_load_explicit(&ev->pend_t[k - 1], RLX) > t) k--;
-            atomic_store_explicit(&ev->npend, k, RLX);
+        struct ev_pending *pp = atomic_load_explicit(&ev->pend, RLX);
+        if (pp != NULL && (atomic_load_explicit(&ev->nparts, RLX) & EV_NPARTS_RESIGNALLED)) {
+            uint32_t k = atomic_load_explicit(&pp->npend, RLX);
+            while (k > 0 && atomic_load_explicit(&pp->pend_t[k - 1], RLX) > t) k--;
+            atomic_store_explicit(&pp->npend, k, RLX);
         }
     }
     ev_write_end(ev);
