@@ -249,6 +249,26 @@ static void test_regular_signal_lifetime(ze_device_handle_t d, zc_work_t *w, ze_
     }
 }
 
+/* One read of the re-signal checks: whether the queue is done, taken
+ * before the read so that a read after completion is of the last
+ * execution; the event's timestamps into *r; the device clock right after
+ * into *dc. Returns 0 when the clock read failed (stop), -1 when the event
+ * was not ready (counted in *notready), 1 otherwise; every read counts in
+ * *reads. */
+static int resignal_read(ze_device_handle_t d, ze_command_queue_handle_t q, ze_event_handle_t ev, bool *done,
+                         ze_kernel_timestamp_result_t *r, uint64_t *dc, long *reads, long *notready) {
+    *done = zeCommandQueueSynchronize(q, 0) == ZE_RESULT_SUCCESS;
+    ze_result_t res = zeEventQueryKernelTimestamp(ev, r);
+    uint64_t hc;
+    if (!REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &hc, dc), "re-signal: zeDeviceGetGlobalTimestamps")) return 0;
+    (*reads)++;
+    if (res != ZE_RESULT_SUCCESS) {
+        (*notready)++;
+        return -1;
+    }
+    return 1;
+}
+
 /* A regular list executed twice without resetting the event its kernel
  * signals, queried while the second execution is in flight. On Intel's
  * hardware the kernel's post-sync write lands at its end: until then the
@@ -296,15 +316,10 @@ static void test_regular_resignal(ze_device_handle_t d, zc_work_t *w, ze_event_p
     ze_kernel_timestamp_result_t second = first;
     uint64_t deadline = zc_host_ns() + 30ull * 1000000000ull;
     for (bool done = false; ok && !done && zc_host_ns() < deadline;) {
-        done = zeCommandQueueSynchronize(q, 0) == ZE_RESULT_SUCCESS; /* done before the read: it must be the second's */
-        ze_result_t res = zeEventQueryKernelTimestamp(ev, &r);
-        uint64_t hc, dc;
-        if (!REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &hc, &dc), "re-signal: zeDeviceGetGlobalTimestamps")) break;
-        reads++;
-        if (res != ZE_RESULT_SUCCESS) {
-            notready++;
-            continue;
-        }
+        uint64_t dc;
+        int got = resignal_read(d, q, ev, &done, &r, &dc, &reads, &notready); /* done: it must be the second's */
+        if (got == 0) break;
+        if (got < 0) continue;
         /* the end at or before the device clock read after the query */
         if (((dc - r.global.kernelEnd) & kmask) > kmask / 2) early++;
         bool is_first = r.global.kernelStart == first.global.kernelStart && r.global.kernelEnd == first.global.kernelEnd;
@@ -340,15 +355,10 @@ static void test_regular_resignal(ze_device_handle_t d, zc_work_t *w, ze_event_p
     long changes = 0;
     deadline = zc_host_ns() + 30ull * 1000000000ull;
     for (bool done = false; ok && !done && zc_host_ns() < deadline;) {
-        done = zeCommandQueueSynchronize(q, 0) == ZE_RESULT_SUCCESS;
-        ze_result_t res = zeEventQueryKernelTimestamp(ev, &r);
-        uint64_t hc, dc;
-        if (!REQUIRE_OK(zeDeviceGetGlobalTimestamps(d, &hc, &dc), "re-signal: zeDeviceGetGlobalTimestamps")) break;
-        reads++;
-        if (res != ZE_RESULT_SUCCESS) {
-            notready++;
-            continue;
-        }
+        uint64_t dc;
+        int got = resignal_read(d, q, ev, &done, &r, &dc, &reads, &notready);
+        if (got == 0) break;
+        if (got < 0) continue;
         if (((dc - r.global.kernelEnd) & kmask) > kmask / 2) early++;
         if (((r.global.kernelEnd - prev_end) & kmask) > kmask / 2) back++;
         if (r.global.kernelEnd != prev_end) changes++;
