@@ -73,6 +73,16 @@ static void ev_store_parts(sim_event_t *ev, const ev_parts_t *p, uint32_t flags)
     atomic_store_explicit(&ev->nparts, n | flags, RLX);
 }
 
+/* The event's current timestamps into p (p->n of them, at most
+ * SIM_MAX_PARTS): for ev_read's snapshot and a writer's copy. */
+static void ev_load_parts(sim_event_t *ev, ev_parts_t *p) {
+    for (uint32_t i = 0; i < p->n && i < SIM_MAX_PARTS; i++) {
+        p->start[i] = atomic_load_explicit(&ev->part[i].start, RLX);
+        p->end[i] = atomic_load_explicit(&ev->part[i].end, RLX);
+        p->dev[i] = atomic_load_explicit(&ev->part[i].dev, RLX);
+    }
+}
+
 /* The pending writes, in a snapshot (ev_read; the seqlock validates). */
 static void ev_read_pending(sim_event_t *ev, ev_state_t *st) {
     struct ev_pending *pp = atomic_load_explicit(&ev->pend, memory_order_acquire);
@@ -110,11 +120,7 @@ void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
             if (parts) {
                 st->base_t = st->sig_t;
                 st->npend = 0;
-                for (uint32_t i = 0; i < st->parts.n && i < SIM_MAX_PARTS; i++) {
-                    st->parts.start[i] = atomic_load_explicit(&ev->part[i].start, RLX);
-                    st->parts.end[i] = atomic_load_explicit(&ev->part[i].end, RLX);
-                    st->parts.dev[i] = atomic_load_explicit(&ev->part[i].dev, RLX);
-                }
+                ev_load_parts(ev, &st->parts);
                 if (np & EV_NPARTS_RESIGNALLED) ev_read_pending(ev, st);
             }
             atomic_thread_fence(memory_order_acquire);
@@ -233,11 +239,7 @@ static void ev_resignal_locked(sim_event_t *ev, uint64_t sig, uint64_t t, const 
     }
     w[0].t = (np & EV_NPARTS_RESIGNALLED) ? atomic_load_explicit(&pp->base_t, RLX) : sig;
     w[0].p.n = np & EV_NPARTS_MASK;
-    for (uint32_t j = 0; j < w[0].p.n; j++) {
-        w[0].p.start[j] = atomic_load_explicit(&ev->part[j].start, RLX);
-        w[0].p.end[j] = atomic_load_explicit(&ev->part[j].end, RLX);
-        w[0].p.dev[j] = atomic_load_explicit(&ev->part[j].dev, RLX);
-    }
+    ev_load_parts(ev, &w[0].p);
     if (np & EV_NPARTS_RESIGNALLED) {
         uint32_t npend = atomic_load_explicit(&pp->npend, RLX), off = 0;
         for (uint32_t i = 0; i < npend; i++, n++) {
