@@ -246,7 +246,7 @@ type listState struct {
 // as it lives, and one list per thread may end while the next fills: 64
 // bytes rather than a 120-byte Slot was 1.3 MB of the peak live heap with
 // 4 threads recording lists of 4096 launches (BENCHMARKS.md, "Issue 14,
-// session 12"). templateOf and slot convert.
+// session 12"). set and slot convert.
 type template struct {
 	HostNs, Event, SyclTask         uint64
 	KernelID, EvIndex, SyclLocation uint32
@@ -256,16 +256,9 @@ type template struct {
 	LaunchKind, Flags, Reason       uint8
 }
 
-// templateOf is launch slot s as a template.
-func templateOf(s *Slot) template {
-	var t template
-	t.set(s)
-	return t
-}
-
 // set makes t launch slot s as a template, field by field, every field
-// written: a list's templates are reused storage, and appending
-// templateOf's value built it on the stack and copied it
+// written: a list's templates are reused storage, and appending a
+// template value made from s built it on the stack and copied it
 // (docs/go-runtime.md §1.3 "A composite literal assigned through a
 // pointer is built on the stack"; TestTemplateEveryField).
 func (t *template) set(s *Slot) {
@@ -1212,7 +1205,7 @@ func deviceID(c *Clock) uint32 {
 // fillRecord makes of the slot t came from (TestFillRecordOf), without
 // making that slot. The two stay apart, field for field: either one made
 // through the other would copy a 64- or 120-byte value per launch on the
-// harvester's hot path (templateOf, template.slot).
+// harvester's hot path (template.set, template.slot).
 func fillRecordOf(rec *stream.Launch, t *template, listID uint32, id, queueID uint64, exec uint32, execSerial bool, c *Clock) {
 	// Field by field, as fillRecord.
 	rec.Id, rec.KernelId = id, uint64(t.KernelID)

@@ -9,6 +9,14 @@ import (
 	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
+// templateOf is launch slot s as a template (the tests' shorthand for
+// template.set).
+func templateOf(s *Slot) template {
+	var t template
+	t.set(s)
+	return t
+}
+
 // fillCase is a slot and the arguments its record is made with, for the
 // tests that compare fillRecord, fillRecordOf and the literal they replaced.
 type fillCase struct {
