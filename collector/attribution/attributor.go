@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zestall/zestall/format/eustall"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
@@ -158,6 +159,7 @@ type Attributor struct {
 	// it pruned to.
 	churn, held int
 	prunedTo    uint64
+	prunes      uint64 // prunes so far: a kernel looked up before one may be forgotten
 
 	// Timed launches held, every kernel's chained in arrival order.
 	launches launchStore
@@ -322,8 +324,52 @@ func (a *Attributor) KernelDestroyed(kernelID uint64, untilNs uint64) {
 func (a *Attributor) LaunchTimed(launchID, kernelID uint64, startNs, endNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.launchTimed(a.kernels[kernelID], launchID, startNs, endNs)
+}
+
+// Launches reports the finished launches of ls that ran on device, in
+// order, as the harvester hands them over in a batch (stream.Launch
+// records, collector/timing's hand-off): each exactly as LaunchTimed, or
+// LaunchNeverTimed when it carries LAUNCH_FLAG_NO_TIMESTAMP (the
+// harvester's untimed launches never get an end), under CodeID(kernel,
+// code copy). Launches of other devices are skipped, so that a batch of
+// several devices goes whole to every attributor. One lock and no
+// allocation per batch: a launch costs the stall reader's side a few ns
+// instead of two locked calls (BENCHMARKS.md, "Issue 14, session 14").
+func (a *Attributor) Launches(device uint32, ls []stream.Launch) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// Consecutive launches mostly run one code: its kernel is looked up
+	// once. The lookup stays valid while the map is unchanged: under
+	// a.mu only KernelCreated (not during a batch) and prune (counted in
+	// a.prunes) change it.
+	var (
+		code   uint64
+		k      *atKernel
+		valid  bool
+		prunes = a.prunes
+	)
+	for i := range ls {
+		l := &ls[i]
+		if l.DeviceId != device {
+			continue
+		}
+		c := CodeID(l.KernelId, l.CodeCopy)
+		if !valid || c != code || a.prunes != prunes {
+			code, k, valid, prunes = c, a.kernels[c], true, a.prunes
+		}
+		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
+			a.launchNeverTimed(k, l.HostAppendNs)
+		} else {
+			a.launchTimed(k, l.Id, l.DeviceStartNs, l.DeviceEndNs)
+		}
+	}
+}
+
+// launchTimed is LaunchTimed of a launch of kernel k (nil: unknown). a.mu
+// is held.
+func (a *Attributor) launchTimed(k *atKernel, launchID, startNs, endNs uint64) {
 	a.tot.LaunchesTimed++
-	k := a.kernels[kernelID]
 	if k == nil {
 		a.tot.LaunchesUnknownKernel++
 		return
@@ -333,7 +379,14 @@ func (a *Attributor) LaunchTimed(launchID, kernelID uint64, startNs, endNs uint6
 	endNs = min(endNs, math.MaxUint64-a.opt.LaunchMarginNs) + a.opt.LaunchMarginNs
 	a.churn++
 	if a.launches.full() {
+		prunes := a.prunes
 		a.makeRoom()
+		if a.prunes != prunes && k.until <= a.prunedTo {
+			// The prune forgot k (destroyed before every window still to
+			// come): no window can meet the launch, and a launch chained
+			// to a kernel no longer in the map would never be freed.
+			return
+		}
 	}
 	if a.launches.full() {
 		// Over the cap: the launch is not held, and every window it could
@@ -370,7 +423,7 @@ func (a *Attributor) makeRoom() {
 func (a *Attributor) LaunchUntimed(launchID, kernelID uint64, appendNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	k := a.untimedKernel(kernelID)
+	k := a.untimedKernel(a.kernels[kernelID])
 	if k == nil {
 		return
 	}
@@ -387,8 +440,13 @@ func (a *Attributor) LaunchUntimed(launchID, kernelID uint64, appendNs uint64) {
 func (a *Attributor) LaunchNeverTimed(launchID, kernelID uint64, appendNs uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	k := a.untimedKernel(kernelID)
-	if k == nil {
+	a.launchNeverTimed(a.kernels[kernelID], appendNs)
+}
+
+// launchNeverTimed is LaunchNeverTimed of a launch of kernel k (nil:
+// unknown). a.mu is held.
+func (a *Attributor) launchNeverTimed(k *atKernel, appendNs uint64) {
+	if k = a.untimedKernel(k); k == nil {
 		return
 	}
 	if !k.neverTimed || appendNs < k.neverTimedFrom {
@@ -396,11 +454,10 @@ func (a *Attributor) LaunchNeverTimed(launchID, kernelID uint64, appendNs uint64
 	}
 }
 
-// untimedKernel counts an untimed launch and returns its kernel, nil
-// (counted too) when the kernel is unknown. a.mu is held.
-func (a *Attributor) untimedKernel(kernelID uint64) *atKernel {
+// untimedKernel counts an untimed launch of kernel k and returns k; an
+// unknown kernel (nil) is counted too. a.mu is held.
+func (a *Attributor) untimedKernel(k *atKernel) *atKernel {
 	a.tot.LaunchesUntimed++
-	k := a.kernels[kernelID]
 	if k == nil {
 		a.tot.LaunchesUnknownKernel++
 	}
@@ -1116,6 +1173,7 @@ func (a *Attributor) maybePrune() {
 
 func (a *Attributor) prune() {
 	a.churn = 0
+	a.prunes++
 	lo := a.horizon()
 	a.prunedTo = lo
 	held := 0

@@ -748,6 +748,33 @@ func columns(m map[uint64][]uint64) (deltas, counters []uint64) {
 // after every read with the pending horizon. It returns every record
 // written, Kernel and Launch records included, in file order.
 func (sc *scenario) play(a *attribution.Attributor, resolveEvery int) (stall []*pb.Record, all []*pb.Record) {
+	return sc.playFed(a, resolveEvery, false)
+}
+
+// playFed is play; batched gives the timed launches to Launches in
+// batches, as the harvester hands them over (each batch also holds a
+// launch of another device, which the attributor skips), instead of one
+// LaunchTimed each: a batch goes before the window's kernel events and
+// before every Resolve, as the harvester's goes by the end of its pass.
+func (sc *scenario) playFed(a *attribution.Attributor, resolveEvery int, batched bool) (stall []*pb.Record, all []*pb.Record) {
+	var batch []stream.Launch
+	timed := func(l scLaunch) {
+		if !batched {
+			a.LaunchTimed(l.id, l.kernel, l.start, l.end)
+			return
+		}
+		batch = append(batch, stream.Launch{Id: l.id, KernelId: l.kernel, DeviceId: 1, HostAppendNs: l.appendNs, DeviceStartNs: l.start, DeviceEndNs: l.end})
+		if l.id%3 == 0 {
+			batch = append(batch, stream.Launch{Id: l.id, KernelId: l.kernel, DeviceId: 2, DeviceStartNs: 1, DeviceEndNs: 2})
+		}
+	}
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		a.Launches(1, batch)
+		batch = batch[:0]
+	}
 	type kev struct {
 		at     uint64
 		create bool
@@ -768,6 +795,7 @@ func (sc *scenario) play(a *attribution.Attributor, resolveEvery int) (stall []*
 		all = append(all, recs...)
 	}
 	for wi, w := range sc.windows {
+		flush()
 		for ; ki < len(kevs) && kevs[ki].at <= w.end; ki++ {
 			e := kevs[ki]
 			if e.create {
@@ -789,12 +817,13 @@ func (sc *scenario) play(a *attribution.Attributor, resolveEvery int) (stall []*
 				}
 				rec.Flags = uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
 			} else {
-				a.LaunchTimed(l.id, l.kernel, l.start, l.end)
+				timed(l)
 				rec.DeviceStartNs, rec.DeviceEndNs = l.start, l.end
 			}
 			all = append(all, &pb.Record{Kind: &pb.Record_Launch{Launch: rec}})
 		}
 		if resolveEvery > 0 && wi%resolveEvery == 0 {
+			flush()
 			pending := uint64(never)
 			for _, l := range sc.launches[li:] {
 				pending = min(pending, l.appendNs)
@@ -810,9 +839,10 @@ func (sc *scenario) play(a *attribution.Attributor, resolveEvery int) (stall []*
 				a.UntimedEndedBy(l.id, l.kernel, l.endedBy)
 			}
 		} else {
-			a.LaunchTimed(l.id, l.kernel, l.start, l.end)
+			timed(l)
 		}
 	}
+	flush()
 	emit(a.Resolve(never, true))
 	return stall, all
 }
