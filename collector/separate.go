@@ -96,17 +96,22 @@ func reuseInterval(c config.Config) time.Duration {
 	return c.StallLatency + 2*c.StallReadInterval
 }
 
-// onLaunch is what the harvester calls for every launch record: the
-// stall reader's f, then the ring learns when the launch's code is free.
-func (s *Session) onLaunch(f func(stream.Launch)) func(stream.Launch) {
+// onLaunches is what the harvester calls with every batch of launch
+// records (timing.Harvester.OnLaunches): the stall reader's f, then the
+// ring learns when each launch's code is free; so every launch reaches
+// the attributors before its code may run another launch.
+func (s *Session) onLaunches(f func([]stream.Launch)) func([]stream.Launch) {
 	src := s.copySrc
 	if src == nil || s.codeCopies.Load() == 0 {
 		return f
 	}
-	return func(l stream.Launch) {
-		f(l)
-		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 {
-			src.Ran(l.KernelId, l.CodeCopy, l.HostAppendNs, l.DeviceEndNs, l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE) != 0)
+	return func(ls []stream.Launch) {
+		f(ls)
+		for i := range ls {
+			l := &ls[i]
+			if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 {
+				src.Ran(l.KernelId, l.CodeCopy, l.HostAppendNs, l.DeviceEndNs, l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE) != 0)
+			}
 		}
 	}
 }

@@ -104,12 +104,24 @@ func TestCopiesWiring(t *testing.T) {
 	s.Timestamps(idleTimestamps{})
 	s.Copies(src)
 	s.Status(StateActive, ze.Success)
-	f := s.onLaunch(func(stream.Launch) {})
-	f(stream.Launch{KernelId: 5, CodeCopy: 2, HostAppendNs: 10, DeviceEndNs: 30, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)})
-	f(stream.Launch{KernelId: 5, CodeCopy: 1, HostAppendNs: 40, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
+	// A batch reaches the stall reader whole, before the ring hears of
+	// any of its launches; untimed launches free no code.
+	var fed []string
+	f := s.onLaunches(func(ls []stream.Launch) {
+		fed = append(fed, fmt.Sprint(len(ls), " launches, ", len(src.ran), " ran before"))
+	})
+	f([]stream.Launch{
+		{KernelId: 5, CodeCopy: 2, HostAppendNs: 10, DeviceEndNs: 30, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE)},
+		{KernelId: 5, CodeCopy: 1, HostAppendNs: 40, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)},
+		{KernelId: 6, CodeCopy: 1, HostAppendNs: 50, DeviceEndNs: 70},
+	})
+	f([]stream.Launch{{KernelId: 5, CodeCopy: 3, HostAppendNs: 80, DeviceEndNs: 90}})
 	s.Shutdown()
-	if src.copies != config.InitialCodeCopies || src.most != config.MaxCodeCopies || !slices.Equal(src.ran, []string{"5 2 10 30 true"}) {
-		t.Errorf("auto: configured %d copies (most %d); ran %q", src.copies, src.most, src.ran)
+	if want := []string{"5 2 10 30 true", "6 1 50 70 false", "5 3 80 90 false"}; src.copies != config.InitialCodeCopies || src.most != config.MaxCodeCopies || !slices.Equal(src.ran, want) {
+		t.Errorf("auto: configured %d copies (most %d); ran %q, want %q", src.copies, src.most, src.ran, want)
+	}
+	if want := []string{"3 launches, 0 ran before", "1 launches, 2 ran before"}; !slices.Equal(fed, want) {
+		t.Errorf("the stall reader was fed %q, want %q", fed, want)
 	}
 	if h := readBack(t, path)[0].GetHeader(); h.CodeCopiesPerModule != config.InitialCodeCopies || h.CodeCopiesMax != config.MaxCodeCopies {
 		t.Errorf("auto: header %d copies, max %d", h.CodeCopiesPerModule, h.CodeCopiesMax)

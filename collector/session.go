@@ -680,7 +680,7 @@ func (s *Session) startLocked() {
 	if s.src != nil {
 		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
 		if st := s.stall; st != nil {
-			s.harvest.OnLaunch(s.onLaunch(st.Launch))
+			s.harvest.OnLaunches(s.onLaunches(st.Launches))
 		}
 		s.stopPoll = make(chan struct{})
 		s.pollDone = make(chan struct{})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zestall/zestall/format/eustall"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
 )
@@ -37,6 +38,9 @@ type fakeSource struct {
 	others    [][]uint32
 	othersErr error
 	busy      map[uint64]bool // Open fails as on a tile whose stream another process holds
+	// sets: a device's calculation sets (a COMPOSITE root's sub-devices),
+	// 1 when absent.
+	sets map[uint64]uint32
 }
 
 func (f *fakeSource) Open(device uint64, periodNs uint32) *Stream {
@@ -46,7 +50,7 @@ func (f *fakeSource) Open(device uint64, periodNs uint32) *Stream {
 	if off := f.off[device]; off != On {
 		return &Stream{Device: device, Off: off, Result: ze.ErrorNotAvailable, Detail: " (fake)"}
 	}
-	st := &Stream{Device: device, PeriodNs: periodNs * 2, NotifyReports: 8, SubDevices: 1}
+	st := &Stream{Device: device, PeriodNs: periodNs * 2, NotifyReports: 8, SubDevices: max(f.sets[device], 1)}
 	for _, n := range eustall.DriverMetricNames(eustall.XeHPC) {
 		st.Metrics = append(st.Metrics, Metric{Name: n})
 	}
@@ -158,6 +162,7 @@ type fakeAttributor struct {
 	untimed  []uint64 // launch ids of LaunchUntimed
 	ended    []uint64 // launch ids of UntimedEndedBy
 	timed    []uint64
+	calls    int // Launches calls
 	resolves atomic.Int64
 	panicAt  int // AddWindowValues panics on this window (1-based; 0 never)
 	// others: the SetOtherProcesses value in force when each window came.
@@ -184,10 +189,23 @@ func (a *fakeAttributor) KernelDestroyed(id, until uint64) {
 	delete(a.kernels, id)
 }
 
-func (a *fakeAttributor) LaunchTimed(id, kernel, start, end uint64) { a.timed = append(a.timed, id) }
+// Launches records the launches of device in ls as the real attributor
+// takes them (attribution.Attributor.Launches): timed ones by id, the
+// others with the untimed; calls counts the calls.
+func (a *fakeAttributor) Launches(device uint32, ls []stream.Launch) {
+	a.calls++
+	for _, l := range ls {
+		switch {
+		case l.DeviceId != device:
+		case l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0:
+			a.untimed = append(a.untimed, l.Id)
+		default:
+			a.timed = append(a.timed, l.Id)
+		}
+	}
+}
 
-func (a *fakeAttributor) LaunchUntimed(id, kernel, at uint64)    { a.untimed = append(a.untimed, id) }
-func (a *fakeAttributor) LaunchNeverTimed(id, kernel, at uint64) { a.untimed = append(a.untimed, id) }
+func (a *fakeAttributor) LaunchUntimed(id, kernel, at uint64) { a.untimed = append(a.untimed, id) }
 
 func (a *fakeAttributor) UntimedEndedBy(id, kernel, by uint64) { a.ended = append(a.ended, id) }
 

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/zestall/zestall/collector/attribution"
 	"github.com/zestall/zestall/internal/offheap"
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
@@ -413,30 +412,54 @@ func (st *Reader) KernelDestroyed(id, until uint64) {
 	}
 }
 
-// Launch feeds a launch with its times (or without) to the attributors of
-// its device (the harvester's goroutine).
-func (st *Reader) Launch(l stream.Launch) {
-	st.locked(func() {
-		for i, as := range st.attr {
-			if st.devIDs[i] != l.DeviceId {
-				continue
-			}
-			// The code the launch ran: the kernel's own or one of its
-			// copies (launch separation by copies).
-			code := attribution.CodeID(l.KernelId, l.CodeCopy)
-			for _, a := range as {
-				if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 {
-					a.LaunchNeverTimed(l.Id, code, l.HostAppendNs) // the harvester's untimed launches are never bounded
-				} else {
-					a.LaunchTimed(l.Id, code, l.DeviceStartNs, l.DeviceEndNs)
-				}
-			}
+// Launches feeds a batch of finished launches, with their times or
+// without, to the attributors of their devices (the harvester's
+// goroutine, at the latest at the end of the harvester pass that
+// finished them: see collector/timing's Harvester.OnLaunches). ls is not
+// kept. One lock of mu and one call per attributor for the whole batch,
+// not per launch: each attributor gets the whole batch and takes the
+// launches of its device, in order (attribution.Attributor.Launches);
+// the streams of devices the batch has no launch of are skipped when it
+// has one device only (the common case). The reader is woken once, with
+// the latest end of the batch: the settling read that holds every sample
+// of the batch's launches is due latency after that end (see Run), and
+// the wake channel holds one wake anyway.
+func (st *Reader) Launches(ls []stream.Launch) {
+	if len(ls) == 0 {
+		return
+	}
+	dev, mixed := ls[0].DeviceId, false
+	var latest uint64
+	unknown := false
+	for i := range ls {
+		l := &ls[i]
+		mixed = mixed || l.DeviceId != dev
+		if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0 || l.DeviceEndNs == 0 {
+			unknown = true // Completed(0): ended at a time not known
+		} else {
+			latest = max(latest, l.DeviceEndNs)
 		}
-	})
-	if l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0 {
-		st.Completed(l.DeviceEndNs)
-	} else {
-		st.Completed(0)
+	}
+	st.feed(ls, dev, mixed)
+	if unknown {
+		st.doneUnknown.Store(true)
+	}
+	st.Completed(latest)
+}
+
+// feed gives ls to the attributors of the streams of its devices (of
+// dev only, unless mixed), under mu; it unlocks mu even when an
+// attributor panics (see locked), without a closure per batch.
+func (st *Reader) feed(ls []stream.Launch, dev uint32, mixed bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i, as := range st.attr {
+		if !mixed && st.devIDs[i] != dev {
+			continue
+		}
+		for _, a := range as {
+			a.Launches(st.devIDs[i], ls)
+		}
 	}
 }
 

@@ -344,23 +344,99 @@ func runDraining(t *testing.T, src *fakeSource) (*harness, *atomic.Bool) {
 	return h, settled
 }
 
-// TestLaunches: launches go to their device's attributors, timed or not,
-// and wake the reader.
+// TestLaunches: a batch of launches goes to every attributor of each
+// launch's device, in order, timed or not, in one call per attributor
+// (none for a device the batch has no launch of, unless the batch mixes
+// devices), and wakes the reader once with the latest end: exactly what
+// the same launches handed over one at a time give the attributors, the
+// latest completion and the unknown one.
 func TestLaunches(t *testing.T) {
+	const untimed = uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
+	timed := func(id uint64, dev uint32, end uint64) stream.Launch {
+		return stream.Launch{Id: id, KernelId: 1, DeviceId: dev, DeviceStartNs: end - 5, DeviceEndNs: end}
+	}
+	never := func(id uint64, dev uint32) stream.Launch {
+		return stream.Launch{Id: id, KernelId: 1, DeviceId: dev, Flags: untimed}
+	}
+	// Devices 1 (one set) and 3 (two sets); device 2 samples nothing.
+	roots := []Device{{ID: 1, Handle: 0x100, Name: "a", Platform: "PVC"}, {ID: 3, Handle: 0x300, Name: "b", Platform: "PVC"}}
+	tests := []struct {
+		name        string
+		batches     [][]stream.Launch
+		wantTimed   [3][]uint64 // per attributor: device 1, device 3 set 0, set 1
+		wantUntimed [3][]uint64
+		wantCalls   [3]int
+		lastDone    uint64
+		unknown     bool
+	}{
+		{name: "one device", batches: [][]stream.Launch{{timed(1, 1, 20), timed(2, 1, 40), timed(3, 1, 30)}},
+			wantTimed: [3][]uint64{{1, 2, 3}}, wantCalls: [3]int{1, 0, 0}, lastDone: 40},
+		{name: "untimed", batches: [][]stream.Launch{{timed(1, 3, 20), never(2, 3), timed(3, 3, 15)}},
+			wantTimed: [3][]uint64{nil, {1, 3}, {1, 3}}, wantUntimed: [3][]uint64{nil, {2}, {2}}, wantCalls: [3]int{0, 1, 1}, lastDone: 20, unknown: true},
+		{name: "untimed only", batches: [][]stream.Launch{{never(1, 1)}},
+			wantUntimed: [3][]uint64{{1}}, wantCalls: [3]int{1, 0, 0}, unknown: true},
+		{name: "a timed launch without end", batches: [][]stream.Launch{{timed(1, 1, 20), {Id: 2, KernelId: 1, DeviceId: 1}}},
+			wantTimed: [3][]uint64{{1, 2}}, wantCalls: [3]int{1, 0, 0}, lastDone: 20, unknown: true},
+		{name: "mixed devices", batches: [][]stream.Launch{{timed(1, 1, 20), timed(2, 3, 50), timed(3, 2, 90), never(4, 1), timed(5, 3, 30), timed(6, 1, 25)}},
+			wantTimed: [3][]uint64{{1, 6}, {2, 5}, {2, 5}}, wantUntimed: [3][]uint64{{4}}, wantCalls: [3]int{1, 1, 1}, lastDone: 90, unknown: true},
+		{name: "a device without sampling", batches: [][]stream.Launch{{timed(1, 2, 70)}},
+			lastDone: 70},
+		{name: "several batches", batches: [][]stream.Launch{{timed(1, 1, 20)}, {}, {timed(2, 3, 10), timed(3, 3, 12)}, {timed(4, 1, 30)}},
+			wantTimed: [3][]uint64{{1, 4}, {2, 3}, {2, 3}}, wantCalls: [3]int{2, 1, 1}, lastDone: 30},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, batched := range []bool{false, true} {
+				h := newHarness(t, &fakeSource{sets: map[uint64]uint32{0x300: 2}}, roots, true)
+				if len(h.attr) != 3 {
+					t.Fatalf("%d attributors", len(h.attr))
+				}
+				for _, b := range tc.batches {
+					if batched {
+						h.r.Launches(b)
+						continue
+					}
+					for i := range b {
+						h.r.Launches(b[i : i+1])
+					}
+				}
+				what := map[bool]string{false: "one at a time", true: "batched"}[batched]
+				for i, a := range h.attr {
+					if !slices.Equal(a.timed, tc.wantTimed[i]) || !slices.Equal(a.untimed, tc.wantUntimed[i]) {
+						t.Errorf("%s: attributor %d: timed %v, untimed %v; want %v, %v", what, i, a.timed, a.untimed, tc.wantTimed[i], tc.wantUntimed[i])
+					}
+					if batched && a.calls != tc.wantCalls[i] {
+						t.Errorf("attributor %d: %d calls for %d batches, want %d", i, a.calls, len(tc.batches), tc.wantCalls[i])
+					}
+				}
+				if h.r.lastDone.Load() != tc.lastDone || h.r.doneUnknown.Load() != tc.unknown || len(h.r.wake) != 1 {
+					t.Errorf("%s: lastDone %d, unknown %v, wake %d; want %d, %v, 1", what, h.r.lastDone.Load(), h.r.doneUnknown.Load(), len(h.r.wake), tc.lastDone, tc.unknown)
+				}
+			}
+		})
+	}
 	h := newHarness(t, &fakeSource{}, pvc, true)
-	h.r.Launch(stream.Launch{Id: 1, KernelId: 1, DeviceId: 1, DeviceStartNs: 10, DeviceEndNs: 20})
-	h.r.Launch(stream.Launch{Id: 2, KernelId: 1, DeviceId: 1, Flags: uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)})
-	h.r.Launch(stream.Launch{Id: 3, KernelId: 1, DeviceId: 2})
-	a := h.attr[0]
-	if !slices.Equal(a.timed, []uint64{1}) || !slices.Equal(a.untimed, []uint64{2}) {
-		t.Errorf("timed %v, untimed %v", a.timed, a.untimed)
+	h.r.Launches(nil)
+	if len(h.r.wake) != 0 || h.attr[0].calls != 0 {
+		t.Errorf("an empty batch woke the reader (%d) or called the attributor (%d)", len(h.r.wake), h.attr[0].calls)
 	}
-	if h.r.lastDone.Load() != 20 || len(h.r.wake) != 1 {
-		t.Errorf("lastDone %d, wake %d", h.r.lastDone.Load(), len(h.r.wake))
-	}
+	h.r.KernelCreated(1, 0x1000, 0x100, 0)
 	h.r.KernelDestroyed(1, 30)
-	if len(a.kernels) != 0 || len(h.r.live) != 0 {
+	if len(h.attr[0].kernels) != 0 || len(h.r.live) != 0 {
 		t.Errorf("kernel alive after destroy")
+	}
+}
+
+// TestLaunchesAllocs: handing a batch over allocates nothing.
+func TestLaunchesAllocs(t *testing.T) {
+	h := newHarness(t, &fakeSource{}, pvc, true)
+	h.attr[0].timed = make([]uint64, 0, 1<<20)
+	ls := make([]stream.Launch, 1024)
+	for i := range ls {
+		ls[i] = stream.Launch{Id: uint64(i + 1), KernelId: 1, DeviceId: 1, DeviceStartNs: 10, DeviceEndNs: 20}
+	}
+	if n := testing.AllocsPerRun(100, func() { h.r.Launches(ls) }); n != 0 {
+		t.Errorf("%v allocations per batch", n)
 	}
 }
 
@@ -400,7 +476,7 @@ func TestReaderPanic(t *testing.T) {
 	returned := make(chan struct{})
 	go func() {
 		h.r.KernelCreated(2, 0x2000, 0x100, h.clock.Load())
-		h.r.Launch(stream.Launch{Id: 5, KernelId: 2, DeviceId: 1})
+		h.r.Launches([]stream.Launch{{Id: 5, KernelId: 2, DeviceId: 1}})
 		h.r.ModuleDestroyed()
 		close(returned)
 	}()

@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"github.com/zestall/zestall/abi"
+	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
 	"github.com/zestall/zestall/ze"
 )
@@ -64,12 +65,15 @@ type Source interface {
 type Attributor interface {
 	KernelCreated(kernelID, base, isaSize, fromNs uint64)
 	KernelDestroyed(kernelID, untilNs uint64)
-	LaunchTimed(launchID, kernelID, startNs, endNs uint64)
+	// Launches: the harvester's finished launches of device in ls (others
+	// skipped), in order, under their code id (attribution.CodeID of the
+	// kernel and its code copy): a timed one with its device times in host
+	// ns, one flagged LAUNCH_FLAG_NO_TIMESTAMP as a launch that will never
+	// get device times nor an end (attributors keep one earliest append
+	// per kernel for these, not one entry per launch). One call per batch
+	// (attribution.Attributor.Launches); ls is not kept.
+	Launches(device uint32, ls []stream.Launch)
 	LaunchUntimed(launchID, kernelID, appendNs uint64)
-	// LaunchNeverTimed: a launch that will never get device times nor an
-	// end (the harvester's untimed launches); attributors keep one
-	// earliest append per kernel for these, not one entry per launch.
-	LaunchNeverTimed(launchID, kernelID, appendNs uint64)
 	UntimedEndedBy(launchID, kernelID, byNs uint64)
 	// AddWindowValues adds a read window's calculated values (report-major,
 	// ipIndex the IP column).

@@ -373,8 +373,8 @@ type Harvester struct {
 	seenPass, timedPass uint64
 	noTSPass            [32]uint64
 	noTSAny             bool
-	onLaunch            func(stream.Launch) // every finished launch record (stall attribution)
-	drainNs             uint64              // host ns at the start of the last drain that emptied the rings
+	onLaunches          func([]stream.Launch) // the finished records, a batch at a time (stall attribution; nil: none)
+	drainNs             uint64                // host ns at the start of the last drain that emptied the rings
 	// limit: a reading starting after it is not of anything that ran yet:
 	// host ns taken just after the readings it judges (a goroutine may be
 	// descheduled for tens of ms between a clock read and a driver read on
@@ -420,10 +420,18 @@ func New(src Source, emit func([]stream.Launch) []stream.Launch, newClock func(u
 	}
 }
 
-// OnLaunch makes f see every finished launch record (stall attribution),
-// on the harvester's goroutine, before it is written. f gets a copy: the
-// harvester's storage is reused.
-func (h *Harvester) OnLaunch(f func(l stream.Launch)) { h.onLaunch = f }
+// OnLaunches makes f see every finished launch record (stall
+// attribution), on the harvester's goroutine, in order, a batch at a
+// time: the batch for the writer, just before it is handed to emit (when
+// it is full, and at the end of every pass, under mu). So a launch
+// reaches f no later than the end of the pass that finished it, before
+// PendingBefore (which takes mu) stops counting it as pending: the stall
+// reader never decides a window while a launch it could meet is in
+// neither (collector/attribution, "Decisions"). f must not keep ls nor
+// change it: it goes to the writer next and its storage is reused. One
+// call per batch, not per launch (BENCHMARKS.md, "Issue 14, session 14");
+// without f (no stall sampling) the hand-off costs nothing.
+func (h *Harvester) OnLaunches(f func(ls []stream.Launch)) { h.onLaunches = f }
 
 // clock returns the clock of a device, resynchronised when its last
 // pair is older than a second: looked at once per drain pass (h.pass),
@@ -1419,15 +1427,23 @@ func (h *Harvester) outNext() *stream.Launch {
 	return &h.out[len(h.out)-1]
 }
 
-// sent hands the record outNext returned, now finished, to attribution (a
-// copy) and the batch to the writer when it is full.
+// sent: the record outNext returned is finished; a full batch goes to
+// attribution and the writer at once (handOut), the rest at the end of
+// the pass (releaseNow).
 func (h *Harvester) sent(rec *stream.Launch) {
-	if h.onLaunch != nil {
-		h.onLaunch(*rec)
-	}
 	if len(h.out) >= LaunchBatch {
-		h.out = h.emit(h.out)[:0]
+		h.handOut()
 	}
+}
+
+// handOut hands the batch of finished records to attribution (OnLaunches)
+// and then to the writer, and starts the next batch in the one emit gave
+// back. Every record of h.out is finished when it is called.
+func (h *Harvester) handOut() {
+	if h.onLaunches != nil {
+		h.onLaunches(h.out)
+	}
+	h.out = h.emit(h.out)[:0]
 }
 
 // harvestLocked reads the events of pending launches. Several pending
@@ -1687,8 +1703,9 @@ func (h *Harvester) release(p *pendingLaunch) {
 }
 
 // releaseNow gives the events released in this pass back, in one batch,
-// and hands the pass's records to the writer, in one batch too (one
-// channel operation per pass, not per launch).
+// and hands the pass's records to attribution and the writer, in one
+// batch too (one call and one channel operation per pass, not per
+// launch: see OnLaunches).
 func (h *Harvester) releaseNow() {
 	h.seen.Add(h.seenPass)
 	h.timed.Add(h.timedPass)
@@ -1710,7 +1727,7 @@ func (h *Harvester) releaseNow() {
 		h.ret = h.ret[:0]
 	}
 	if len(h.out) > 0 {
-		h.out = h.emit(h.out)[:0]
+		h.handOut()
 	}
 }
 
