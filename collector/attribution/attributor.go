@@ -773,8 +773,8 @@ func (a *Attributor) rebuildIndex() {
 // Resolve decides the windows that can be decided and returns their
 // records. pendingBefore is the smallest host append time of any launch
 // whose device times are still awaited, or math.MaxUint64 when there is
-// none: every launch appended before it has been given to LaunchTimed or
-// LaunchUntimed. (The caller must also account for launches appended but
+// none: every launch appended before it has been given to LaunchTimed,
+// LaunchNeverTimed, Launches or LaunchUntimed. (The caller must also account for launches appended but
 // not yet seen by it, e.g. by passing at most the time up to which the
 // launch-path slots were drained.) A window (S, E] is decided when
 // pendingBefore > E; final decides every window and flushes KERNEL rows.

@@ -139,6 +139,9 @@
 // guards all of its state, the launch store included. Windows must be
 // added in time order (the stall reader's goroutine adds them; the
 // harvester's and the application's threads report launches and kernels).
+// The harvester's launches come in batches (Launches): one lock per batch
+// rather than one per launch, the same state as the launches given one
+// call each (docs/go-runtime.md §2 "Calls per launch").
 //
 // # Accounting
 //

@@ -21,8 +21,11 @@
 //
 // Read windows, the raw-path state and the counters belong to the reader
 // goroutine. Attributors and kernel liveness are guarded by Reader.mu:
-// application threads feed them (KernelCreated, Launch, collection edges)
-// while the reader adds windows and resolves them. Nothing here blocks an
+// application threads feed them kernels and collection edges, and the
+// harvester's goroutine feeds them its finished launch records a batch at
+// a time (Launches: one lock of Reader.mu and one call per attributor per
+// batch, the batch handed over by the end of the harvester's pass that
+// finished it), while the reader adds windows and resolves them. Nothing here blocks an
 // application thread beyond a bounded wait for a read it asked for
 // (ReadNow, collection edges with wait).
 package sampling

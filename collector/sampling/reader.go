@@ -49,7 +49,10 @@ type Timing struct {
 	// SettledBefore: every launch appended before host ns t has its times.
 	SettledBefore func(t uint64) bool
 	// PendingBefore: the earliest host ns at which a launch whose times
-	// are not known yet may have run.
+	// are not known yet may have run. Every launch before it has been
+	// given to Launches: the harvester hands a pass's finished records
+	// over before the pass ends, under the mutex PendingBefore takes
+	// (timing.Harvester.OnLaunches), so a launch is never in neither.
 	PendingBefore func() uint64
 }
 
