@@ -210,3 +210,33 @@ func TestLaunchesAllocs(t *testing.T) {
 		t.Errorf("%v allocations per batch past the cap", n)
 	}
 }
+
+// BenchmarkLaunches compares a batch of LaunchBatch (1024) launch records
+// of one kernel given to Launches with the same launches given one call
+// each (ns/op is per batch; the store prunes as the windows move on).
+func BenchmarkLaunches(b *testing.B) {
+	for _, batched := range []bool{false, true} {
+		b.Run(fmt.Sprint("batched=", batched), func(b *testing.B) {
+			a := attribution.New(1, nil, 1)
+			a.KernelCreated(1, baseA, 0x100, 0)
+			ls := make([]stream.Launch, 1024)
+			for i := range ls {
+				ls[i] = stream.Launch{KernelId: 1, DeviceId: 1}
+			}
+			id := uint64(0)
+			for b.Loop() {
+				for i := range ls {
+					id++
+					l := &ls[i]
+					l.Id, l.DeviceStartNs, l.DeviceEndNs = id, 100*id, 100*id+50
+				}
+				if batched {
+					a.Launches(1, ls)
+				} else {
+					perLaunch(a, 1, ls)
+				}
+				a.NoSamplesUntil(100 * id)
+			}
+		})
+	}
+}
