@@ -44,6 +44,14 @@ STAGES = [
      ["ReleaseEvents", "ReturnEvents", "zl_release_events", "zl_return_events", "reset_events", "pools_take_back",
       "EventHostReset"]),
     ("encoding (Writer.WriteLaunch)", ["WriteLaunch", "writeLaunches"]),
+    # With EU stall sampling: the harvester's hand-off of finished launch
+    # records to the stall reader and its attributors (under the
+    # harvester's pass, so listed before the records), then the reader's
+    # own goroutine (reads, calculation, attribution of the windows).
+    ("stall hand-off (Reader.Launches, attributors)",
+     ["sampling.(*Reader).Launch", "attribution.(*Attributor).Launch", "samplingAttributor.Launch",
+      "attribution.(*Attributor).launch", "Session).onLaunch"]),
+    ("stall reader (Reader.Run)", ["sampling.(*Reader).Run"]),
     ("records (collector/timing)", ["collector/timing."]),
     ("GC", ["gcBgMarkWorker", "gcDrain", "markroot", "bgsweep", "bgscavenge", "gcAssist", "mallocgc"]),
     # The runtime's monitor thread: it sleeps 20 µs at a time while it
