@@ -20,6 +20,16 @@ atomic_uint_fast64_t g_event_id;
 void event_ref(sim_event_t *ev) { atomic_fetch_add(&ev->refs, 1); }
 static void pool_unref(sim_event_pool_t *p);
 
+/* Applies the posted signals when ev has one outstanding (posts_out,
+ * below, "posted signals"): an access to ev's state needs only ev's own
+ * writes, and a signal posted for ev is applied together with every
+ * signal posted before it (posts_apply takes them all, in order). The
+ * acquire pairs with the applier's release of posts_out, after its
+ * write of ev. */
+static inline void posts_apply_for(sim_event_t *ev) {
+    if (atomic_load_explicit(&ev->posts_out, memory_order_acquire) != 0) posts_apply();
+}
+
 /* Dropping the last reference applies the posted signals first: a post
  * names its event without holding a reference (below, "posted signals"),
  * so every post of a command that signalled ev -- made while the command,
@@ -30,7 +40,7 @@ static void pool_unref(sim_event_pool_t *p);
  * reference). */
 void event_unref(sim_event_t *ev) {
     if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
-    posts_apply();
+    posts_apply_for(ev);
     free(atomic_load_explicit(&ev->pend, RLX));
     pthread_mutex_destroy(&ev->streamer_lock);
     sim_event_pool_t *p = ev->pool;
@@ -109,7 +119,7 @@ static void ev_read_pending(sim_event_t *ev, ev_state_t *st) {
  * writer's section is a few stores, so the retry loop is short; it yields
  * if a writer was preempted inside one. Posted signals are applied first. */
 void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
-    posts_apply();
+    posts_apply_for(ev);
     for (unsigned spins = 0;; spins++) {
         unsigned s1 = atomic_load_explicit(&ev->seq, memory_order_acquire);
         if ((s1 & 1) == 0) {
@@ -331,7 +341,7 @@ static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts
 /* Signal at host time t with the given timestamps (engine or host), now.
  * A host signal always takes effect now, even after a device reset. */
 void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
-    posts_apply();
+    posts_apply_for(ev);
     ev_signal_apply(ev, t, parts, host, host ? t : 0); /* a host signal's time is a clock read */
 }
 
@@ -510,6 +520,9 @@ static uint64_t posts_apply_engine_locked(sim_engine_t *eng, uint64_t *n) {
         parts.dev[0] = p->dev;
         if (p->submitted > submitted) submitted = p->submitted;
         ev_signal_write(p->ev, p->t, &parts, false, p->submitted);
+        /* The last access to the event: once none is outstanding it may
+         * be freed (event_unref) or read without applying. */
+        atomic_fetch_sub_explicit(&p->ev->posts_out, 1, memory_order_release);
     }
     *n += h - atomic_load_explicit(&eng->post_head, RLX);
     /* Release: the slots were read before the producer may reuse them. */
@@ -620,6 +633,9 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
             eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
         }
     }
+    /* Before the post is published: an applier that sees the post sees
+     * the count (the tail's release orders it). */
+    atomic_fetch_add_explicit(&ev->posts_out, 1, RLX);
     ev_post_t *p = &eng->posts[tail & (eng->post_cap - 1)];
     p->ev = ev;
     p->t = t;
@@ -632,7 +648,7 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
 
 /* Device-side reset at time t. */
 void event_reset_at(sim_event_t *ev, uint64_t t) {
-    posts_apply();
+    posts_apply_for(ev);
     ev_write_begin(ev);
     uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX);
     if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER) {
@@ -652,7 +668,7 @@ void event_reset_at(sim_event_t *ev, uint64_t t) {
 
 /* Host reset: unsignalled, no timestamps. */
 static void event_host_reset(sim_event_t *ev) {
-    posts_apply();
+    posts_apply_for(ev);
     ev_write_begin(ev);
     atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
