@@ -144,10 +144,17 @@ struct sim_event {
     atomic_bool has_streamer;   /* a metrics notification event */
     uint64_t id;                /* global, for ground truth */
     atomic_uint refs;           /* the application + commands holding it + streamer (posts hold none) */
+    /* Signals posted for this event and not written yet (exec_event.c,
+     * "posted signals"): raised by the submitting thread, lowered by the
+     * applier. An observer applies the posted signals only when its event
+     * has one outstanding. In the object, not the memory: on Intel's driver
+     * the append updates the event object too (its kernel and packet
+     * counts), never the event's memory. */
+    _Atomic uint32_t posts_out;
     /* The memory part starts 64 bytes in (SIM_EVENT_MEMORY_OFFSET): with
      * calloc's 16-byte alignment its first 48 bytes lie in one cache line
      * for half of the events and two for the others. */
-    char pad_memory_[64 - 36];
+    char pad_memory_[64 - 40];
     /* The event's memory. A seqlock over the state below: odd while a
      * writer (a signal, a reset) updates it, which also excludes other
      * writers (exec_event.c ev_write_begin; no mutex). Readers -- host

@@ -20,6 +20,16 @@ atomic_uint_fast64_t g_event_id;
 void event_ref(sim_event_t *ev) { atomic_fetch_add(&ev->refs, 1); }
 static void pool_unref(sim_event_pool_t *p);
 
+/* Applies the posted signals when ev has one outstanding (posts_out,
+ * below, "posted signals"): an access to ev's state needs only ev's own
+ * writes, and a signal posted for ev is applied together with every
+ * signal posted before it (posts_apply takes them all, in order). The
+ * acquire pairs with the applier's release of posts_out, after its
+ * write of ev. */
+static inline void posts_apply_for(sim_event_t *ev) {
+    if (atomic_load_explicit(&ev->posts_out, memory_order_acquire) != 0) posts_apply();
+}
+
 /* Dropping the last reference applies the posted signals first: a post
  * names its event without holding a reference (below, "posted signals"),
  * so every post of a command that signalled ev -- made while the command,
@@ -30,7 +40,7 @@ static void pool_unref(sim_event_pool_t *p);
  * reference). */
 void event_unref(sim_event_t *ev) {
     if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
-    posts_apply();
+    posts_apply_for(ev);
     free(atomic_load_explicit(&ev->pend, RLX));
     pthread_mutex_destroy(&ev->streamer_lock);
     sim_event_pool_t *p = ev->pool;
@@ -109,7 +119,7 @@ static void ev_read_pending(sim_event_t *ev, ev_state_t *st) {
  * writer's section is a few stores, so the retry loop is short; it yields
  * if a writer was preempted inside one. Posted signals are applied first. */
 void ev_read(sim_event_t *ev, ev_state_t *st, bool parts) {
-    posts_apply();
+    posts_apply_for(ev);
     for (unsigned spins = 0;; spins++) {
         unsigned s1 = atomic_load_explicit(&ev->seq, memory_order_acquire);
         if ((s1 & 1) == 0) {
@@ -331,7 +341,7 @@ static void ev_signal_apply(sim_event_t *ev, uint64_t t, const ev_parts_t *parts
 /* Signal at host time t with the given timestamps (engine or host), now.
  * A host signal always takes effect now, even after a device reset. */
 void event_signal(sim_event_t *ev, uint64_t t, const ev_parts_t *parts, bool host) {
-    posts_apply();
+    posts_apply_for(ev);
     ev_signal_apply(ev, t, parts, host, host ? t : 0); /* a host signal's time is a clock read */
 }
 
@@ -401,13 +411,19 @@ static bool ev_state_signalled_now(ev_state_t *st, bool parts) {
  * packet counts). Here the engine computes the command's times when it is
  * scheduled, and its signal -- the write of the event's memory -- is
  * posted to the engine's ring (the engine's own memory, like a command
- * buffer). The next thread that reads or writes any event's state applies
- * every posted signal first (posts_apply): that thread plays the device's
- * post-sync write, usually the observer (a status or timestamp query, a
- * host wait or reset), which on Intel's driver reads memory the device has
- * written. Since every access to event state applies the posted signals
- * first, every observer sees the writes in the order they would have had,
- * with the same times: behaviour and ground truth do not change.
+ * buffer), and the event object counts it (posts_out: the append
+ * updates the object, as Intel's does). The next thread that reads or
+ * writes the state of an event with a signal outstanding applies every
+ * posted signal first, in order (posts_apply_for): that thread plays the
+ * device's post-sync write, usually the observer (a status or timestamp
+ * query, a host wait or reset), which on Intel's driver reads memory the
+ * device has written. An event with none outstanding has all its writes:
+ * its observer applies nothing, so a harvester that reads events one
+ * after the other applies the signals in batches of thousands, not the
+ * few appended since its previous query (test/sim/README.md "Cost", "Why
+ * per event"). Every observer sees an event's writes in the order they
+ * would have had, with the same times: behaviour and ground truth do not
+ * change.
  * A post takes no reference to its event: on Intel's driver the command
  * buffer's post-sync write names the event's memory, and neither the
  * submission nor the device's write touches the event object's count.
@@ -439,31 +455,52 @@ static pthread_mutex_t g_post_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises ap
  * applies posted signals, often a tool's harvester), so with ZESIM_STATS
  * the simulator counts what playing the device cost, for whoever
  * measures a tool's CPU to take it out (scripts/bench, the device_cpu
- * column): the host clock (CLOCK_MONOTONIC_RAW, vDSO, ~26 ns) read
- * around each batch of signals written, not around each signal. A
- * thread's CPU clock would be exact but is a system call (1.4 us on this
- * VM); a batch is a few us, rarely preempted (a preempted one is left
- * out, below). Counted: the writes, from the
- * appliers' lock taken (waiting for it is not CPU) to its release; the
- * posts_pending check, the lock, the handshake and clock floor after the
- * writes and the two clock reads per batch stay in the observer's
- * account. Without ZESIM_STATS nothing is read or counted. */
+ * column), per batch of signals written, not per signal. A batch of
+ * DEV_CPU_CLOCK_MIN signals or more is timed with the thread's CPU clock
+ * (a system call, 1.4 us on this VM: under 1 ns per signal there, and
+ * exact whether or not the thread was preempted); a smaller one with the
+ * host clock (CLOCK_MONOTONIC_RAW, vDSO, ~26 ns), which cannot tell CPU
+ * from a preemption (below). Counted: the writes, from the appliers' lock
+ * taken (waiting for it is not CPU) to its release; the posts_pending
+ * check, the lock, the handshake and clock floor after the writes and the
+ * clock reads stay in the observer's account. Without ZESIM_STATS nothing
+ * is read or counted. */
 static _Atomic uint64_t g_dev_ns, g_dev_signals, g_dev_batches, g_dev_skipped;
 
-static uint64_t dev_cost_begin(void) { return sim_cfg.stats != NULL ? sim_now_ns() : 0; }
+#define DEV_CPU_CLOCK_MIN 256
 
-/* A batch that took longer than this was preempted (a signal's write is
- * a few cache misses, 0.1-0.3 us): a host clock cannot tell its CPU from
- * the wait, so it counts as skipped and its time stays in the
- * observer's account. Under load (2 vCPUs, other processes) about one
- * batch in 10^4 is preempted, for a timeslice of ms: counted, those
- * doubled the total. */
+typedef struct {
+    uint64_t t0; /* 0: not counting */
+    bool cpu;    /* t0 is the thread's CPU clock */
+} dev_cost_t;
+
+static uint64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 1; /* never 0 */
+}
+
+/* Starts counting a batch of about n signals. */
+static dev_cost_t dev_cost_begin(uint64_t n) {
+    dev_cost_t c = {0, false};
+    if (sim_cfg.stats == NULL) return c;
+    c.cpu = n >= DEV_CPU_CLOCK_MIN;
+    c.t0 = c.cpu ? thread_cpu_ns() : sim_now_ns();
+    return c;
+}
+
+/* A host-clock batch that took longer than this was preempted (a
+ * signal's write is a few cache misses, 0.03-0.3 us): the host clock
+ * cannot tell its CPU from the wait, so it counts as skipped and its time
+ * stays in the observer's account. Under load (2 vCPUs, other processes)
+ * about one batch in 10^4 is preempted, for a timeslice of ms: counted,
+ * those doubled the total when every batch was timed this way. */
 #define DEV_BATCH_MAX_NS(n) (5000 + 1000 * (n))
 
-static void dev_cost_end(uint64_t t0, uint64_t signals) {
-    if (t0 == 0) return;
-    uint64_t d = sim_now_ns() - t0;
-    if (d > DEV_BATCH_MAX_NS(signals)) {
+static void dev_cost_end(dev_cost_t c, uint64_t signals) {
+    if (c.t0 == 0) return;
+    uint64_t d = (c.cpu ? thread_cpu_ns() : sim_now_ns()) - c.t0;
+    if (!c.cpu && d > DEV_BATCH_MAX_NS(signals)) {
         atomic_fetch_add_explicit(&g_dev_skipped, 1, RLX);
         return;
     }
@@ -510,11 +547,23 @@ static uint64_t posts_apply_engine_locked(sim_engine_t *eng, uint64_t *n) {
         parts.dev[0] = p->dev;
         if (p->submitted > submitted) submitted = p->submitted;
         ev_signal_write(p->ev, p->t, &parts, false, p->submitted);
+        /* The last access to the event: once none is outstanding it may
+         * be freed (event_unref) or read without applying. */
+        atomic_fetch_sub_explicit(&p->ev->posts_out, 1, memory_order_release);
     }
     *n += h - atomic_load_explicit(&eng->post_head, RLX);
     /* Release: the slots were read before the producer may reuse them. */
     atomic_store_explicit(&eng->post_head, h, memory_order_release);
     return submitted;
+}
+
+/* g_post_lock held: how many signals are posted (a batch's size, known
+ * before it is applied; ZESIM_STATS only). */
+static uint64_t posts_count_locked(void) {
+    uint64_t n = 0;
+    for (sim_engine_t *e = atomic_load_explicit(&g_posting, memory_order_acquire); e; e = e->post_next)
+        n += atomic_load_explicit(&e->post_tail, memory_order_acquire) - atomic_load_explicit(&e->post_head, RLX);
+    return n;
 }
 
 static bool posts_pending(void) {
@@ -535,12 +584,12 @@ void posts_apply(void) {
     uint64_t submitted = 0, n = 0;
     pthread_mutex_lock(&g_post_lock);
     /* Counted from here: waiting for another applier is no CPU. */
-    uint64_t t0 = dev_cost_begin();
+    dev_cost_t cost = dev_cost_begin(sim_cfg.stats != NULL ? posts_count_locked() : 0);
     for (sim_engine_t *e = atomic_load_explicit(&g_posting, memory_order_acquire); e; e = e->post_next) {
         uint64_t s = posts_apply_engine_locked(e, &n);
         if (s > submitted) submitted = s;
     }
-    dev_cost_end(t0, n); /* before the unlock, which may wake a waiting applier */
+    dev_cost_end(cost, n); /* before the unlock, which may wake a waiting applier */
     pthread_mutex_unlock(&g_post_lock);
     ev_signals_written();
     clock_floor_raise(submitted);
@@ -585,9 +634,9 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
         /* Written at once (event_signal): the device's work too, counted
          * as a batch of one (posts_apply counts its own). */
         posts_apply();
-        uint64_t t0 = dev_cost_begin();
+        dev_cost_t cost = dev_cost_begin(1);
         ev_signal_apply(ev, t, parts, false, submitted);
-        dev_cost_end(t0, 1);
+        dev_cost_end(cost, 1);
         return;
     }
     if (eng->posts == NULL) {
@@ -620,6 +669,9 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
             eng->post_head_seen = atomic_load_explicit(&eng->post_head, memory_order_acquire);
         }
     }
+    /* Before the post is published: an applier that sees the post sees
+     * the count (the tail's release orders it). */
+    atomic_fetch_add_explicit(&ev->posts_out, 1, RLX);
     ev_post_t *p = &eng->posts[tail & (eng->post_cap - 1)];
     p->ev = ev;
     p->t = t;
@@ -632,7 +684,7 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
 
 /* Device-side reset at time t. */
 void event_reset_at(sim_event_t *ev, uint64_t t) {
-    posts_apply();
+    posts_apply_for(ev);
     ev_write_begin(ev);
     uint64_t sig = atomic_load_explicit(&ev->sig_t, RLX);
     if (sig != T_NEVER && sig <= t && atomic_load_explicit(&ev->reset_t, RLX) == T_NEVER) {
@@ -652,7 +704,7 @@ void event_reset_at(sim_event_t *ev, uint64_t t) {
 
 /* Host reset: unsignalled, no timestamps. */
 static void event_host_reset(sim_event_t *ev) {
-    posts_apply();
+    posts_apply_for(ev);
     ev_write_begin(ev);
     atomic_store_explicit(&ev->sig_t, T_NEVER, RLX);
     atomic_store_explicit(&ev->reset_t, T_NEVER, RLX);
