@@ -409,17 +409,39 @@ func (w *Writer) WriteLaunch(l *Launch) error {
 
 // appendLaunch encodes l, in absolute form, compact at the end of the open
 // frame: in the open LaunchRun when its attributes repeat (and runs are
-// on), else as a Launch record of its own.
+// on), else as a Launch record of its own. Its attributes are written
+// once, into the state's next entry, compared there and kept there
+// (launchAttrs); its command list is looked up once for both its start
+// reference and its end.
 func (w *Writer) appendLaunch(l *Launch, timed bool) {
+	s := &w.launches
+	list := -1
 	var delay int64
 	var dur uint64
 	if timed {
-		delay, dur = int64(l.DeviceStartNs-w.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs)), l.DeviceEndNs-l.DeviceStartNs
+		ref := l.HostAppendNs
+		if list = s.find(l.QueueId, l.CommandListId); list >= 0 {
+			ref = max(ref, s.recent[list].end)
+		} else {
+			ref = max(ref, s.listEnd[listKey{l.QueueId, l.CommandListId}])
+		}
+		delay, dur = int64(l.DeviceStartNs-ref), l.DeviceEndNs-l.DeviceStartNs
 	}
-	a := attrsOf(l)
+	a := s.next()
+	a.set(l)
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
-	appendDelta, idDelta := int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1)
-	if repeat := w.launches.repeatOf(&a); repeat > 0 && w.runs {
+	appendDelta, idDelta := int64(l.HostAppendNs-s.prevAppend), int64(l.Id-s.prevID-1)
+	// The latest launch's attributes first, inline (a loop's launches
+	// repeat them): launchAttrs.same written out, above the inliner's
+	// budget as a function.
+	p := &s.attrs[(s.head-1)&attrMask]
+	d := (a[0] ^ p[0]) | (a[1] ^ p[1]) | (a[2] ^ p[2]) | (a[3] ^ p[3]) | (a[4] ^ p[4]) |
+		(a[5] ^ p[5]) | (a[6] ^ p[6]) | (a[7] ^ p[7]) | (a[8] ^ p[8])
+	repeat := uint32(1)
+	if d != 0 || s.nattrs == 0 {
+		repeat = s.repeatOf(a)
+	}
+	if repeat > 0 && w.runs {
 		// Its attributes repeat: one more launch of the open run.
 		w.run.add(appendDelta, idDelta, delay, dur, repeat, l.ExecutionIndex, l.SyclTaskId)
 		if w.run.n == maxRun {
@@ -430,7 +452,16 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 		w.buf = appendCompactLaunch(w.buf, l, appendDelta, idDelta, delay, dur, repeat)
 	}
 	w.records++
-	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
+	s.push()
+	s.prevID, s.prevAppend = l.Id, l.HostAppendNs
+	if !timed {
+		return
+	}
+	if list >= 0 {
+		s.recent[list].end = l.DeviceEndNs
+		return
+	}
+	s.addList(listKey{l.QueueId, l.CommandListId}, l.DeviceEndNs)
 }
 
 // hasKind reports whether rec has a kind with a non-nil message.
