@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/huff0"
 	"github.com/klauspost/compress/zstd"
 
 	pb "github.com/zestall/zestall/proto/zestallwire"
@@ -66,7 +67,21 @@ type WriterOptions struct {
 	// own in compact form, as revision 7 did, instead of LaunchRun
 	// records. For tests and benchmarks only: it shows what runs save.
 	NoLaunchRuns bool
+	// LaunchFrames is how frames of launches only are compressed: as a
+	// probe chooses (the zero value), always with the Zstandard encoder,
+	// or always literals only. For tests and benchmarks only: it shows
+	// what each costs.
+	LaunchFrames LaunchFrames
 }
+
+// LaunchFrames is [WriterOptions.LaunchFrames].
+type LaunchFrames int
+
+const (
+	LaunchFramesProbed   LaunchFrames = iota // as the last probe chose (litProbeEvery)
+	LaunchFramesEncoder                      // with the Zstandard encoder
+	LaunchFramesLiterals                     // literals only (litframe.go)
+)
 
 // A Writer writes records to a zestall file. Write encodes into memory. A
 // frame is sealed when it reaches FrameSize, when a Counters record ends
@@ -98,7 +113,11 @@ type Writer struct {
 
 	buf     []byte // records of the open frame, length-delimited
 	records uint64 // records encoded so far
-	closed  bool
+	// mixed: the open frame holds a record other than Launch and
+	// LaunchRun records (compressed with the Zstandard encoder; a frame of
+	// launches only is literals only, litframe.go).
+	mixed  bool
+	closed bool
 
 	// The compressor (compress): frames go to it through jobs, one at a
 	// time (unbuffered: one frame compressing, one filling), and their
@@ -115,6 +134,13 @@ type Writer struct {
 	// and whether the file prefix was written.
 	out      []byte
 	prefixed bool
+	huff     huff0.Scratch // launch frames' literals (litframe.go)
+	// The last probe's choice for frames of launches (compressed):
+	// literals only (literals) or the encoder, for litLeft more frames.
+	literals bool
+	litLeft  int
+	lfmode   LaunchFrames
+	litMade  int        // literals-only frames made (tests)
 	cmu      sync.Mutex // guards err and written, set by the compressor
 	err      error
 	// failed: err is set (checked per record without the mutex).
@@ -166,8 +192,12 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		// short program's start-up and exit (BENCHMARKS.md, start-up).
 		zstd.WithLowerEncoderMem(true),
 	}
+	if o.LaunchFrames < LaunchFramesProbed || o.LaunchFrames > LaunchFramesLiterals {
+		return nil, fmt.Errorf("zestall stream: LaunchFrames %d out of range", o.LaunchFrames)
+	}
 	wr := &Writer{
 		w:         w,
+		lfmode:    o.LaunchFrames,
 		eopts:     eopts,
 		frameSize: o.FrameSize,
 		absolute:  o.AbsoluteLaunches,
@@ -195,6 +225,7 @@ type frameJob struct {
 	records  []byte
 	counters *pb.Record
 	flushed  chan struct{}
+	launches bool // records holds Launch and LaunchRun records only
 }
 
 // compress is the compressor goroutine: it compresses and writes each
@@ -236,24 +267,17 @@ func (w *Writer) compressFrame(job frameJob) []byte {
 	}
 	switch {
 	case len(b) >= rawFrameMax:
-		if w.enc == nil {
-			// Made when first needed: zstd.NewWriter builds the
-			// format's predefined tables, which a short program's
-			// stored frames never use (rawFrameMax).
-			enc, err := zstd.NewWriter(nil, w.eopts...)
-			if err != nil {
-				w.cmu.Lock()
-				w.err = fmt.Errorf("zestall stream: %w", err)
-				w.failed.Store(true)
-				w.cmu.Unlock()
-				if job.flushed != nil {
-					close(job.flushed)
-				}
-				return b[:0]
+		var err error
+		if out, err = w.compressed(out, b, job.launches); err != nil {
+			w.cmu.Lock()
+			w.err = fmt.Errorf("zestall stream: %w", err)
+			w.failed.Store(true)
+			w.cmu.Unlock()
+			if job.flushed != nil {
+				close(job.flushed)
 			}
-			w.enc = enc
+			return b[:0]
 		}
-		out = w.enc.EncodeAll(b, out)
 	case len(b) > 0:
 		out = appendRawFrame(out, b)
 	}
@@ -284,6 +308,69 @@ func (w *Writer) compressFrame(job frameJob) []byte {
 		close(job.flushed)
 	}
 	return b[:0]
+}
+
+// litProbeEvery: one frame of launches in litProbeEvery is compressed
+// both ways, literals only (litframe.go) and with the Zstandard encoder,
+// and the smaller written; the frames of launches until the next such
+// probe are compressed the way it chose. Literals only are chosen while
+// they take at most 5/4 of the encoder's bytes (litTolerance): on a
+// launch-bound loop, 2.47 against 2.14 bytes per launch for 8 ns
+// rather than 28 of the compressor's time per launch; on the synthetic
+// run, whose attributes and times vary, 25.6 against 14 bytes
+// (docs/stream-writer.md §2 "Launch frames: literals only").
+const (
+	litProbeEvery = 32
+	litTolerance  = 5 // /4
+)
+
+// compressed appends b, the records of a frame of rawFrameMax bytes or
+// more, to out as a compressed frame: literals only or with the Zstandard
+// encoder, for a frame of launches only as the last probe chose
+// (litProbeEvery), else with the encoder. The encoder is made when
+// first needed: zstd.NewWriter builds the format's predefined tables,
+// which a short program's stored frames never use (rawFrameMax).
+func (w *Writer) compressed(out, b []byte, launches bool) ([]byte, error) {
+	switch {
+	case !launches:
+	case w.lfmode == LaunchFramesLiterals:
+		w.litMade++
+		return appendLiteralsFrame(out, b, &w.huff), nil
+	case w.lfmode == LaunchFramesEncoder:
+		launches = false
+	}
+	if launches && w.litLeft > 0 && w.literals {
+		w.litLeft--
+		w.litMade++
+		return appendLiteralsFrame(out, b, &w.huff), nil
+	}
+	if w.enc == nil {
+		enc, err := zstd.NewWriter(nil, w.eopts...)
+		if err != nil {
+			return out, err
+		}
+		w.enc = enc
+	}
+	if !launches {
+		return w.enc.EncodeAll(b, out), nil
+	}
+	if w.litLeft > 0 {
+		w.litLeft--
+		return w.enc.EncodeAll(b, out), nil
+	}
+	// A probe: both ways, the smaller kept.
+	w.litLeft = litProbeEvery - 1
+	n := len(out)
+	out = appendLiteralsFrame(out, b, &w.huff)
+	m := len(out)
+	out = w.enc.EncodeAll(b, out)
+	lit, enc := m-n, len(out)-m
+	w.literals = lit*4 <= enc*litTolerance
+	if lit <= enc {
+		w.litMade++
+		return out[:m], nil
+	}
+	return append(out[:n], out[m:]...), nil // copy's overlap is a memmove
 }
 
 // failure is the error of the underlying writer, if any.
@@ -323,6 +410,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 		if k.SyclSpan != nil && len(k.SyclSpan.UnknownFields) == 0 {
 			w.room()
 			w.endRun()
+			w.mixed = true
 			w.buf = appendSyclSpan(w.buf, k.SyclSpan)
 			w.records++
 			return nil
@@ -335,6 +423,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 		if k.SyclGraph != nil && len(k.SyclGraph.UnknownFields) == 0 {
 			w.room()
 			w.endRun()
+			w.mixed = true
 			w.buf = appendSyclGraph(w.buf, k.SyclGraph)
 			w.records++
 			return nil
@@ -566,6 +655,7 @@ func (w *Writer) endRun() {
 // append encodes rec, length-delimited, at the end of the open frame.
 func (w *Writer) append(rec *pb.Record) error {
 	w.endRun()
+	w.mixed = true
 	n := len(w.buf)
 	b, ok := appendTagged(w.buf, rec)
 	if !ok {
@@ -633,7 +723,8 @@ func (w *Writer) seal() {
 func (w *Writer) sealWith(counters *pb.Record, flushed chan struct{}) {
 	w.endRun()
 	w.launches.reset()
-	job := frameJob{records: w.buf, counters: counters, flushed: flushed}
+	job := frameJob{records: w.buf, counters: counters, flushed: flushed, launches: !w.mixed}
+	w.mixed = false
 	if w.jobs == nil {
 		if len(w.buf) < rawFrameMax {
 			w.buf = w.compressFrame(job) // a stored frame, written here
