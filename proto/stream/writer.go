@@ -112,6 +112,7 @@ type Writer struct {
 	runs      bool // LaunchRun records (not NoLaunchRuns)
 
 	buf     []byte // records of the open frame, length-delimited
+	roomAt  int    // see setRoomAt; 0 until the first record
 	records uint64 // records encoded so far
 	// mixed: the open frame holds a record other than Launch and
 	// LaunchRun records (compressed with the Zstandard encoder; a frame of
@@ -487,7 +488,32 @@ func (w *Writer) WriteLaunch(l *Launch) error {
 	if w.closed {
 		return ErrClosed
 	}
-	w.room()
+	return w.writeLaunchValue(l)
+}
+
+// WriteLaunches is WriteLaunch of each of ls in turn, up to the first
+// error, which it returns: the profiler's batches of launches take this
+// path, one call per batch.
+func (w *Writer) WriteLaunches(ls []Launch) error {
+	if w.closed {
+		return ErrClosed
+	}
+	for i := range ls {
+		if w.failed.Load() {
+			return w.failure()
+		}
+		if err := w.writeLaunchValue(&ls[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeLaunchValue is WriteLaunch after its checks.
+func (w *Writer) writeLaunchValue(l *Launch) error {
+	if len(w.buf)+w.run.reserve() >= w.roomAt {
+		w.room()
+	}
 	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
 	if w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0)) {
 		return w.writeLaunch(nil, l.Proto()) // the reflective path (tests, or device times of an untimed launch)
@@ -707,6 +733,19 @@ func (w *Writer) room() {
 		}
 		w.buf = append(make([]byte, 0, n), w.buf...)
 	}
+	w.setRoomAt()
+}
+
+// setRoomAt sets roomAt for the open frame's buffer: the frame's bytes
+// (the open run's reserve counted) at which room has something to do,
+// sealing the frame (FrameSize) or growing a buffer not yet of its full
+// size (less than frameSlack free). Below it room does nothing: a launch
+// checks that inline (writeLaunchValue).
+func (w *Writer) setRoomAt() {
+	w.roomAt = w.frameSize
+	if c := cap(w.buf); c < w.frameSize+frameSlack {
+		w.roomAt = min(w.roomAt, c-frameSlack+1)
+	}
 }
 
 // seal hands the open frame, if any, to the compressor.
@@ -725,6 +764,7 @@ func (w *Writer) sealWith(counters *pb.Record, flushed chan struct{}) {
 	w.launches.reset()
 	job := frameJob{records: w.buf, counters: counters, flushed: flushed, launches: !w.mixed}
 	w.mixed = false
+	defer w.setRoomAt() // a buffer of another capacity
 	if w.jobs == nil {
 		if len(w.buf) < rawFrameMax {
 			w.buf = w.compressFrame(job) // a stored frame, written here
@@ -786,7 +826,7 @@ func (w *Writer) Close() error {
 	if w.enc != nil {
 		w.enc.Close()
 	}
-	w.buf = nil
+	w.buf, w.roomAt = nil, 0
 	return err
 }
 
