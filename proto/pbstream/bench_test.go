@@ -146,7 +146,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // zestall-bench-launch's at full rate on the simulated device: one kernel
 // on one immediate command list, appended every 150-650 ns, starting
 // 30-100 ns after the append, of no duration (ZESIM_TIME_SCALE=0).
-func benchRunLaunches(b *testing.B) (ls []stream.Launch, from string) {
+func benchRunLaunches(b testing.TB) (ls []stream.Launch, from string) {
 	if name := os.Getenv("ZESTALL_BENCH_RUN"); name != "" {
 		recs, err := ReadFile(name)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // launches of a run (benchRunLaunches): the records, length-delimited, cut
 // into frames as the Writer cuts them (at stream.DefaultFrameSize), and
 // the number of launches they hold.
-func runFrames(b *testing.B) (frames [][]byte, launches int) {
+func runFrames(b testing.TB) (frames [][]byte, launches int) {
 	ls, from := benchRunLaunches(b)
 	b.Logf("%d launches from %s", len(ls), from)
 	var file bytes.Buffer
