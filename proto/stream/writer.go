@@ -320,7 +320,7 @@ func (w *Writer) compressFrame(job frameJob) []byte {
 // first frame of launches is a probe). Literals only are chosen while
 // they take at most 5/4 of the encoder's bytes (litTolerance): on a
 // launch-bound loop, 2.47 against 2.14 bytes per launch for 8 ns
-// rather than 28 of the compressor's time per launch; on the synthetic
+// rather than 26 of the compressor's time per launch; on the synthetic
 // run, whose attributes and times vary, 25.6 against 14 bytes
 // (docs/stream-writer.md §2 "Launch frames: literals only").
 const (
