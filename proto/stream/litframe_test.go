@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -128,8 +129,9 @@ func TestLiteralsHeader(t *testing.T) {
 // of the encoder's bytes (a loop's LaunchRun columns), with the encoder
 // where they are much larger (the same launches as Launch records, whose
 // byte sequences repeat), and never a frame with other records; each
-// LaunchFrames mode does as it says. Every file reads back (the round
-// trips of proto/pbstream check the records).
+// LaunchFrames mode does as it says (NewWriter refuses other values).
+// Every file reads back (the round trips of proto/pbstream check the
+// records).
 func TestLaunchFramesProbed(t *testing.T) {
 	// A loop's launches (launchSets' "loop"), none repeating another's
 	// times: a cycle of launchSets' would repeat whole frames' bytes.
@@ -147,6 +149,11 @@ func TestLaunchFramesProbed(t *testing.T) {
 		{"loop, runs, other records", WriterOptions{}, true, false},
 		{"loop, records, literals", WriterOptions{NoLaunchRuns: true, LaunchFrames: LaunchFramesLiterals}, false, true},
 		{"loop, runs, encoder", WriterOptions{LaunchFrames: LaunchFramesEncoder}, false, false},
+	}
+	for _, bad := range []LaunchFrames{-1, LaunchFramesLiterals + 1} {
+		if _, err := NewWriter(io.Discard, &WriterOptions{LaunchFrames: bad}); err == nil {
+			t.Errorf("LaunchFrames %d accepted", bad)
+		}
 	}
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 	if err != nil {
