@@ -325,11 +325,10 @@ func (s *Session) syclFirst() {
 // writeLaunches writes a batch of launch records (under wr.mu); a batch
 // that came through the queue goes back to the harvester (back).
 func (s *Session) writeLaunches(ls []stream.Launch, back bool) {
-	for i := range ls {
-		if s.wr.failed {
-			break
-		}
-		if err := s.wr.w.WriteLaunch(&ls[i]); err != nil {
+	// One call per batch: the Writer's checks once, not per launch
+	// (docs/stream-writer.md §3 "Encoding a launch").
+	if !s.wr.failed {
+		if err := s.wr.w.WriteLaunches(ls); err != nil {
 			s.writeFailed(err)
 		}
 	}

@@ -146,7 +146,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // zestall-bench-launch's at full rate on the simulated device: one kernel
 // on one immediate command list, appended every 150-650 ns, starting
 // 30-100 ns after the append, of no duration (ZESIM_TIME_SCALE=0).
-func benchRunLaunches(b *testing.B) (ls []stream.Launch, from string) {
+func benchRunLaunches(b testing.TB) (ls []stream.Launch, from string) {
 	if name := os.Getenv("ZESTALL_BENCH_RUN"); name != "" {
 		recs, err := ReadFile(name)
 		if err != nil {
@@ -179,7 +179,9 @@ func benchRunLaunches(b *testing.B) (ls []stream.Launch, from string) {
 // BenchmarkWriteLaunchRun is the profiler's path on the launches of a run
 // (benchRunLaunches), a flush every 10^5 launches, to a file, with
 // LaunchRun records (runs) and without (records: revision 7's Launch
-// records). Besides the encoding goroutine's ns/op it reports the whole
+// records), frames of launches compressed as the Writer chooses, or
+// always with the Zstandard encoder (-encoder), or always literals only
+// (-literals). Besides the encoding goroutine's ns/op it reports the whole
 // process's CPU per launch (encoding and the compressor; cpu-ns/launch),
 // the compressed bytes per launch (B/launch) and the records' bytes
 // before compression (raw-B/launch). Every launch is read back from the
@@ -190,7 +192,13 @@ func BenchmarkWriteLaunchRun(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		opts *stream.WriterOptions
-	}{{"runs", nil}, {"records", &stream.WriterOptions{NoLaunchRuns: true}}} {
+	}{
+		{"runs", nil},
+		{"runs-encoder", &stream.WriterOptions{LaunchFrames: stream.LaunchFramesEncoder}},
+		{"runs-literals", &stream.WriterOptions{LaunchFrames: stream.LaunchFramesLiterals}},
+		{"records", &stream.WriterOptions{NoLaunchRuns: true}},
+		{"records-encoder", &stream.WriterOptions{NoLaunchRuns: true, LaunchFrames: stream.LaunchFramesEncoder}},
+	} {
 		b.Run(c.name, func(b *testing.B) { benchWriteLaunches(b, ls, c.opts) })
 	}
 }

@@ -120,7 +120,16 @@ func TestLaunchRunRoundTrip(t *testing.T) {
 			for _, f := range []struct {
 				name string
 				file []byte
-			}{{"runs", runs}, {"no runs", plain}} {
+			}{
+				{"runs", runs},
+				{"no runs", plain},
+				// Frames of launches compressed each way, whatever the
+				// probe chooses (docs/stream-writer.md §2 "Launch
+				// frames: literals only").
+				{"runs, encoder", encode(t, c.recs, c.every, &stream.WriterOptions{FrameSize: c.frameSize, LaunchFrames: stream.LaunchFramesEncoder})},
+				{"runs, literals", encode(t, c.recs, c.every, &stream.WriterOptions{FrameSize: c.frameSize, LaunchFrames: stream.LaunchFramesLiterals})},
+				{"no runs, literals", encode(t, c.recs, c.every, &stream.WriterOptions{FrameSize: c.frameSize, NoLaunchRuns: true, LaunchFrames: stream.LaunchFramesLiterals})},
+			} {
 				got, err := ReadAll(bytes.NewReader(f.file))
 				if err != nil {
 					t.Fatalf("%s: %v", f.name, err)

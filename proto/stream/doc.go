@@ -24,7 +24,10 @@
 //
 // [Launch] is a Launch record as a plain value, what the profiler's
 // harvester fills in reused storage: WriteLaunch encodes it without a
-// pb.Launch, to the same bytes.
+// pb.Launch, to the same bytes, and [Writer.WriteLaunches] a batch of
+// them. Frames that hold only launches may be compressed as Huffman-coded
+// literals without match finding, which every Zstandard decoder reads
+// (docs/stream-writer.md §2 "Launch frames: literals only").
 //
 // The Writer gives producers the absolute form of every record and takes
 // care of the wire's compact forms itself: it writes Launch records in the

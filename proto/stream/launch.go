@@ -1,8 +1,6 @@
 package stream
 
 import (
-	"unsafe"
-
 	pb "github.com/zestall/zestall/proto/zestallwire"
 )
 
@@ -68,15 +66,20 @@ type launchState struct {
 	// Device end of the previous timed Launch of each command list in
 	// the frame: of up to len(recent) lists in recent[:nrecent] (threads
 	// launching on lists of their own: no map operation per launch), of
-	// lists evicted from there in listEnd. recent is looked at first.
+	// lists evicted from there in listEnd. recent is looked at first,
+	// from recent[last], the list of the latest lookup (a thread's
+	// batch is of its own list).
 	recent  [8]listEnd
 	nrecent int
+	last    int // index in recent of the latest list found or added
 	evict   int // the next entry of recent to evict, round robin
 	listEnd map[listKey]uint64
 	// The attributes of the frame's last Launch records (at most
-	// len(attrs)), the latest at attrs[(head-1)%len(attrs)]: what
-	// Launch.repeat_of refers to.
-	attrs  [maxRepeat]launchAttrs
+	// maxRepeat), the latest at attrs[(head-1)%len(attrs)]: what
+	// Launch.repeat_of refers to. Twice maxRepeat entries, so that
+	// attrs[head], where the next launch's attributes are written
+	// before they are compared (next), is none of the maxRepeat latest.
+	attrs  [2 * maxRepeat]launchAttrs
 	head   int
 	nattrs int
 }
@@ -84,47 +87,49 @@ type launchState struct {
 // maxRepeat is the largest Launch.repeat_of (zestall.proto, "Two forms").
 const maxRepeat = 8
 
-// launchAttrs are the fields of a Launch that Launch.repeat_of repeats.
-type launchAttrs struct {
-	kernel, queue, list                         uint64
-	device, flags, codeCopy, syclLocation       uint32
-	kind                                        pb.LaunchKind
-	reason                                      pb.NoTimestampReason
-	countX, countY, countZ, sizeX, sizeY, sizeZ uint32
-}
+// attrMask indexes launchState.attrs.
+const attrMask = 2*maxRepeat - 1
 
-// attrWords is launchAttrs' size in 64-bit words: its fields fill them
-// with no padding (the arrays below do not compile otherwise), so two
-// values are equal exactly when their words are.
+// attrWords is the size of launchAttrs in 64-bit words.
 const attrWords = 9
 
-var (
-	_ [attrWords*8 - unsafe.Sizeof(launchAttrs{})]byte
-	_ [unsafe.Sizeof(launchAttrs{}) - attrWords*8]byte
-)
+// launchAttrs are the fields of a Launch that Launch.repeat_of repeats,
+// as nine 64-bit words: the three 64-bit identifiers, then the twelve
+// 32-bit fields two to a word (set, setOn). Words, not a struct of the
+// fields: the writer writes each launch's attributes and compares them
+// with earlier ones (repeatOf) at once, and a word loaded right after it
+// was stored in halves (a struct's 32-bit fields) waits for the stores
+// to retire instead of reading them from the store buffer (a failed
+// store-to-load forward): perf annotate put 54 % of appendLaunch's time
+// on the copy of a struct so built (docs/go-runtime.md §1.4
+// "A wide load of narrower stores").
+type launchAttrs [attrWords]uint64
 
-// same is a == *b, compared word by word without a branch: the writer
-// compares each launch's attributes with the latest ones (repeatOf), and
-// == on the 72-byte struct was a call of the runtime's memequal, about 10
-// ns a launch of the writer's time (docs/go-runtime.md §1.1 "== on a
-// large struct calls the runtime", §1.2 "^ and | have the same
-// precedence").
+// set sets a to l's attributes, one store per word.
+func (a *launchAttrs) set(l *Launch) {
+	a[0], a[1], a[2] = l.KernelId, l.QueueId, l.CommandListId
+	a[3] = uint64(l.DeviceId) | uint64(l.Flags)<<32
+	a[4] = uint64(l.CodeCopy) | uint64(l.SyclLocationId)<<32
+	a[5] = uint64(uint32(l.Kind)) | uint64(uint32(l.NoTimestampReason))<<32
+	a[6] = uint64(l.GroupCountX) | uint64(l.GroupCountY)<<32
+	a[7] = uint64(l.GroupCountZ) | uint64(l.GroupSizeX)<<32
+	a[8] = uint64(l.GroupSizeY) | uint64(l.GroupSizeZ)<<32
+}
+
+// same is *a == *b, compared word by word without a branch (== on the
+// 72-byte array calls the runtime's memequal: docs/go-runtime.md §1.1
+// "== on a large struct calls the runtime"; parenthesised: §1.2 "^ and |
+// have the same precedence").
 func (a *launchAttrs) same(b *launchAttrs) bool {
-	x, y := (*[attrWords]uint64)(unsafe.Pointer(a)), (*[attrWords]uint64)(unsafe.Pointer(b))
-	// Parenthesised: in Go ^ and | have the same precedence.
-	d := (x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]) |
-		(x[5] ^ y[5]) | (x[6] ^ y[6]) | (x[7] ^ y[7]) | (x[8] ^ y[8])
+	d := (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]) |
+		(a[5] ^ b[5]) | (a[6] ^ b[6]) | (a[7] ^ b[7]) | (a[8] ^ b[8])
 	return d == 0
 }
 
 func attrsOf(l *Launch) launchAttrs {
-	return launchAttrs{
-		kernel: l.KernelId, queue: l.QueueId, list: l.CommandListId,
-		device: l.DeviceId, flags: l.Flags, codeCopy: l.CodeCopy, syclLocation: l.SyclLocationId,
-		kind: l.Kind, reason: l.NoTimestampReason,
-		countX: l.GroupCountX, countY: l.GroupCountY, countZ: l.GroupCountZ,
-		sizeX: l.GroupSizeX, sizeY: l.GroupSizeY, sizeZ: l.GroupSizeZ,
-	}
+	var a launchAttrs
+	a.set(l)
+	return a
 }
 
 // attrsOfProto is attrsOf for a pb.Launch (the reader, and the Writer's
@@ -135,25 +140,37 @@ func attrsOfProto(l *pb.Launch) launchAttrs {
 	return attrsOf(&v)
 }
 
-// setOn sets a's fields of l.
+// setOn sets a's fields of l (the inverse of set).
 func (a *launchAttrs) setOn(l *pb.Launch) {
-	l.KernelId, l.QueueId, l.CommandListId = a.kernel, a.queue, a.list
-	l.DeviceId, l.Flags, l.CodeCopy, l.SyclLocationId = a.device, a.flags, a.codeCopy, a.syclLocation
-	l.Kind, l.NoTimestampReason = a.kind, a.reason
-	l.GroupCountX, l.GroupCountY, l.GroupCountZ = a.countX, a.countY, a.countZ
-	l.GroupSizeX, l.GroupSizeY, l.GroupSizeZ = a.sizeX, a.sizeY, a.sizeZ
+	l.KernelId, l.QueueId, l.CommandListId = a[0], a[1], a[2]
+	l.DeviceId, l.Flags = uint32(a[3]), uint32(a[3]>>32)
+	l.CodeCopy, l.SyclLocationId = uint32(a[4]), uint32(a[4]>>32)
+	l.Kind, l.NoTimestampReason = pb.LaunchKind(int32(uint32(a[5]))), pb.NoTimestampReason(int32(uint32(a[5]>>32)))
+	l.GroupCountX, l.GroupCountY = uint32(a[6]), uint32(a[6]>>32)
+	l.GroupCountZ, l.GroupSizeX = uint32(a[7]), uint32(a[7]>>32)
+	l.GroupSizeY, l.GroupSizeZ = uint32(a[8]), uint32(a[8]>>32)
 }
+
+// next is where the next launch's attributes are written (set), to be
+// compared with the latest ones (repeatOf) and kept (push).
+func (s *launchState) next() *launchAttrs { return &s.attrs[s.head] }
 
 // repeatOf is the Launch.repeat_of for a launch with attributes a: how far
 // back in the frame the latest Launch with the same attributes is, 0 when
 // none of the last maxRepeat has them.
 func (s *launchState) repeatOf(a *launchAttrs) uint32 {
 	for n := 1; n <= s.nattrs; n++ {
-		if s.attrs[(s.head-n)&(maxRepeat-1)].same(a) {
+		if s.attrs[(s.head-n)&attrMask].same(a) {
 			return uint32(n)
 		}
 	}
 	return 0
+}
+
+// push keeps the attributes written at next() as the latest.
+func (s *launchState) push() {
+	s.head = (s.head + 1) & attrMask
+	s.nattrs = min(s.nattrs+1, maxRepeat)
 }
 
 // repeated returns the attributes Launch.repeat_of n refers to; false
@@ -162,7 +179,7 @@ func (s *launchState) repeated(n uint32) (launchAttrs, bool) {
 	if n == 0 || n > uint32(s.nattrs) {
 		return launchAttrs{}, false
 	}
-	return s.attrs[(s.head-int(n))&(maxRepeat-1)], true
+	return s.attrs[(s.head-int(n))&attrMask], true
 }
 
 type listKey struct{ queue, list uint64 }
@@ -174,43 +191,63 @@ type listEnd struct {
 
 func (s *launchState) reset() {
 	s.prevID, s.prevAppend = 0, 0
-	s.nrecent, s.evict = 0, 0
+	s.nrecent, s.evict, s.last = 0, 0, 0
 	clear(s.listEnd)
 	s.head, s.nattrs = 0, 0
+}
+
+// find is the index in recent of list (queue, list), or -1.
+func (s *launchState) find(queue, list uint64) int {
+	if i := s.last; i < s.nrecent && s.recent[i].key.list == list && s.recent[i].key.queue == queue {
+		return i
+	}
+	for i := range s.recent[:s.nrecent] {
+		if s.recent[i].key.list == list && s.recent[i].key.queue == queue {
+			s.last = i
+			return i
+		}
+	}
+	return -1
 }
 
 // startRef returns what device_start_delay_ns is relative to: the later of
 // the launch's append time and the device end of the previous timed launch
 // of its command list in the frame.
 func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
-	k := listKey{queue, list}
-	for i := range s.recent[:s.nrecent] {
-		if s.recent[i].key == k {
-			return max(appendNs, s.recent[i].end)
-		}
+	if i := s.find(queue, list); i >= 0 {
+		return max(appendNs, s.recent[i].end)
 	}
-	return max(appendNs, s.listEnd[k])
+	return max(appendNs, s.listEnd[listKey{queue, list}])
 }
 
 // update records a launch, in absolute form, with attributes a, as the
 // previous Launch.
 func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool, a *launchAttrs) {
+	*s.next() = *a
+	s.push()
+	s.updateTimes(id, appendNs, queue, list, endNs, timed)
+}
+
+// updateTimes is update without the attributes (the Writer keeps them
+// with next and push).
+func (s *launchState) updateTimes(id, appendNs, queue, list, endNs uint64, timed bool) {
 	s.prevID, s.prevAppend = id, appendNs
-	s.attrs[s.head] = *a
-	s.head = (s.head + 1) & (maxRepeat - 1)
-	s.nattrs = min(s.nattrs+1, maxRepeat)
 	if !timed {
 		return
 	}
-	k := listKey{queue, list}
-	for i := range s.recent[:s.nrecent] {
-		if s.recent[i].key == k {
-			s.recent[i].end = endNs
-			return
-		}
+	if i := s.find(queue, list); i >= 0 {
+		s.recent[i].end = endNs
+		return
 	}
+	s.addList(listKey{queue, list}, endNs)
+}
+
+// addList adds a list not in recent, evicting one to listEnd when recent
+// is full.
+func (s *launchState) addList(k listKey, endNs uint64) {
 	if s.nrecent < len(s.recent) {
 		s.recent[s.nrecent] = listEnd{k, endNs}
+		s.last = s.nrecent
 		s.nrecent++
 		return
 	}
@@ -220,6 +257,7 @@ func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool
 	e := &s.recent[s.evict]
 	s.listEnd[e.key] = e.end
 	*e = listEnd{k, endNs}
+	s.last = s.evict
 	s.evict = (s.evict + 1) % len(s.recent)
 }
 

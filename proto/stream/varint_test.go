@@ -1,8 +1,10 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -113,3 +115,39 @@ func BenchmarkAppendVarint(b *testing.B) {
 }
 
 var sinkByte uint8
+
+// TestAppendVarints holds appendVarints (a LaunchRun's columns) to
+// binary.AppendUvarint (b with room for them, as appendRun grows it), at each varint length's bounds and around the
+// one- and two-byte path's limit, for both column types.
+func TestAppendVarints(t *testing.T) {
+	tests := []struct {
+		name string
+		vs   []uint64
+	}{
+		{"empty", nil},
+		{"one byte", []uint64{0, 1, 0x7f}},
+		{"two bytes", []uint64{0x80, 0x81, 0xff, 0x100, 0x3fff}},
+		{"mixed", []uint64{0x7f, 0x80, 0, 0x3fff, 0x4000, 1, 0x3ffe, 0x80}},
+		{"wide", []uint64{0x4000, 0x1fffff, 0x200000, 1 << 28, 1<<32 - 1, 1 << 32, 1<<63 - 1, 1 << 63, math.MaxUint64}},
+	}
+	for _, tc := range tests {
+		var want []byte
+		for _, v := range tc.vs {
+			want = binary.AppendUvarint(want, v)
+		}
+		if got := appendVarints(slices.Grow([]byte{0xee}, 10*len(tc.vs)), tc.vs); !bytes.Equal(got[1:], want) || got[0] != 0xee {
+			t.Errorf("%s (uint64): % x, want ee % x", tc.name, got, want)
+		}
+		var want32 []byte
+		var vs32 []uint32
+		for _, v := range tc.vs {
+			if v <= math.MaxUint32 {
+				vs32 = append(vs32, uint32(v))
+				want32 = binary.AppendUvarint(want32, v)
+			}
+		}
+		if got := appendVarints(slices.Grow([]byte(nil), 5*len(vs32)), vs32); !bytes.Equal(got, want32) {
+			t.Errorf("%s (uint32): % x, want % x", tc.name, got, want32)
+		}
+	}
+}

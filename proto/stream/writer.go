@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/huff0"
 	"github.com/klauspost/compress/zstd"
 
 	pb "github.com/zestall/zestall/proto/zestallwire"
@@ -66,7 +67,21 @@ type WriterOptions struct {
 	// own in compact form, as revision 7 did, instead of LaunchRun
 	// records. For tests and benchmarks only: it shows what runs save.
 	NoLaunchRuns bool
+	// LaunchFrames is how frames of launches only are compressed: as a
+	// probe chooses (the zero value), always with the Zstandard encoder,
+	// or always literals only. For tests and benchmarks only: it shows
+	// what each costs.
+	LaunchFrames LaunchFrames
 }
+
+// LaunchFrames is [WriterOptions.LaunchFrames].
+type LaunchFrames int
+
+const (
+	LaunchFramesProbed   LaunchFrames = iota // as the last probe chose (litProbeEvery)
+	LaunchFramesEncoder                      // with the Zstandard encoder
+	LaunchFramesLiterals                     // literals only (litframe.go)
+)
 
 // A Writer writes records to a zestall file. Write encodes into memory. A
 // frame is sealed when it reaches FrameSize, when a Counters record ends
@@ -97,8 +112,13 @@ type Writer struct {
 	runs      bool // LaunchRun records (not NoLaunchRuns)
 
 	buf     []byte // records of the open frame, length-delimited
+	roomAt  int    // see setRoomAt; 0 until the first record
 	records uint64 // records encoded so far
-	closed  bool
+	// mixed: the open frame holds a record other than Launch and
+	// LaunchRun records (compressed with the Zstandard encoder; a frame of
+	// launches only is literals only, litframe.go).
+	mixed  bool
+	closed bool
 
 	// The compressor (compress): frames go to it through jobs, one at a
 	// time (unbuffered: one frame compressing, one filling), and their
@@ -115,6 +135,13 @@ type Writer struct {
 	// and whether the file prefix was written.
 	out      []byte
 	prefixed bool
+	huff     huff0.Scratch // launch frames' literals (litframe.go)
+	// The last probe's choice for frames of launches (compressed):
+	// literals only (literals) or the encoder, for litLeft more frames.
+	literals bool
+	litLeft  int
+	lfmode   LaunchFrames
+	litMade  int        // literals-only frames made (tests)
 	cmu      sync.Mutex // guards err and written, set by the compressor
 	err      error
 	// failed: err is set (checked per record without the mutex).
@@ -166,8 +193,12 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		// short program's start-up and exit (BENCHMARKS.md, start-up).
 		zstd.WithLowerEncoderMem(true),
 	}
+	if o.LaunchFrames < LaunchFramesProbed || o.LaunchFrames > LaunchFramesLiterals {
+		return nil, fmt.Errorf("zestall stream: LaunchFrames %d out of range", o.LaunchFrames)
+	}
 	wr := &Writer{
 		w:         w,
+		lfmode:    o.LaunchFrames,
 		eopts:     eopts,
 		frameSize: o.FrameSize,
 		absolute:  o.AbsoluteLaunches,
@@ -195,6 +226,7 @@ type frameJob struct {
 	records  []byte
 	counters *pb.Record
 	flushed  chan struct{}
+	launches bool // records holds Launch and LaunchRun records only
 }
 
 // compress is the compressor goroutine: it compresses and writes each
@@ -236,24 +268,17 @@ func (w *Writer) compressFrame(job frameJob) []byte {
 	}
 	switch {
 	case len(b) >= rawFrameMax:
-		if w.enc == nil {
-			// Made when first needed: zstd.NewWriter builds the
-			// format's predefined tables, which a short program's
-			// stored frames never use (rawFrameMax).
-			enc, err := zstd.NewWriter(nil, w.eopts...)
-			if err != nil {
-				w.cmu.Lock()
-				w.err = fmt.Errorf("zestall stream: %w", err)
-				w.failed.Store(true)
-				w.cmu.Unlock()
-				if job.flushed != nil {
-					close(job.flushed)
-				}
-				return b[:0]
+		var err error
+		if out, err = w.compressed(out, b, job.launches); err != nil {
+			w.cmu.Lock()
+			w.err = fmt.Errorf("zestall stream: %w", err)
+			w.failed.Store(true)
+			w.cmu.Unlock()
+			if job.flushed != nil {
+				close(job.flushed)
 			}
-			w.enc = enc
+			return b[:0]
 		}
-		out = w.enc.EncodeAll(b, out)
 	case len(b) > 0:
 		out = appendRawFrame(out, b)
 	}
@@ -284,6 +309,75 @@ func (w *Writer) compressFrame(job frameJob) []byte {
 		close(job.flushed)
 	}
 	return b[:0]
+}
+
+// litProbeEvery: in one frame of launches in litProbeEvery, the first
+// litProbeSample bytes are compressed both ways, literals only
+// (litframe.go) and with the Zstandard encoder, and that frame and the
+// frames of launches until the next such probe are compressed the way it
+// chose. A sample rather than the whole frame: the encoder on a whole
+// frame was a sixth of the compressor's time on a 10^6-launch run (its
+// first frame of launches is a probe). Literals only are chosen while
+// they take at most 5/4 of the encoder's bytes (litTolerance): on a
+// launch-bound loop, 2.47 against 2.14 bytes per launch for 8 ns
+// rather than 26 of the compressor's time per launch; on the synthetic
+// run, whose attributes and times vary, 25.6 against 14 bytes
+// (docs/stream-writer.md §2 "Launch frames: literals only").
+const (
+	litProbeEvery  = 32
+	litProbeSample = 64 << 10
+	litTolerance   = 5 // quarters: literals while at most 5/4 of the encoder's bytes
+)
+
+// compressed appends b, the records of a frame of rawFrameMax bytes or
+// more, to out as a compressed frame: literals only or with the Zstandard
+// encoder, for a frame of launches only as the last probe chose
+// (litProbeEvery), else with the encoder. The encoder is made when
+// first needed: zstd.NewWriter builds the format's predefined tables,
+// which a short program's stored frames never use (rawFrameMax).
+func (w *Writer) compressed(out, b []byte, launches bool) ([]byte, error) {
+	switch {
+	case !launches:
+	case w.lfmode == LaunchFramesLiterals:
+		w.litMade++
+		return appendLiteralsFrame(out, b, &w.huff), nil
+	case w.lfmode == LaunchFramesEncoder:
+		launches = false
+	}
+	if launches && w.litLeft > 0 && w.literals {
+		w.litLeft--
+		w.litMade++
+		return appendLiteralsFrame(out, b, &w.huff), nil
+	}
+	if w.enc == nil {
+		enc, err := zstd.NewWriter(nil, w.eopts...)
+		if err != nil {
+			return out, err
+		}
+		w.enc = enc
+	}
+	if !launches {
+		return w.enc.EncodeAll(b, out), nil
+	}
+	if w.litLeft > 0 {
+		w.litLeft--
+		return w.enc.EncodeAll(b, out), nil
+	}
+	// A probe: the frame's first litProbeSample bytes both ways (after
+	// out, then dropped), the frame the way they choose.
+	w.litLeft = litProbeEvery - 1
+	sample := b[:min(len(b), litProbeSample)]
+	n := len(out)
+	out = appendLiteralsFrame(out, sample, &w.huff)
+	m := len(out)
+	out = w.enc.EncodeAll(sample, out)
+	lit, enc := m-n, len(out)-m
+	out = out[:n]
+	if w.literals = lit*4 <= enc*litTolerance; w.literals {
+		w.litMade++
+		return appendLiteralsFrame(out, b, &w.huff), nil
+	}
+	return w.enc.EncodeAll(b, out), nil
 }
 
 // failure is the error of the underlying writer, if any.
@@ -323,6 +417,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 		if k.SyclSpan != nil && len(k.SyclSpan.UnknownFields) == 0 {
 			w.room()
 			w.endRun()
+			w.mixed = true
 			w.buf = appendSyclSpan(w.buf, k.SyclSpan)
 			w.records++
 			return nil
@@ -335,6 +430,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 		if k.SyclGraph != nil && len(k.SyclGraph.UnknownFields) == 0 {
 			w.room()
 			w.endRun()
+			w.mixed = true
 			w.buf = appendSyclGraph(w.buf, k.SyclGraph)
 			w.records++
 			return nil
@@ -398,7 +494,32 @@ func (w *Writer) WriteLaunch(l *Launch) error {
 	if w.closed {
 		return ErrClosed
 	}
-	w.room()
+	return w.writeLaunchValue(l)
+}
+
+// WriteLaunches is WriteLaunch of each of ls in turn, up to the first
+// error, which it returns: the profiler's batches of launches take this
+// path, one call per batch.
+func (w *Writer) WriteLaunches(ls []Launch) error {
+	if w.closed {
+		return ErrClosed
+	}
+	for i := range ls {
+		if w.failed.Load() {
+			return w.failure()
+		}
+		if err := w.writeLaunchValue(&ls[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeLaunchValue is WriteLaunch after its checks.
+func (w *Writer) writeLaunchValue(l *Launch) error {
+	if len(w.buf)+w.run.reserve() >= w.roomAt {
+		w.room()
+	}
 	timed := l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) == 0
 	if w.absolute || (!timed && (l.DeviceStartNs != 0 || l.DeviceEndNs != 0)) {
 		return w.writeLaunch(nil, l.Proto()) // the reflective path (tests, or device times of an untimed launch)
@@ -409,17 +530,39 @@ func (w *Writer) WriteLaunch(l *Launch) error {
 
 // appendLaunch encodes l, in absolute form, compact at the end of the open
 // frame: in the open LaunchRun when its attributes repeat (and runs are
-// on), else as a Launch record of its own.
+// on), else as a Launch record of its own. Its attributes are written
+// once, into the state's next entry, compared there and kept there
+// (launchAttrs); its command list is looked up once for both its start
+// reference and its end.
 func (w *Writer) appendLaunch(l *Launch, timed bool) {
+	s := &w.launches
+	list := -1
 	var delay int64
 	var dur uint64
 	if timed {
-		delay, dur = int64(l.DeviceStartNs-w.launches.startRef(l.QueueId, l.CommandListId, l.HostAppendNs)), l.DeviceEndNs-l.DeviceStartNs
+		ref := l.HostAppendNs
+		if list = s.find(l.QueueId, l.CommandListId); list >= 0 {
+			ref = max(ref, s.recent[list].end)
+		} else {
+			ref = max(ref, s.listEnd[listKey{l.QueueId, l.CommandListId}])
+		}
+		delay, dur = int64(l.DeviceStartNs-ref), l.DeviceEndNs-l.DeviceStartNs
 	}
-	a := attrsOf(l)
+	a := s.next()
+	a.set(l)
 	// Wrapping arithmetic: the reader's inverse is exact for all values.
-	appendDelta, idDelta := int64(l.HostAppendNs-w.launches.prevAppend), int64(l.Id-w.launches.prevID-1)
-	if repeat := w.launches.repeatOf(&a); repeat > 0 && w.runs {
+	appendDelta, idDelta := int64(l.HostAppendNs-s.prevAppend), int64(l.Id-s.prevID-1)
+	// The latest launch's attributes first, inline (a loop's launches
+	// repeat them): launchAttrs.same written out, above the inliner's
+	// budget as a function.
+	p := &s.attrs[(s.head-1)&attrMask]
+	d := (a[0] ^ p[0]) | (a[1] ^ p[1]) | (a[2] ^ p[2]) | (a[3] ^ p[3]) | (a[4] ^ p[4]) |
+		(a[5] ^ p[5]) | (a[6] ^ p[6]) | (a[7] ^ p[7]) | (a[8] ^ p[8])
+	repeat := uint32(1)
+	if d != 0 || s.nattrs == 0 {
+		repeat = s.repeatOf(a)
+	}
+	if repeat > 0 && w.runs {
 		// Its attributes repeat: one more launch of the open run.
 		w.run.add(appendDelta, idDelta, delay, dur, repeat, l.ExecutionIndex, l.SyclTaskId)
 		if w.run.n == maxRun {
@@ -430,7 +573,16 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 		w.buf = appendCompactLaunch(w.buf, l, appendDelta, idDelta, delay, dur, repeat)
 	}
 	w.records++
-	w.launches.update(l.Id, l.HostAppendNs, l.QueueId, l.CommandListId, l.DeviceEndNs, timed, &a)
+	s.push()
+	s.prevID, s.prevAppend = l.Id, l.HostAppendNs
+	if !timed {
+		return
+	}
+	if list >= 0 {
+		s.recent[list].end = l.DeviceEndNs
+		return
+	}
+	s.addList(listKey{l.QueueId, l.CommandListId}, l.DeviceEndNs)
 }
 
 // hasKind reports whether rec has a kind with a non-nil message.
@@ -535,6 +687,7 @@ func (w *Writer) endRun() {
 // append encodes rec, length-delimited, at the end of the open frame.
 func (w *Writer) append(rec *pb.Record) error {
 	w.endRun()
+	w.mixed = true
 	n := len(w.buf)
 	b, ok := appendTagged(w.buf, rec)
 	if !ok {
@@ -586,6 +739,19 @@ func (w *Writer) room() {
 		}
 		w.buf = append(make([]byte, 0, n), w.buf...)
 	}
+	w.setRoomAt()
+}
+
+// setRoomAt sets roomAt for the open frame's buffer: the frame's bytes
+// (the open run's reserve counted) at which room has something to do,
+// sealing the frame (FrameSize) or growing a buffer not yet of its full
+// size (less than frameSlack free). Below it room does nothing: a launch
+// checks that inline (writeLaunchValue).
+func (w *Writer) setRoomAt() {
+	w.roomAt = w.frameSize
+	if c := cap(w.buf); c < w.frameSize+frameSlack {
+		w.roomAt = min(w.roomAt, c-frameSlack+1)
+	}
 }
 
 // seal hands the open frame, if any, to the compressor.
@@ -602,7 +768,9 @@ func (w *Writer) seal() {
 func (w *Writer) sealWith(counters *pb.Record, flushed chan struct{}) {
 	w.endRun()
 	w.launches.reset()
-	job := frameJob{records: w.buf, counters: counters, flushed: flushed}
+	job := frameJob{records: w.buf, counters: counters, flushed: flushed, launches: !w.mixed}
+	w.mixed = false
+	defer w.setRoomAt() // a buffer of another capacity
 	if w.jobs == nil {
 		if len(w.buf) < rawFrameMax {
 			w.buf = w.compressFrame(job) // a stored frame, written here
@@ -664,7 +832,7 @@ func (w *Writer) Close() error {
 	if w.enc != nil {
 		w.enc.Close()
 	}
-	w.buf = nil
+	w.buf, w.roomAt = nil, 0
 	return err
 }
 

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -59,3 +61,105 @@ func TestWriterShortRunBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteLaunches: a file written by batches (WriteLaunches, the
+// profiler's path) is byte for byte the file written launch by launch
+// (WriteLaunch), whatever the batches' size and the frames' (frames
+// sealed inside a batch: room's inline check, setRoomAt), with other
+// records and flushes between batches; a batch given to a Writer whose
+// underlying writer failed returns that error, and one given to a closed
+// Writer ErrClosed.
+func TestWriteLaunches(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 16))
+	ls := make([]Launch, 30_000)
+	app := uint64(1e12)
+	for i := range ls {
+		app += 150 + r.Uint64N(500)
+		ls[i] = Launch{Id: uint64(i + 1), KernelId: 1 + r.Uint64N(3), DeviceId: 1, CommandListId: 1 + r.Uint64N(2), Flags: 33,
+			GroupCountX: 1, GroupSizeX: 1, HostAppendNs: app, DeviceStartNs: app + r.Uint64N(100)}
+		ls[i].DeviceEndNs = ls[i].DeviceStartNs + r.Uint64N(1000)
+		if i%97 == 0 {
+			ls[i].Flags |= uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP)
+			ls[i].DeviceStartNs, ls[i].DeviceEndNs = 0, 0
+		}
+	}
+	kernel := &pb.Record{Kind: &pb.Record_Kernel{Kernel: &pb.Kernel{Id: 9, Name: "k"}}}
+	write := func(t *testing.T, frameSize, batch int) []byte {
+		var file bytes.Buffer
+		w, err := NewWriter(&file, &WriterOptions{FrameSize: frameSize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(ls); i += batch {
+			b := ls[i:min(i+batch, len(ls))]
+			if err := w.WriteLaunches(b); err != nil {
+				t.Fatal(err)
+			}
+			if i/batch%50 == 49 {
+				if err := w.Write(kernel); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteLaunches(ls[:1]); err != ErrClosed {
+			t.Errorf("WriteLaunches after Close: %v, want ErrClosed", err)
+		}
+		return file.Bytes()
+	}
+	for _, frameSize := range []int{0, 4 << 10, 10_000} {
+		for _, batch := range []int{7, 100, 4096} {
+			want := writeOneByOne(t, ls, frameSize, batch, kernel)
+			if got := write(t, frameSize, batch); !bytes.Equal(got, want) {
+				t.Errorf("frames of %d, batches of %d: %d bytes, launch by launch %d", frameSize, batch, len(got), len(want))
+			}
+		}
+	}
+	// A failed underlying writer: the batch returns its error.
+	w, err := NewWriter(failingWriter{}, &WriterOptions{FrameSize: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteLaunches(ls); err == nil || err == ErrClosed {
+		t.Errorf("WriteLaunches to a failing writer: %v, want its error", err)
+	}
+	if err := w.WriteLaunches(ls[:1]); err == nil {
+		t.Error("WriteLaunches after the failure: no error")
+	}
+}
+
+// writeOneByOne writes ls with WriteLaunch, a kernel record and a flush
+// after every 50 batches of batch launches, as TestWriteLaunches' batches.
+func writeOneByOne(t *testing.T, ls []Launch, frameSize, batch int, kernel *pb.Record) []byte {
+	var file bytes.Buffer
+	w, err := NewWriter(&file, &WriterOptions{FrameSize: frameSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ls {
+		if err := w.WriteLaunch(&ls[i]); err != nil {
+			t.Fatal(err)
+		}
+		if end := i + 1; (end%batch == 0 || end == len(ls)) && (end-1)/batch%50 == 49 {
+			if err := w.Write(kernel); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return file.Bytes()
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
