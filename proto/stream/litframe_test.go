@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math/rand/v2"
+	"os/exec"
 	"testing"
 
 	"github.com/klauspost/compress/huff0"
@@ -20,6 +21,110 @@ import (
 // block and several) and the content (Huffman-coded, raw, RLE), one
 // Scratch reused across them as the Writer does.
 func TestLiteralsFrame(t *testing.T) {
+	tests := literalsCases()
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	var s huff0.Scratch
+	for _, tc := range tests {
+		frame := appendLiteralsFrame([]byte("prefix"), tc.src, &s)
+		if string(frame[:6]) != "prefix" {
+			t.Fatalf("%s: dst's bytes changed", tc.name)
+		}
+		frame = frame[6:]
+		got, err := dec.DecodeAll(frame, nil)
+		if err != nil || !bytes.Equal(got, tc.src) {
+			t.Errorf("%s: decoded %d bytes (%v), want %d", tc.name, len(got), err, len(tc.src))
+			continue
+		}
+		// A damaged checksum is noticed: it is there and checked.
+		bad := bytes.Clone(frame)
+		bad[len(bad)-1] ^= 1
+		if _, err := dec.DecodeAll(bad, nil); err == nil {
+			t.Errorf("%s: a wrong checksum went unnoticed", tc.name)
+		}
+		// The content size is declared: the decoder's memory limits
+		// and the Reader's checks see it before decoding.
+		var h zstd.Header
+		if err := h.Decode(frame); err != nil || !h.HasFCS || h.FrameContentSize != uint64(len(tc.src)) || !h.HasCheckSum {
+			t.Errorf("%s: header %+v (%v): want content size %d and a checksum", tc.name, h, err, len(tc.src))
+		}
+	}
+}
+
+// TestLiteralsFrameReferenceDecoder: the same frames read by the
+// reference implementation, libzstd (through Debian's python3-zstandard,
+// which scripts/setup.sh installs for scripts/zestall_read.py): a reader
+// of zestall's files in any language uses it, so a frame
+// klauspost/compress's decoder accepts and libzstd does not would be
+// unreadable there. One Python process decodes every frame (each
+// length-prefixed on stdin, answered length-prefixed on stdout).
+func TestLiteralsFrameReferenceDecoder(t *testing.T) {
+	const py = "/usr/bin/python3" // Debian's, with Debian's modules
+	if out, err := exec.Command(py, "-c", "import zstandard").CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import zstandard (Debian: python3-zstandard; scripts/setup.sh installs it): %v: %s",
+			py, err, bytes.TrimSpace(out))
+	}
+	const script = `
+import struct, sys, zstandard
+d = zstandard.ZstdDecompressor()
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    h = inp.read(4)
+    if not h:
+        break
+    frame = inp.read(struct.unpack("<I", h)[0])
+    try:
+        got = d.decompress(frame)
+        out.write(struct.pack("<I", len(got)) + got)
+    except zstandard.ZstdError as e:
+        msg = str(e).encode()
+        out.write(struct.pack("<I", 0xffffffff) + struct.pack("<I", len(msg)) + msg)
+`
+	tests := literalsCases()
+	var in bytes.Buffer
+	var s huff0.Scratch
+	for _, tc := range tests {
+		frame := appendLiteralsFrame(nil, tc.src, &s)
+		in.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(frame))))
+		in.Write(frame)
+	}
+	cmd := exec.Command(py, "-c", script)
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", py, err, stderr.Bytes())
+	}
+	for _, tc := range tests {
+		if len(out) < 4 {
+			t.Fatalf("%s: no answer from libzstd", tc.name)
+		}
+		n := binary.LittleEndian.Uint32(out)
+		out = out[4:]
+		if n == 0xffffffff {
+			m := binary.LittleEndian.Uint32(out)
+			t.Errorf("%s: libzstd: %s", tc.name, out[4:4+m])
+			out = out[4+m:]
+			continue
+		}
+		if got := out[:n]; !bytes.Equal(got, tc.src) {
+			t.Errorf("%s: libzstd decoded %d bytes, want %d (equal: %v)", tc.name, n, len(tc.src), bytes.Equal(got, tc.src))
+		}
+		out = out[n:]
+	}
+}
+
+// literalsCases: contents around each literals header format's and the
+// content size field's bounds, one block and several, Huffman-coded, raw
+// and RLE blocks.
+func literalsCases() []struct {
+	name string
+	src  []byte
+} {
 	rng := rand.New(rand.NewPCG(14, 14))
 	skewed := func(n int) []byte { // launch-like: mostly a few byte values
 		b := make([]byte, n)
@@ -58,36 +163,7 @@ func TestLiteralsFrame(t *testing.T) {
 		{"one value (RLE blocks)", same(litBlockMax + 5000)},
 		{"mixed blocks", append(append(random(litBlockMax), skewed(litBlockMax)...), same(3000)...)},
 	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	var s huff0.Scratch
-	for _, tc := range tests {
-		frame := appendLiteralsFrame([]byte("prefix"), tc.src, &s)
-		if string(frame[:6]) != "prefix" {
-			t.Fatalf("%s: dst's bytes changed", tc.name)
-		}
-		frame = frame[6:]
-		got, err := dec.DecodeAll(frame, nil)
-		if err != nil || !bytes.Equal(got, tc.src) {
-			t.Errorf("%s: decoded %d bytes (%v), want %d", tc.name, len(got), err, len(tc.src))
-			continue
-		}
-		// A damaged checksum is noticed: it is there and checked.
-		bad := bytes.Clone(frame)
-		bad[len(bad)-1] ^= 1
-		if _, err := dec.DecodeAll(bad, nil); err == nil {
-			t.Errorf("%s: a wrong checksum went unnoticed", tc.name)
-		}
-		// The content size is declared: the decoder's memory limits
-		// and the Reader's checks see it before decoding.
-		var h zstd.Header
-		if err := h.Decode(frame); err != nil || !h.HasFCS || h.FrameContentSize != uint64(len(tc.src)) || !h.HasCheckSum {
-			t.Errorf("%s: header %+v (%v): want content size %d and a checksum", tc.name, h, err, len(tc.src))
-		}
-	}
+	return tests
 }
 
 // TestLiteralsHeader holds literalsHeader to RFC 8878 section
