@@ -172,17 +172,24 @@ type Clock struct {
 	host0, tick uint64 // a zeDeviceGetGlobalTimestamps pair
 	synced      time.Time
 	checked     uint64 // the Harvester's pass that last looked at synced
+	// ns, ticks: the two rates as fixed-point factors (see rate), made
+	// from hz by setRates.
+	ns, ticks rate
 }
 
 // toHost converts a masked kernel tick value to host ns: the occurrence
 // of k closest after ref - 100 ms (ref: a host time known to precede the
 // kernel, e.g. its append), so counter wraps are undone.
 func (c *Clock) toHost(k, refNs uint64) (uint64, uint64) {
-	refTicks := int64(c.tick) + int64(float64(int64(refNs-c.host0))*float64(c.hz)/1e9)
+	refTicks := int64(c.tick) + c.ticks.scale(int64(refNs-c.host0))
 	base := uint64(refTicks - int64(c.hz/10))
 	ticks := base + ((k - base) & c.kernelMask)
-	host := int64(c.host0) + int64(float64(int64(ticks-c.tick))*1e9/float64(c.hz))
-	return uint64(host), ticks
+	return c.hostNs(ticks), ticks
+}
+
+// hostNs is the host time of an unmasked tick value.
+func (c *Clock) hostNs(ticks uint64) uint64 {
+	return uint64(int64(c.host0) + c.ns.scale(int64(ticks-c.tick)))
 }
 
 // pendingLaunch is a launch waiting for its times. It is a value: in the
@@ -443,6 +450,9 @@ func (h *Harvester) clock(dev uint64) *Clock {
 	}
 	if c.checked != h.pass {
 		c.checked = h.pass
+		if c.ns == (rate{}) {
+			c.setRates() // a Clock made without NewClock (tests)
+		}
 		if time.Since(c.synced) > time.Second {
 			if host, ticks, err := h.src.GlobalTimestamps(dev); err == nil {
 				c.host0, c.tick, c.synced = host, ticks, time.Now()
@@ -540,8 +550,24 @@ func inTimeOrder(buf []Slot) bool {
 func (h *Harvester) processSlots() int {
 	work := 0
 	for h.next < len(h.buf) {
+		s := &h.buf[h.next]
+		if c := h.lastClock; c != nil && s.Device == h.lastDev && c.checked == h.pass && immediateOurs(s) {
+			// The launch of a launch-bound loop on an immediate list, of
+			// the device of the last launch whose clock this pass has
+			// looked at (h.clock's own shortcut): straight into the
+			// FIFO, as slot, addPending and toFIFO would put it, without
+			// their calls and repeated tests.
+			h.immAdd(s, c, s.HostNs, 0, s.Queue, false)
+			h.next++
+			work += 2
+			if work >= passWork && h.next < len(h.buf) {
+				h.drainNs = min(h.drainNs, h.buf[h.next].HostNs)
+				return DrainBatch
+			}
+			continue
+		}
 		seen := h.seenPass
-		h.slot(&h.buf[h.next])
+		h.slot(s)
 		h.next++
 		work += 1 + int(h.seenPass-seen)
 		if work >= passWork && h.next < len(h.buf) {
@@ -1137,6 +1163,14 @@ func (h *Harvester) toFIFO(s *Slot, c *Clock) bool {
 		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
 }
 
+// immediateOurs says whether s is a launch that slot takes to the
+// immediate FIFO when its device has a clock (toFIFO): a launch slot on an
+// immediate list with zestall's event.
+func immediateOurs(s *Slot) bool {
+	return s.Kind == SlotLaunch && s.Event != 0 &&
+		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
+}
+
 // immAdd puts launch s in the immediate FIFO (see toFIFO). Its record is
 // made when it finishes, from its slot in the drained batch, straight into
 // the writer's batch (see immLaunch).
@@ -1299,19 +1333,19 @@ func (h *Harvester) harvestImmediate(final bool) {
 	// A final reading resets its event at once (see the case r.Ready).
 	h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
 	h.readNow()
-	keep := h.imm[:0]
+	imm := h.imm
+	rd := h.rdOut[:len(imm)] // one bounds check for the loop
+	limit := h.limit         // a local: sent's calls would make the loop reload h.limit
+	keep := 0
 	// Records of launches still waiting move to the spare (in FIFO order,
 	// so the storage is bounded by what waits).
 	recs := h.immRecsSpare[:0]
-	for i := range h.imm {
-		l := &h.imm[i]
-		r := h.rdOut[i]
-		var rec stream.Launch
+	for i := range imm {
+		l := &imm[i]
+		r := &rd[i]
 		switch {
 		case r.Failed != 0:
-			h.immDone(l, true)
-			h.immRecord(l, &rec)
-			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+			h.immNoTS(l, true, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 			continue
 		case r.Ready:
 			// The event was reset before this launch took it: a reading
@@ -1321,7 +1355,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 			// event: a reading that is not this launch's (an event whose
 			// reset failed) is gone, and the launch's own comes when its
 			// kernel completes.
-			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
+			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= limit && startNs+1000 >= l.ref {
 				h.immDone(l, true)
 				out := h.outNext()
 				h.immRecord(l, out)
@@ -1331,24 +1365,32 @@ func (h *Harvester) harvestImmediate(final bool) {
 			}
 		}
 		if final {
-			h.immDone(l, false)
-			h.immRecord(l, &rec)
-			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			h.immNoTS(l, false, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			continue
 		}
 		if l.at < 0 {
 			recs = append(recs, h.immRecs[-1-l.at])
 			l.at = -int32(len(recs))
 		}
-		if len(keep) == i {
-			keep = keep[:i+1] // in place already
-		} else {
-			keep = append(keep, *l) // i > len(keep): l is not overwritten before it is read
+		if keep != i {
+			imm[keep] = *l // keep < i: l is not overwritten before it is read
 		}
+		keep++
 	}
-	clear(h.imm[len(keep):]) // drop the clocks' pointers
-	h.imm = keep
+	clear(imm[keep:]) // drop the clocks' pointers
+	h.imm = imm[:keep]
 	h.immRecs, h.immRecsSpare = recs, h.immRecs[:0]
+}
+
+// immNoTS writes launch l of the FIFO without times, for reason; reset:
+// its event was reset by its read (see immDone). Apart from
+// harvestImmediate's loop, so that the record it makes on the stack is
+// not cleared for every launch the loop finishes with times.
+func (h *Harvester) immNoTS(l *immLaunch, reset bool, reason pb.NoTimestampReason) {
+	h.immDone(l, reset)
+	var rec stream.Launch
+	h.immRecord(l, &rec)
+	h.finishNoTS(&rec, reason)
 }
 
 // immDone: the launch leaves the FIFO; its event goes back (reset by its
@@ -1672,7 +1714,7 @@ func (h *Harvester) setTimes(rec *stream.Launch, c *Clock, ts KernelTimestamp, s
 	}
 	endTicks := startTicks + dur
 	rec.DeviceStartNs = startNs
-	rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
+	rec.DeviceEndNs = c.hostNs(endTicks)
 	h.timedPass++
 }
 
