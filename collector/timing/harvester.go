@@ -397,6 +397,10 @@ type Harvester struct {
 	// imm: launches on immediate lists with zestall's events, oldest
 	// first (see immLaunch), in reused storage.
 	imm []immLaunch
+	// immEv: the events of the launches in imm, same index (immEv[i] is
+	// imm[i].event), the batch harvestImmediate reads: made as launches
+	// join the FIFO, not by a pass over the FIFO before the read.
+	immEv []uint64
 	// immRecs: the records of launches in imm made before they finished
 	// (immLaunch.at < 0); immRecsSpare: the previous pass's, reused.
 	immRecs, immRecsSpare []stream.Launch
@@ -1183,6 +1187,7 @@ func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uin
 	} else {
 		h.imm = append(h.imm, immLaunch{})
 	}
+	h.immEv = append(h.immEv, s.Event)
 	l := &h.imm[n]
 	l.id, l.queue, l.exec, l.serial = h.newID(), h.queueID(queue), exec, execSerial
 	l.event, l.context, l.ref, l.dev = s.Event, s.Context, ref, c
@@ -1326,14 +1331,10 @@ func (h *Harvester) harvestImmediate(final bool) {
 	if len(h.imm) == 0 {
 		return
 	}
-	h.rdEv = h.rdEv[:0]
-	for i := range h.imm {
-		h.rdEv = append(h.rdEv, h.imm[i].event)
-	}
 	// A final reading resets its event at once (see the case r.Ready).
-	h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
+	h.rdOut = h.src.KernelTimestampsReset(h.immEv, h.rdOut[:0])
 	h.readNow()
-	imm := h.imm
+	imm, immEv := h.imm, h.immEv[:len(h.imm)]
 	rd := h.rdOut[:len(imm)] // one bounds check for the loop
 	limit := h.limit         // a local: sent's calls would make the loop reload h.limit
 	keep := 0
@@ -1374,11 +1375,12 @@ func (h *Harvester) harvestImmediate(final bool) {
 		}
 		if keep != i {
 			imm[keep] = *l // keep < i: l is not overwritten before it is read
+			immEv[keep] = immEv[i]
 		}
 		keep++
 	}
 	clear(imm[keep:]) // drop the clocks' pointers
-	h.imm = imm[:keep]
+	h.imm, h.immEv = imm[:keep], immEv[:keep]
 	h.immRecs, h.immRecsSpare = recs, h.immRecs[:0]
 }
 
@@ -1878,7 +1880,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 		}
 		h.setPending(ev, keep)
 	}
-	keepImm := h.imm[:0]
+	keepImm, keepEv := h.imm[:0], h.immEv[:0]
 	for i := range h.imm {
 		if l := &h.imm[i]; l.context == ctx {
 			h.npending-- // its event goes away with the pools
@@ -1886,11 +1888,11 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 			h.immRecord(l, &rec)
 			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 		} else {
-			keepImm = append(keepImm, *l)
+			keepImm, keepEv = append(keepImm, *l), append(keepEv, l.event)
 		}
 	}
 	clear(h.imm[len(keepImm):])
-	h.imm = keepImm
+	h.imm, h.immEv = keepImm, keepEv
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
 			if r := &ls.reads[i]; r.waiting && ls.context == ctx {

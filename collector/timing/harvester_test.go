@@ -140,6 +140,21 @@ func (x *harness) step(slots ...Slot) {
 	}
 	x.f.slots = append(x.f.slots, slots...)
 	x.h.Poll()
+	x.check()
+}
+
+// check holds the harvester to its invariants between passes: the
+// immediate FIFO's events batch (immEv) is its events, in order.
+func (x *harness) check() {
+	h := x.h
+	if len(h.immEv) != len(h.imm) {
+		panic(fmt.Sprintf("%d launches in the immediate FIFO, %d events", len(h.imm), len(h.immEv)))
+	}
+	for i := range h.imm {
+		if h.immEv[i] != h.imm[i].event {
+			panic(fmt.Sprintf("immediate FIFO launch %d: event %#x, immEv %#x", i, h.imm[i].event, h.immEv[i]))
+		}
+	}
 }
 
 func launch(ns, ev uint64, flags uint8, list uint32) Slot {
@@ -311,6 +326,7 @@ func TestHarvester(t *testing.T) {
 		{"snapshot: context destroyed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001), Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
 			x.h.ContextDestroying(9)
+			x.check()
 			if x.f.released[100] != 0 || x.f.snapshotReleased[1001] != 0 || len(x.h.execs) != 0 {
 				panic("an event or snapshot of a dead context touched, or the execution kept")
 			}
@@ -448,6 +464,7 @@ func TestHarvester(t *testing.T) {
 			x.f.submits[500] = 1
 			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1))
 			x.h.ContextDestroying(9)
+			x.check()
 			if x.f.released[100] != 0 || x.h.npending != 0 {
 				panic("an event of a dead context released, or a launch left waiting")
 			}
@@ -463,10 +480,23 @@ func TestHarvester(t *testing.T) {
 		{"context destroyed", func(x *harness) {
 			x.step(launch(sec, 100, imm, 1))
 			x.h.ContextDestroying(9)
+			x.check()
 			if len(x.f.pools) != 1 || x.f.released[100] != 0 {
 				panic("pools not destroyed, or an event of a dead context released")
 			}
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
+		{"context destroyed, another context's launches waiting", func(x *harness) {
+			other := launch(sec+10, 101, imm, 1)
+			other.Context = 8
+			x.step(launch(sec, 100, imm, 1), other, launch(sec+20, 102, imm, 1), launch(sec+30, 103, imm, 1))
+			x.h.ContextDestroying(9)
+			x.check()
+			if len(x.h.imm) != 1 || x.h.imm[0].event != 101 {
+				panic("the other context's launch not kept alone in the FIFO")
+			}
+			x.f.signaled[101] = tsAt(sec+100, sec+200)
+			x.step()
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED", "NO_TIMESTAMP_REASON_NOT_COMPLETED", "NO_TIMESTAMP_REASON_NOT_COMPLETED", "timed"}, []uint64{sec + 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
