@@ -667,16 +667,30 @@ func (h *Harvester) slot(s *Slot) {
 			h.growReads(ls)
 			ls.readRef, ls.readExec, ls.readSerial = s.HostNs, ls.execs, serial
 		}
+		// The clock of the list's device and the queue's id, looked up at
+		// the first launch that needs them rather than once per launch:
+		// the same for every launch of the execution (h.clock gives one
+		// device the same clock within a pass, queueID one queue the same
+		// id).
+		var c *Clock
+		var queueID uint64
+		looked, queued := false, false
 		for i := range ls.templates {
 			t := &ls.templates[i]
 			if t.HostNs > s.HostNs {
 				continue
 			}
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
-				if c := h.clock(ls.device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+				if !looked {
+					c, looked = h.clock(ls.device), true
+				}
+				if c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+					if !queued {
+						queueID, queued = h.queueID(s.Queue), true
+					}
 					r := &ls.reads[i]
 					r.waiting, r.id = true, h.newID()
-					ls.readQueue = h.queueID(s.Queue) // (the last queue's: no lookup)
+					ls.readQueue = queueID
 					ls.readDev = c
 					ls.nreads++
 					h.npending++
@@ -1836,9 +1850,11 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 		}
 	}
 	// Nothing reads an ended list's templates once its executions were
-	// read: the next list's appends reuse them (a few of them kept).
+	// read: the next list's appends reuse them (a few of them kept). Not
+	// cleared: a template is made by template.set, which writes every
+	// field (TestTemplateEveryField), and holds no pointer; clearing them
+	// was 64 bytes written per launch more.
 	if len(h.tplFree) < 16 && cap(ls.templates) <= 1<<16 {
-		clear(ls.templates)
 		h.tplFree = append(h.tplFree, ls.templates[:0])
 	}
 	ls.templates = nil
