@@ -172,24 +172,17 @@ type Clock struct {
 	host0, tick uint64 // a zeDeviceGetGlobalTimestamps pair
 	synced      time.Time
 	checked     uint64 // the Harvester's pass that last looked at synced
-	// ns, ticks: the two rates as fixed-point factors (see rate), made
-	// from hz by setRates.
-	ns, ticks rate
 }
 
 // toHost converts a masked kernel tick value to host ns: the occurrence
 // of k closest after ref - 100 ms (ref: a host time known to precede the
 // kernel, e.g. its append), so counter wraps are undone.
 func (c *Clock) toHost(k, refNs uint64) (uint64, uint64) {
-	refTicks := int64(c.tick) + c.ticks.scale(int64(refNs-c.host0))
+	refTicks := int64(c.tick) + int64(float64(int64(refNs-c.host0))*float64(c.hz)/1e9)
 	base := uint64(refTicks - int64(c.hz/10))
 	ticks := base + ((k - base) & c.kernelMask)
-	return c.hostNs(ticks), ticks
-}
-
-// hostNs is the host time of an unmasked tick value.
-func (c *Clock) hostNs(ticks uint64) uint64 {
-	return uint64(int64(c.host0) + c.ns.scale(int64(ticks-c.tick)))
+	host := int64(c.host0) + int64(float64(int64(ticks-c.tick))*1e9/float64(c.hz))
+	return uint64(host), ticks
 }
 
 // pendingLaunch is a launch waiting for its times. It is a value: in the
@@ -454,9 +447,6 @@ func (h *Harvester) clock(dev uint64) *Clock {
 	}
 	if c.checked != h.pass {
 		c.checked = h.pass
-		if c.ns == (rate{}) {
-			c.setRates() // a Clock made without NewClock (tests)
-		}
 		if time.Since(c.synced) > time.Second {
 			if host, ticks, err := h.src.GlobalTimestamps(dev); err == nil {
 				c.host0, c.tick, c.synced = host, ticks, time.Now()
@@ -1401,7 +1391,9 @@ func (h *Harvester) harvestImmediate(final bool) {
 // immNoTS writes launch l of the FIFO without times, for reason; reset:
 // its event was reset by its read (see immDone). Apart from
 // harvestImmediate's loop, so that the record it makes on the stack is
-// not cleared for every launch the loop finishes with times.
+// not cleared for every launch the loop finishes with times
+// (docs/go-runtime.md §1.4 "A variable whose address goes to a call is
+// cleared where it is declared").
 func (h *Harvester) immNoTS(l *immLaunch, reset bool, reason pb.NoTimestampReason) {
 	h.immDone(l, reset)
 	var rec stream.Launch
@@ -1730,7 +1722,7 @@ func (h *Harvester) setTimes(rec *stream.Launch, c *Clock, ts KernelTimestamp, s
 	}
 	endTicks := startTicks + dur
 	rec.DeviceStartNs = startNs
-	rec.DeviceEndNs = c.hostNs(endTicks)
+	rec.DeviceEndNs = uint64(int64(c.host0) + int64(float64(int64(endTicks-c.tick))*1e9/float64(c.hz)))
 	h.timedPass++
 }
 
