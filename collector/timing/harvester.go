@@ -268,6 +268,17 @@ func (t *template) set(s *Slot) {
 	t.LaunchKind, t.Flags, t.Reason = s.LaunchKind, s.Flags, s.Reason
 }
 
+// addTemplate appends launch slot s to the list's templates, in storage
+// reused when there is room.
+func (ls *listState) addTemplate(s *Slot) {
+	if n := len(ls.templates); n < cap(ls.templates) {
+		ls.templates = ls.templates[:n+1]
+	} else {
+		ls.templates = append(ls.templates, template{})
+	}
+	ls.templates[len(ls.templates)-1].set(s)
+}
+
 // slot is t, a launch of list ls, as the launch Slot it came from (the
 // fields a launch on a regular list leaves empty, empty).
 func (t *template) slot(ls *listState) Slot {
@@ -545,25 +556,27 @@ func (h *Harvester) processSlots() int {
 	work := 0
 	for h.next < len(h.buf) {
 		s := &h.buf[h.next]
-		if c := h.lastClock; c != nil && s.Device == h.lastDev && c.checked == h.pass && immediateOurs(s) {
-			// The launch of a launch-bound loop on an immediate list, of
-			// the device of the last launch whose clock this pass has
-			// looked at (h.clock's own shortcut): straight into the
-			// FIFO, as slot, addPending and toFIFO would put it, without
-			// their calls and repeated tests.
+		// The slots of a launch-bound loop, as slot would take them but
+		// without its calls and repeated tests: a launch on an immediate
+		// list, of the device of the last launch whose clock this pass
+		// has looked at (h.clock's own shortcut), straight into the FIFO
+		// (slot, addPending and toFIFO would put it there); a launch
+		// appended to the list of the last one (lastListID is never 0
+		// while lastList is set), a template of that list.
+		c, ls := h.lastClock, h.lastList
+		switch {
+		case c != nil && s.Device == h.lastDev && c.checked == h.pass && immediateOurs(s):
 			h.immAdd(s, c, s.HostNs, 0, s.Queue, false)
-			h.next++
-			work += 2
-			if work >= passWork && h.next < len(h.buf) {
-				h.drainNs = min(h.drainNs, h.buf[h.next].HostNs)
-				return DrainBatch
-			}
-			continue
+			work += 2 // a slot and a record
+		case ls != nil && s.ListID == h.lastListID && s.Kind == SlotLaunch && s.Flags&SlotFlagImmediate == 0:
+			ls.addTemplate(s)
+			work++
+		default:
+			seen := h.seenPass
+			h.slot(s)
+			work += 1 + int(h.seenPass-seen)
 		}
-		seen := h.seenPass
-		h.slot(s)
 		h.next++
-		work += 1 + int(h.seenPass-seen)
 		if work >= passWork && h.next < len(h.buf) {
 			// Launches of the slots left are not pending yet: nothing
 			// from the oldest of them on is final.
@@ -611,12 +624,7 @@ func (h *Harvester) slot(s *Slot) {
 			}
 			h.lastListID, h.lastList = s.ListID, ls
 		}
-		if n := len(ls.templates); n < cap(ls.templates) {
-			ls.templates = ls.templates[:n+1]
-		} else {
-			ls.templates = append(ls.templates, template{})
-		}
-		ls.templates[len(ls.templates)-1].set(s)
+		ls.addTemplate(s)
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
