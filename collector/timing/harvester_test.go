@@ -533,3 +533,58 @@ func TestHarvester(t *testing.T) {
 		})
 	}
 }
+
+// TestImmediateSpilled: a launch in the immediate FIFO whose slot is no
+// longer in the drained batch (its record made before it finished: the
+// next drain came first) keeps its event, context, append time and queue
+// id (64 bits) for the read, the release, PendingBefore and
+// SettledBefore.
+func TestImmediateSpilled(t *testing.T) {
+	const sec = uint64(1e9)
+	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
+	for _, tc := range []struct {
+		name    string
+		queueID uint64
+		drains  int // passes between the launch and its signal
+	}{
+		{"waits one drain", 1, 1},
+		{"waits three drains", 1, 3},
+		{"queue id past 32 bits", 1 << 33, 0},
+		{"queue id past 32 bits, waits", 1 << 33, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := newHarness()
+			s := launch(sec, 100, imm, 1)
+			s.Queue, s.Context = 77, 8
+			x.h.lastQueue, x.h.lastQueueID = 77, tc.queueID
+			x.step(s)
+			for i := 0; i < tc.drains; i++ {
+				if got := x.h.PendingBefore(); got > sec {
+					t.Fatalf("PendingBefore %d, after the waiting launch's %d", got, sec)
+				}
+				if x.h.SettledBefore(sec + 1) {
+					t.Fatalf("settled before %d with a launch of %d waiting", sec+1, sec)
+				}
+				x.step(launch(2*sec+uint64(i), 0, 0, 1)) // a launch without event: another drain
+			}
+			x.f.signaled[100] = tsAt(sec+100, sec+200)
+			x.step()
+			var got *stream.Launch
+			for i := range x.recs {
+				if x.recs[i].HostAppendNs == sec {
+					got = &x.recs[i]
+				}
+			}
+			switch {
+			case got == nil:
+				t.Fatalf("no record of the launch: %v", x.recs)
+			case got.QueueId != tc.queueID || got.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0:
+				t.Errorf("record %+v, want queue %d, timed", got, tc.queueID)
+			case x.f.released[100] != 1:
+				t.Errorf("event given back %d times, want once", x.f.released[100])
+			case len(x.h.imm) != 0 || len(x.h.immRecs) != 0:
+				t.Errorf("FIFO left %d launches, %d records", len(x.h.imm), len(x.h.immRecs))
+			}
+		})
+	}
+}
