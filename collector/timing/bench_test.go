@@ -196,3 +196,103 @@ func TestHarvestImmediateNoAllocs(t *testing.T) {
 		t.Errorf("timed %d of %d", h.timed.Load(), 22*batch)
 	}
 }
+
+// passSource is a Source whose every Drain after a refill returns the
+// same batch of DrainBatch slots (a copy, as package cgo's drain writes
+// the harvester's buffer) and whose reads copy prepared readings: nothing
+// per launch but those two copies, so that what BenchmarkHarvestImmediatePass
+// measures is the harvester's own work.
+type passSource struct {
+	fakeSource
+	batch    []Slot
+	readings []EventReading // by event - benchEvent0
+	full     bool           // the next Drain returns batch
+	released int
+}
+
+func (f *passSource) Drain(dst []Slot) ([]Slot, uint64) {
+	if !f.full {
+		return dst, math.MaxUint64
+	}
+	f.full = false
+	return append(dst, f.batch...), math.MaxUint64
+}
+
+// KernelTimestampsReset: the events of a batch are consecutive.
+func (f *passSource) KernelTimestampsReset(evs []uint64, dst []EventReading) []EventReading {
+	if len(evs) == 0 {
+		return dst
+	}
+	return append(dst, f.readings[evs[0]-benchEvent0:][:len(evs)]...)
+}
+
+func (f *passSource) KernelTimestamps(evs []uint64, dst []EventReading) []EventReading {
+	return f.KernelTimestampsReset(evs, dst)
+}
+
+func (f *passSource) ReturnEvents(refs []EventRef)  { f.released += len(refs) }
+func (f *passSource) ReleaseEvents(refs []EventRef) { f.released += len(refs) }
+func (f *passSource) ListSubmits(uint64) uint64     { return 1 }
+
+// BenchmarkHarvestImmediatePass is the harvester's own time per launch
+// for passes of DrainBatch immediate launches that all completed: one
+// launch per op (ns/op is per launch), the Source's work two copies.
+func BenchmarkHarvestImmediatePass(b *testing.B) {
+	f := &passSource{fakeSource: *newFake()}
+	now := uint64(1e9)
+	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
+	for i := uint64(0); i < DrainBatch; i++ {
+		f.batch = append(f.batch, launch(now+i*200, benchEvent0+i, imm, 1))
+		f.readings = append(f.readings, EventReading{TS: tsAt(now+i*200+100, now+i*200+150), Ready: true})
+	}
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return NewClock(1, hz, 32) })
+	now += 1e6
+	h.now = func() uint64 { return now }
+	b.ReportAllocs()
+	cpu0 := processCPUNs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += DrainBatch {
+		f.full = true
+		h.Poll()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
+	if h.timed.Load() < uint64(b.N) || h.npending != 0 {
+		b.Fatalf("timed %d of %d, %d pending", h.timed.Load(), b.N, h.npending)
+	}
+}
+
+// BenchmarkHarvestRegularReadPass is BenchmarkHarvestImmediatePass for
+// regular lists read without a snapshot (zestall-bench-launch's regular
+// mode: record, execute, synchronise, reset): a pass drains a list's
+// DrainBatch-1 launches and its execution and reads their events, the
+// next one its reset (the events go back).
+func BenchmarkHarvestRegularReadPass(b *testing.B) {
+	f := &passSource{fakeSource: *newFake()}
+	now := uint64(1e9)
+	const n = DrainBatch - 1
+	for i := uint64(0); i < n; i++ {
+		f.batch = append(f.batch, regLaunch(now+i*10, benchEvent0+i, uint32(i+1), 5))
+		f.readings = append(f.readings, EventReading{TS: tsAt(now+n*10+i*10+100, now+n*10+i*10+105), Ready: true})
+	}
+	f.batch = append(f.batch, execSeq(now+n*10, 5, 1))
+	launches := f.batch
+	reset := []Slot{{Kind: SlotReset, HostNs: now + n*20 + 1000, ListID: 5}}
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return NewClock(1, hz, 32) })
+	now += 1e6
+	h.now = func() uint64 { return now }
+	b.ReportAllocs()
+	cpu0 := processCPUNs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += n {
+		f.batch, f.full = launches, true
+		h.Poll()
+		f.batch, f.full = reset, true
+		h.Poll()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(processCPUNs()-cpu0)/float64(b.N), "cpu-ns/launch")
+	if h.timed.Load() < uint64(b.N) || h.npending != 0 {
+		b.Fatalf("timed %d of %d, %d pending", h.timed.Load(), b.N, h.npending)
+	}
+}

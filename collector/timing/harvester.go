@@ -268,6 +268,17 @@ func (t *template) set(s *Slot) {
 	t.LaunchKind, t.Flags, t.Reason = s.LaunchKind, s.Flags, s.Reason
 }
 
+// addTemplate appends launch slot s to the list's templates, in storage
+// reused when there is room.
+func (ls *listState) addTemplate(s *Slot) {
+	if n := len(ls.templates); n < cap(ls.templates) {
+		ls.templates = ls.templates[:n+1]
+	} else {
+		ls.templates = append(ls.templates, template{})
+	}
+	ls.templates[len(ls.templates)-1].set(s)
+}
+
 // slot is t, a launch of list ls, as the launch Slot it came from (the
 // fields a launch on a regular list leaves empty, empty).
 func (t *template) slot(ls *listState) Slot {
@@ -390,6 +401,10 @@ type Harvester struct {
 	// imm: launches on immediate lists with zestall's events, oldest
 	// first (see immLaunch), in reused storage.
 	imm []immLaunch
+	// immEv: the events of the launches in imm, same index (immEv[i] is
+	// imm[i].event), the batch harvestImmediate reads: made as launches
+	// join the FIFO, not by a pass over the FIFO before the read.
+	immEv []uint64
 	// immRecs: the records of launches in imm made before they finished
 	// (immLaunch.at < 0); immRecsSpare: the previous pass's, reused.
 	immRecs, immRecsSpare []stream.Launch
@@ -548,10 +563,28 @@ func inTimeOrder(buf []Slot) bool {
 func (h *Harvester) processSlots() int {
 	work := 0
 	for h.next < len(h.buf) {
-		seen := h.seenPass
-		h.slot(&h.buf[h.next])
+		s := &h.buf[h.next]
+		// The slots of a launch-bound loop, as slot would take them but
+		// without its calls and repeated tests: a launch on an immediate
+		// list, of the device of the last launch whose clock this pass
+		// has looked at (h.clock's own shortcut), straight into the FIFO
+		// (slot, addPending and toFIFO would put it there); a launch
+		// appended to the list of the last one (lastListID is never 0
+		// while lastList is set), a template of that list.
+		c, ls := h.lastClock, h.lastList
+		switch {
+		case c != nil && s.Device == h.lastDev && c.checked == h.pass && immediateOurs(s):
+			h.immAdd(s, c, s.HostNs, 0, s.Queue, false)
+			work += 2 // a slot and a record
+		case ls != nil && s.ListID == h.lastListID && s.Kind == SlotLaunch && s.Flags&SlotFlagImmediate == 0:
+			ls.addTemplate(s)
+			work++
+		default:
+			seen := h.seenPass
+			h.slot(s)
+			work += 1 + int(h.seenPass-seen)
+		}
 		h.next++
-		work += 1 + int(h.seenPass-seen)
 		if work >= passWork && h.next < len(h.buf) {
 			// Launches of the slots left are not pending yet: nothing
 			// from the oldest of them on is final.
@@ -599,12 +632,7 @@ func (h *Harvester) slot(s *Slot) {
 			}
 			h.lastListID, h.lastList = s.ListID, ls
 		}
-		if n := len(ls.templates); n < cap(ls.templates) {
-			ls.templates = ls.templates[:n+1]
-		} else {
-			ls.templates = append(ls.templates, template{})
-		}
-		ls.templates[len(ls.templates)-1].set(s)
+		ls.addTemplate(s)
 	case SlotExec:
 		ls := h.lists[s.ListID]
 		if ls == nil {
@@ -645,16 +673,30 @@ func (h *Harvester) slot(s *Slot) {
 			h.growReads(ls)
 			ls.readRef, ls.readExec, ls.readSerial = s.HostNs, ls.execs, serial
 		}
+		// The clock of the list's device and the queue's id, looked up at
+		// the first launch that needs them rather than once per launch:
+		// the same for every launch of the execution (h.clock gives one
+		// device the same clock within a pass, queueID one queue the same
+		// id).
+		var c *Clock
+		var queueID uint64
+		looked, queued := false, false
 		for i := range ls.templates {
 			t := &ls.templates[i]
 			if t.HostNs > s.HostNs {
 				continue
 			}
 			if direct && t.EvIndex > 0 && t.Flags&SlotFlagOurs != 0 {
-				if c := h.clock(ls.device); c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+				if !looked {
+					c, looked = h.clock(ls.device), true
+				}
+				if c != nil && t.Event != 0 && t.Flags&SlotFlagNoEvent == 0 {
+					if !queued {
+						queueID, queued = h.queueID(s.Queue), true
+					}
 					r := &ls.reads[i]
 					r.waiting, r.id = true, h.newID()
-					ls.readQueue = h.queueID(s.Queue) // (the last queue's: no lookup)
+					ls.readQueue = queueID
 					ls.readDev = c
 					ls.nreads++
 					h.npending++
@@ -1145,6 +1187,14 @@ func (h *Harvester) toFIFO(s *Slot, c *Clock) bool {
 		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
 }
 
+// immediateOurs says whether s is a launch that slot takes to the
+// immediate FIFO when its device has a clock (toFIFO): a launch slot on an
+// immediate list with zestall's event.
+func immediateOurs(s *Slot) bool {
+	return s.Kind == SlotLaunch && s.Event != 0 &&
+		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
+}
+
 // immAdd puts launch s in the immediate FIFO (see toFIFO). Its record is
 // made when it finishes, from its slot in the drained batch, straight into
 // the writer's batch (see immLaunch).
@@ -1157,6 +1207,7 @@ func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uin
 	} else {
 		h.imm = append(h.imm, immLaunch{})
 	}
+	h.immEv = append(h.immEv, s.Event)
 	l := &h.imm[n]
 	l.id, l.queue, l.exec, l.serial = h.newID(), h.queueID(queue), exec, execSerial
 	l.event, l.context, l.ref, l.dev = s.Event, s.Context, ref, c
@@ -1300,26 +1351,22 @@ func (h *Harvester) harvestImmediate(final bool) {
 	if len(h.imm) == 0 {
 		return
 	}
-	h.rdEv = h.rdEv[:0]
-	for i := range h.imm {
-		h.rdEv = append(h.rdEv, h.imm[i].event)
-	}
 	// A final reading resets its event at once (see the case r.Ready).
-	h.rdOut = h.src.KernelTimestampsReset(h.rdEv, h.rdOut[:0])
+	h.rdOut = h.src.KernelTimestampsReset(h.immEv, h.rdOut[:0])
 	h.readNow()
-	keep := h.imm[:0]
+	imm, immEv := h.imm, h.immEv[:len(h.imm)]
+	rd := h.rdOut[:len(imm)] // one bounds check for the loop
+	limit := h.limit         // a local: sent's calls would make the loop reload h.limit
+	keep := 0
 	// Records of launches still waiting move to the spare (in FIFO order,
 	// so the storage is bounded by what waits).
 	recs := h.immRecsSpare[:0]
-	for i := range h.imm {
-		l := &h.imm[i]
-		r := h.rdOut[i]
-		var rec stream.Launch
+	for i := range imm {
+		l := &imm[i]
+		r := &rd[i]
 		switch {
 		case r.Failed != 0:
-			h.immDone(l, true)
-			h.immRecord(l, &rec)
-			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+			h.immNoTS(l, true, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 			continue
 		case r.Ready:
 			// The event was reset before this launch took it: a reading
@@ -1329,7 +1376,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 			// event: a reading that is not this launch's (an event whose
 			// reset failed) is gone, and the launch's own comes when its
 			// kernel completes.
-			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= h.limit && startNs+1000 >= l.ref {
+			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= limit && startNs+1000 >= l.ref {
 				h.immDone(l, true)
 				out := h.outNext()
 				h.immRecord(l, out)
@@ -1339,24 +1386,35 @@ func (h *Harvester) harvestImmediate(final bool) {
 			}
 		}
 		if final {
-			h.immDone(l, false)
-			h.immRecord(l, &rec)
-			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			h.immNoTS(l, false, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 			continue
 		}
 		if l.at < 0 {
 			recs = append(recs, h.immRecs[-1-l.at])
 			l.at = -int32(len(recs))
 		}
-		if len(keep) == i {
-			keep = keep[:i+1] // in place already
-		} else {
-			keep = append(keep, *l) // i > len(keep): l is not overwritten before it is read
+		if keep != i {
+			imm[keep] = *l // keep < i: l is not overwritten before it is read
+			immEv[keep] = immEv[i]
 		}
+		keep++
 	}
-	clear(h.imm[len(keep):]) // drop the clocks' pointers
-	h.imm = keep
+	clear(imm[keep:]) // drop the clocks' pointers
+	h.imm, h.immEv = imm[:keep], immEv[:keep]
 	h.immRecs, h.immRecsSpare = recs, h.immRecs[:0]
+}
+
+// immNoTS writes launch l of the FIFO without times, for reason; reset:
+// its event was reset by its read (see immDone). Apart from
+// harvestImmediate's loop, so that the record it makes on the stack is
+// not cleared for every launch the loop finishes with times
+// (docs/go-runtime.md §1.5 "A variable whose address goes to a call is
+// cleared where it is declared").
+func (h *Harvester) immNoTS(l *immLaunch, reset bool, reason pb.NoTimestampReason) {
+	h.immDone(l, reset)
+	var rec stream.Launch
+	h.immRecord(l, &rec)
+	h.finishNoTS(&rec, reason)
 }
 
 // immDone: the launch leaves the FIFO; its event goes back (reset by its
@@ -1809,9 +1867,11 @@ func (h *Harvester) releaseListEvents(ls *listState) {
 		}
 	}
 	// Nothing reads an ended list's templates once its executions were
-	// read: the next list's appends reuse them (a few of them kept).
+	// read: the next list's appends reuse them (a few of them kept). Not
+	// cleared: a template is made by template.set, which writes every
+	// field (TestTemplateEveryField), and holds no pointer; clearing them
+	// was 64 bytes written per launch more.
 	if len(h.tplFree) < 16 && cap(ls.templates) <= 1<<16 {
-		clear(ls.templates)
 		h.tplFree = append(h.tplFree, ls.templates[:0])
 	}
 	ls.templates = nil
@@ -1853,7 +1913,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 		}
 		h.setPending(ev, keep)
 	}
-	keepImm := h.imm[:0]
+	keepImm, keepEv := h.imm[:0], h.immEv[:0]
 	for i := range h.imm {
 		if l := &h.imm[i]; l.context == ctx {
 			h.npending-- // its event goes away with the pools
@@ -1861,11 +1921,11 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 			h.immRecord(l, &rec)
 			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 		} else {
-			keepImm = append(keepImm, *l)
+			keepImm, keepEv = append(keepImm, *l), append(keepEv, l.event)
 		}
 	}
 	clear(h.imm[len(keepImm):])
-	h.imm = keepImm
+	h.imm, h.immEv = keepImm, keepEv
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
 			if r := &ls.reads[i]; r.waiting && ls.context == ctx {

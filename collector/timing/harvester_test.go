@@ -140,6 +140,21 @@ func (x *harness) step(slots ...Slot) {
 	}
 	x.f.slots = append(x.f.slots, slots...)
 	x.h.Poll()
+	x.check()
+}
+
+// check holds the harvester to its invariants between passes: the
+// immediate FIFO's events batch (immEv) is its events, in order.
+func (x *harness) check() {
+	h := x.h
+	if len(h.immEv) != len(h.imm) {
+		panic(fmt.Sprintf("%d launches in the immediate FIFO, %d events", len(h.imm), len(h.immEv)))
+	}
+	for i := range h.imm {
+		if h.immEv[i] != h.imm[i].event {
+			panic(fmt.Sprintf("immediate FIFO launch %d: event %#x, immEv %#x", i, h.imm[i].event, h.immEv[i]))
+		}
+	}
 }
 
 func launch(ns, ev uint64, flags uint8, list uint32) Slot {
@@ -311,6 +326,7 @@ func TestHarvester(t *testing.T) {
 		{"snapshot: context destroyed", func(x *harness) {
 			x.step(regLaunch(sec, 100, 1, 5), exec(2*sec, 5, 1001), Slot{Kind: SlotReset, HostNs: 3 * sec, ListID: 5})
 			x.h.ContextDestroying(9)
+			x.check()
 			if x.f.released[100] != 0 || x.f.snapshotReleased[1001] != 0 || len(x.h.execs) != 0 {
 				panic("an event or snapshot of a dead context touched, or the execution kept")
 			}
@@ -448,6 +464,7 @@ func TestHarvester(t *testing.T) {
 			x.f.submits[500] = 1
 			x.step(regLaunch(sec, 100, 1, 5), execSeq(2*sec, 5, 1))
 			x.h.ContextDestroying(9)
+			x.check()
 			if x.f.released[100] != 0 || x.h.npending != 0 {
 				panic("an event of a dead context released, or a launch left waiting")
 			}
@@ -463,10 +480,23 @@ func TestHarvester(t *testing.T) {
 		{"context destroyed", func(x *harness) {
 			x.step(launch(sec, 100, imm, 1))
 			x.h.ContextDestroying(9)
+			x.check()
 			if len(x.f.pools) != 1 || x.f.released[100] != 0 {
 				panic("pools not destroyed, or an event of a dead context released")
 			}
 		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED"}, nil},
+		{"context destroyed, another context's launches waiting", func(x *harness) {
+			other := launch(sec+10, 101, imm, 1)
+			other.Context = 8
+			x.step(launch(sec, 100, imm, 1), other, launch(sec+20, 102, imm, 1), launch(sec+30, 103, imm, 1))
+			x.h.ContextDestroying(9)
+			x.check()
+			if len(x.h.imm) != 1 || x.h.imm[0].event != 101 {
+				panic("the other context's launch not kept alone in the FIFO")
+			}
+			x.f.signaled[101] = tsAt(sec+100, sec+200)
+			x.step()
+		}, []string{"NO_TIMESTAMP_REASON_NOT_COMPLETED", "NO_TIMESTAMP_REASON_NOT_COMPLETED", "NO_TIMESTAMP_REASON_NOT_COMPLETED", "timed"}, []uint64{sec + 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -499,6 +529,61 @@ func TestHarvester(t *testing.T) {
 			x.h.Counters(&c)
 			if c.LaunchesSeen != uint64(len(tt.want)) {
 				t.Errorf("launches seen %d, want %d", c.LaunchesSeen, len(tt.want))
+			}
+		})
+	}
+}
+
+// TestImmediateSpilled: a launch in the immediate FIFO whose slot is no
+// longer in the drained batch (its record made before it finished: the
+// next drain came first) keeps its event, context, append time and queue
+// id (64 bits) for the read, the release, PendingBefore and
+// SettledBefore.
+func TestImmediateSpilled(t *testing.T) {
+	const sec = uint64(1e9)
+	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
+	for _, tc := range []struct {
+		name    string
+		queueID uint64
+		drains  int // passes between the launch and its signal
+	}{
+		{"waits one drain", 1, 1},
+		{"waits three drains", 1, 3},
+		{"queue id past 32 bits", 1 << 33, 0},
+		{"queue id past 32 bits, waits", 1 << 33, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := newHarness()
+			s := launch(sec, 100, imm, 1)
+			s.Queue, s.Context = 77, 8
+			x.h.lastQueue, x.h.lastQueueID = 77, tc.queueID
+			x.step(s)
+			for i := 0; i < tc.drains; i++ {
+				if got := x.h.PendingBefore(); got > sec {
+					t.Fatalf("PendingBefore %d, after the waiting launch's %d", got, sec)
+				}
+				if x.h.SettledBefore(sec + 1) {
+					t.Fatalf("settled before %d with a launch of %d waiting", sec+1, sec)
+				}
+				x.step(launch(2*sec+uint64(i), 0, 0, 1)) // a launch without event: another drain
+			}
+			x.f.signaled[100] = tsAt(sec+100, sec+200)
+			x.step()
+			var got *stream.Launch
+			for i := range x.recs {
+				if x.recs[i].HostAppendNs == sec {
+					got = &x.recs[i]
+				}
+			}
+			switch {
+			case got == nil:
+				t.Fatalf("no record of the launch: %v", x.recs)
+			case got.QueueId != tc.queueID || got.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_NO_TIMESTAMP) != 0:
+				t.Errorf("record %+v, want queue %d, timed", got, tc.queueID)
+			case x.f.released[100] != 1:
+				t.Errorf("event given back %d times, want once", x.f.released[100])
+			case len(x.h.imm) != 0 || len(x.h.immRecs) != 0:
+				t.Errorf("FIFO left %d launches, %d records", len(x.h.imm), len(x.h.immRecs))
 			}
 		})
 	}

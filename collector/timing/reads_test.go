@@ -293,6 +293,7 @@ func TestDrainAllAfterLeftover(t *testing.T) {
 				x.h.Final()
 			default:
 				x.h.ContextDestroying(9)
+				x.check()
 			}
 			if want := passWorkExecs*passWorkLaunches + later; len(x.recs) != want {
 				t.Fatalf("%d records after %s, want %d (%d slots never drained)", len(x.recs), end, want, len(x.f.slots))

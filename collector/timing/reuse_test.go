@@ -229,6 +229,7 @@ func TestImmediateAcrossDrains(t *testing.T) {
 	// drain of a launch that waits too (8, in the same context).
 	x.step(mk(8, 8))
 	x.h.ContextDestroying(8)
+	x.check()
 	x.h.Final()
 	if len(x.recs) != 8 {
 		t.Fatalf("%d records, want 8", len(x.recs))
