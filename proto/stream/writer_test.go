@@ -84,38 +84,10 @@ func TestWriteLaunches(t *testing.T) {
 		}
 	}
 	kernel := &pb.Record{Kind: &pb.Record_Kernel{Kernel: &pb.Kernel{Id: 9, Name: "k"}}}
-	write := func(t *testing.T, frameSize, batch int) []byte {
-		var file bytes.Buffer
-		w, err := NewWriter(&file, &WriterOptions{FrameSize: frameSize})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < len(ls); i += batch {
-			b := ls[i:min(i+batch, len(ls))]
-			if err := w.WriteLaunches(b); err != nil {
-				t.Fatal(err)
-			}
-			if i/batch%50 == 49 {
-				if err := w.Write(kernel); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Flush(); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WriteLaunches(ls[:1]); err != ErrClosed {
-			t.Errorf("WriteLaunches after Close: %v, want ErrClosed", err)
-		}
-		return file.Bytes()
-	}
 	for _, frameSize := range []int{0, 4 << 10, 10_000} {
 		for _, batch := range []int{7, 100, 4096} {
-			want := writeOneByOne(t, ls, frameSize, batch, kernel)
-			if got := write(t, frameSize, batch); !bytes.Equal(got, want) {
+			want := writeBatches(t, ls, frameSize, batch, kernel, true)
+			if got := writeBatches(t, ls, frameSize, batch, kernel, false); !bytes.Equal(got, want) {
 				t.Errorf("frames of %d, batches of %d: %d bytes, launch by launch %d", frameSize, batch, len(got), len(want))
 			}
 		}
@@ -133,19 +105,28 @@ func TestWriteLaunches(t *testing.T) {
 	}
 }
 
-// writeOneByOne writes ls with WriteLaunch, a kernel record and a flush
-// after every 50 batches of batch launches, as TestWriteLaunches' batches.
-func writeOneByOne(t *testing.T, ls []Launch, frameSize, batch int, kernel *pb.Record) []byte {
+// writeBatches writes ls in batches of batch launches, with a kernel
+// record and a flush after every 50 batches, as TestWriteLaunches does:
+// each batch with one WriteLaunches call, or (oneByOne) with WriteLaunch
+// per launch. After Close, WriteLaunches must say ErrClosed.
+func writeBatches(t *testing.T, ls []Launch, frameSize, batch int, kernel *pb.Record, oneByOne bool) []byte {
 	var file bytes.Buffer
 	w, err := NewWriter(&file, &WriterOptions{FrameSize: frameSize})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range ls {
-		if err := w.WriteLaunch(&ls[i]); err != nil {
+	for i := 0; i < len(ls); i += batch {
+		b := ls[i:min(i+batch, len(ls))]
+		if oneByOne {
+			for j := range b {
+				if err := w.WriteLaunch(&b[j]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		} else if err := w.WriteLaunches(b); err != nil {
 			t.Fatal(err)
 		}
-		if end := i + 1; (end%batch == 0 || end == len(ls)) && (end-1)/batch%50 == 49 {
+		if i/batch%50 == 49 {
 			if err := w.Write(kernel); err != nil {
 				t.Fatal(err)
 			}
@@ -156,6 +137,9 @@ func writeOneByOne(t *testing.T, ls []Launch, frameSize, batch int, kernel *pb.R
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if err := w.WriteLaunches(ls[:1]); err != ErrClosed {
+		t.Errorf("WriteLaunches after Close: %v, want ErrClosed", err)
 	}
 	return file.Bytes()
 }
