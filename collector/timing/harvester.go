@@ -1182,14 +1182,12 @@ func (h *Harvester) newLaunch(p *pendingLaunch, s *Slot, ref uint64, exec uint32
 // toFIFO says whether launch s, of device clock c, waits in the immediate
 // FIFO: zestall's event on an immediate list, which carries this launch's
 // times only (no map, no object).
-func (h *Harvester) toFIFO(s *Slot, c *Clock) bool {
-	return c != nil && s.Event != 0 &&
-		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
-}
+func (h *Harvester) toFIFO(s *Slot, c *Clock) bool { return c != nil && immediateOurs(s) }
 
 // immediateOurs says whether s is a launch that slot takes to the
 // immediate FIFO when its device has a clock (toFIFO): a launch slot on an
-// immediate list with zestall's event.
+// immediate list with zestall's event. processSlots' shortcut tests it
+// without toFIFO's clock, which it has already.
 func immediateOurs(s *Slot) bool {
 	return s.Kind == SlotLaunch && s.Event != 0 &&
 		s.Flags&(SlotFlagOurs|SlotFlagImmediate|SlotFlagAppEvent|SlotFlagNoEvent) == SlotFlagOurs|SlotFlagImmediate
