@@ -411,10 +411,10 @@ func (w *Writer) Write(rec *pb.Record) error {
 		return w.writeLaunch(rec, k.Launch)
 	}
 	// SYCL records, as frequent (sycl.go), when they carry nothing
-	// this writer does not know.
+	// this writer does not know, in the record or in its message.
 	switch k := rec.GetKind().(type) {
 	case *pb.Record_SyclSpan:
-		if k.SyclSpan != nil && len(k.SyclSpan.UnknownFields) == 0 {
+		if k.SyclSpan != nil && len(k.SyclSpan.UnknownFields) == 0 && len(rec.UnknownFields) == 0 {
 			w.room()
 			w.endRun()
 			w.mixed = true
@@ -427,7 +427,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 		// which only the Writer knows.
 		return errors.New("zestall stream: LaunchRun given; give Launch records in absolute form")
 	case *pb.Record_SyclGraph:
-		if k.SyclGraph != nil && len(k.SyclGraph.UnknownFields) == 0 {
+		if k.SyclGraph != nil && len(k.SyclGraph.UnknownFields) == 0 && len(rec.UnknownFields) == 0 {
 			w.room()
 			w.endRun()
 			w.mixed = true
