@@ -453,7 +453,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 		*c = *k.Counters
 		c.RecordsWritten = w.records
 		c.BytesWritten = 1 << 62 // the largest it can be, for the size check
-		rc := &pb.Record{Kind: &pb.Record_Counters{Counters: c}}
+		rc := &pb.Record{Kind: &pb.Record_Counters{Counters: c}, UnknownFields: rec.UnknownFields}
 		size, err := w.recordSize(rc)
 		if err != nil {
 			return err
