@@ -182,8 +182,23 @@ struct sim_event {
     /* Metrics notification event (streamer attached). */
     pthread_mutex_t streamer_lock;
     struct sim_streamer *streamer;
+    /* Intel's per-kernel completion data (SIM_EVENT_COMPLETION_BYTES,
+     * written at create, freed with the event): host memory as Intel's
+     * event costs it (README.md "Cost", "An event's host memory"). */
+    void *completion;
 };
 _Static_assert(offsetof(struct sim_event, seq) == 64, "sim_event: the memory part starts 64 bytes in");
+
+/* An event's host memory on Intel's driver (README.md "Cost", "An
+ * event's host memory"): zeEventCreate allocates the event object (712
+ * bytes) and an array of per-kernel completion data (one element of 260
+ * bytes), both written at create; the pool's 256-byte slot per event
+ * lives in device memory, outside the process's resident set. The
+ * simulator allocates and writes the same: its event object padded to
+ * SIM_EVENT_OBJECT_BYTES, and a block of SIM_EVENT_COMPLETION_BYTES. */
+#define SIM_EVENT_OBJECT_BYTES 712
+#define SIM_EVENT_COMPLETION_BYTES 260
+_Static_assert(sizeof(struct sim_event) <= SIM_EVENT_OBJECT_BYTES, "sim_event: larger than Intel's event object");
 
 /* ------------------------------------------------------------------ */
 /* Commands                                                            */

@@ -42,6 +42,7 @@ void event_unref(sim_event_t *ev) {
     if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
     posts_apply_for(ev);
     free(atomic_load_explicit(&ev->pend, RLX));
+    free(ev->completion);
     pthread_mutex_destroy(&ev->streamer_lock);
     sim_event_pool_t *p = ev->pool;
     free(ev);
@@ -821,8 +822,19 @@ static ze_result_t ZE_APICALL sim_zeEventCreate(ze_event_pool_handle_t hEventPoo
     if (desc == NULL || phEvent == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->signal > 0x7u || desc->wait > 0x7u) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (desc->index >= p->count) return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* as Intel's driver */
-    sim_event_t *ev = calloc(1, sizeof(*ev));
-    if (ev == NULL) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    /* Intel's host memory for an event, written as its create writes it
+     * (exec.h SIM_EVENT_OBJECT_BYTES; calloc may leave fresh memory
+     * unwritten). */
+    sim_event_t *ev = malloc(SIM_EVENT_OBJECT_BYTES);
+    void *completion = malloc(SIM_EVENT_COMPLETION_BYTES);
+    if (ev == NULL || completion == NULL) {
+        free(ev);
+        free(completion);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memset(ev, 0, SIM_EVENT_OBJECT_BYTES);
+    memset(completion, 0, SIM_EVENT_COMPLETION_BYTES);
+    ev->completion = completion;
     pthread_mutex_lock(&p->lock);
     bool taken = p->used[desc->index] != 0;
     if (!taken) p->used[desc->index] = 1;
@@ -830,6 +842,7 @@ static ze_result_t ZE_APICALL sim_zeEventCreate(ze_event_pool_handle_t hEventPoo
     if (taken) {
         /* The spec makes this the application's error; Intel's driver
          * silently aliases the two events. Refuse, to make it visible. */
+        free(completion);
         free(ev);
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
