@@ -195,7 +195,8 @@ void event_put_shared(zl_ctxpool_t *p, ze_event_handle_t ev) {
  * so a launch does not pay for a new pool while the harvester keeps up
  * (the margin grows with the events in flight, up to ZL_POOL_AHEAD_MAX).
  * The margin is events created and idle for the rest of the run (each one
- * a driver object, 336 bytes of the simulator's heap): a quarter of 36000
+ * a driver object, about 1 KB of heap: test/sim/README.md, "An event's
+ * host memory"; 336 bytes in the simulator then): a quarter of 36000
  * created with 4 threads recording lists of 4096 launches was 9000, 3 MB;
  * past the cap, a launching thread that finds the list empty creates a
  * batch itself (event_refill), fewer events in all (BENCHMARKS.md, "Issue
@@ -275,15 +276,20 @@ void zl_context_destroy(uint64_t context) {
  * a batch itself, as before (docs/level-zero-loader.md §8.6 "Events
  * created ahead of need"). */
 
-/* What a new context asks for ahead: a thread's ring's worth for the
- * process's first context, a pool for each later one. Events in flight
- * are bounded by all rings' slots, however many contexts share them, so
- * a ring's worth per context would multiply the memory by the contexts
- * (one per device is common) without need; a later context grows on
- * demand (the low-water request). */
+/* What a new context asks for ahead: a quarter of a thread's ring at its
+ * most for the process's first context (4096 events with the default
+ * ZESTALL_RING_SLOTS), a pool for each later one. An event is about 1 KB
+ * of the process's memory on Intel's driver (test/sim/README.md, "An
+ * event's host memory"): a whole ring's worth (16896 events) was 17 MiB
+ * for every process that creates a context, however few kernels it
+ * launches. A launch rate that needs more grows the pools on demand (the
+ * low-water request, a quarter more than exist); events in flight are
+ * bounded by all rings' slots however many contexts share them, and a
+ * later context grows on demand too (docs/level-zero-loader.md §8.6
+ * "Events created ahead of need"). */
 uint32_t pools_first_request(void) {
     static atomic_bool given;
-    if (!atomic_exchange(&given, true)) return ring_one_thread_most() + ZL_POOL_LOW_WATER;
+    if (!atomic_exchange(&given, true)) return ring_one_thread_most() / 4 + ZL_POOL_LOW_WATER;
     return ZL_POOL_EVENTS;
 }
 

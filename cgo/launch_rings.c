@@ -121,7 +121,8 @@ static bool ring_wait(zl_ring_t *r, uint64_t h, uint64_t limit) {
  *
  * The budget. Every slot a ring can fill is memory twice over: 128 bytes
  * of ring, and one of zestall's events in flight (a driver object: about
- * 320 bytes in the simulated driver, host memory in Intel's too), and the
+ * 1 KB of heap in Intel's driver, and so in the simulated one:
+ * test/sim/README.md, "An event's host memory"), and the
  * event pools grow to the most events ever in flight
  * (event_pools.c, pools_take_back). Growing every ring to ZL_RING made
  * the resident memory of a full-rate run grow with its threads (+35 MiB

@@ -69,9 +69,10 @@ type Config struct {
 	// abi.RingMinSlots (cgo/launch_rings.c, "Ring capacity"; one ring
 	// holds at most abi.RingMaxSlots). Larger rings absorb longer
 	// harvester pauses before a launch waits (or, with
-	// ZESTALL_RING_FULL=drop, is lost), at about 450 bytes of resident
-	// memory per slot the rings ever fill (the slot and one of zestall's
-	// events in flight).
+	// ZESTALL_RING_FULL=drop, is lost), at about 1.1 KB of resident
+	// memory per slot the rings ever fill (the 128-byte slot and one of
+	// zestall's events in flight, about 1 KB of heap in Intel's driver:
+	// test/sim/README.md, "An event's host memory").
 	RingSlots uint32
 	// SeparateLaunches turns on launch separation by module copies
 	// (ZESTALL_SEPARATE_LAUNCHES=copies; off by default): consecutive

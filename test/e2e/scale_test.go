@@ -444,8 +444,8 @@ func TestRingSlotsSetting(t *testing.T) {
 // launch is seen and timed. At full rate zestall falls behind on this
 // machine; what it holds then is bounded by design: the rings' growth
 // budget (cgo/launch_rings.c, "Ring capacity": at most 4 x 1024 + 15360
-// slots, and as many of zestall's events in flight, ~320 bytes each in
-// the simulated driver), beyond which launches wait. Before the budget
+// slots, and as many of zestall's events in flight, about 1 KB each in
+// Intel's driver and the simulated one), beyond which launches wait. Before the budget
 // every ring grew to 32768 slots. Measured (BENCHMARKS.md "Issue 14,
 // session 9", medians of 3, loaded 2-vCPU machine): timing only +87.5 ->
 // +25.7 MiB; with stall sampling +105 -> +35 MiB. Session 10 bounded what
@@ -467,6 +467,16 @@ func TestRingSlotsSetting(t *testing.T) {
 // this test); the bound, 36 MiB, is 6 MiB over the most measured for the
 // same spread: it fails the old code's worst runs (38 MiB) and a return
 // of the rings' or pools' growth with the threads.
+//
+// Session 15 gave the simulator's events the host memory Intel's driver
+// allocates for one (about 1 KB: test/sim/README.md, "An event's host
+// memory"; it was 336 bytes), which every event zestall holds in flight
+// costs: the same code measured 31-39 MiB added timing only, 38-41 MiB
+// with sampling and 47-53 MiB with regular lists (4 runs each of this
+// test; BENCHMARKS.md, "Issue 14, session 15"). The bounds stay 6 MiB
+// over the most measured, for the same purpose; the issue's 32 MiB is
+// missed at 4 threads (ZESTALL_RING_SLOTS=8192 halves the rings' budget:
+// 30-31 MiB with sampling on immediate lists, more launches waiting).
 func TestMemoryFullRate(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread = 4, 250_000
@@ -477,9 +487,9 @@ func TestMemoryFullRate(t *testing.T) {
 		env     map[string]string
 		boundKB int64
 	}{
-		{"timing only", "imm", map[string]string{"ZESTALL_SAMPLING": "0"}, 32 << 10},
-		{"with sampling", "imm", nil, 38 << 10},
-		{"regular lists with sampling", "regular", nil, 36 << 10},
+		{"timing only", "imm", map[string]string{"ZESTALL_SAMPLING": "0"}, 45 << 10},
+		{"with sampling", "imm", nil, 47 << 10},
+		{"regular lists with sampling", "regular", nil, 59 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, ok := alone[c.mode]; !ok {
