@@ -264,9 +264,9 @@ void zl_context_destroy(uint64_t context) {
  * (BENCHMARKS.md, issue 14, session 12). So the launch path only asks,
  * and zestall's goroutine creates: a context's creation (and its first
  * command list, if zestall was not active yet when it was created) asks
- * for as many events as its rings can hold in flight (one thread's ring
- * at its most, plus the low-water margin; a pool for contexts after the
- * first, see pools_first_request), and a launch whose refill
+ * for a quarter of what one thread's ring holds at its most, plus the
+ * low-water margin (a pool for contexts after the first, see
+ * pools_first_request), and a launch whose refill
  * leaves the free list below ZL_POOL_LOW_WATER asks for a quarter more
  * than exists (the margin pools_take_back keeps). The goroutine sees the request at its next drain pass
  * (zl_pools_ahead, from cgo/timestamps.go), woken if it sleeps, and
@@ -277,8 +277,9 @@ void zl_context_destroy(uint64_t context) {
  * created ahead of need"). */
 
 /* What a new context asks for ahead: a quarter of a thread's ring at its
- * most for the process's first context (4096 events with the default
- * ZESTALL_RING_SLOTS), a pool for each later one. An event is about 1 KB
+ * most, plus the low-water margin, for the process's first context
+ * (4608 events with the default ZESTALL_RING_SLOTS), a pool for each
+ * later one. An event is about 1 KB
  * of the process's memory on Intel's driver (test/sim/README.md, "An
  * event's host memory"): a whole ring's worth (16896 events) was 17 MiB
  * for every process that creates a context, however few kernels it
