@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "zc.h"
 
@@ -157,6 +158,19 @@ static void test_kernel_timestamps(void) {
     CHECK_RES(zeEventQueryStatus(w.ev), ZE_RESULT_SUCCESS, "event SUCCESS after host signal");
     CHECK_RES(zeEventHostReset(w.ev), ZE_RESULT_SUCCESS, "zeEventHostReset");
     CHECK_RES(zeEventHostSynchronize(w.ev, 0), ZE_RESULT_NOT_READY, "zeEventHostSynchronize(timeout 0) NOT_READY");
+    /* ZESIM_EVENT_READ_NS: every query spends at least that much of the
+     * querying thread's CPU (a read of device memory across the bus). */
+    const char *rd = getenv("ZESIM_EVENT_READ_NS");
+    if (rd != NULL && *rd != '\0') {
+        uint64_t want = strtoull(rd, NULL, 10);
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        for (int i = 0; i < 100; i++) (void)zeEventQueryStatus(w.ev);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        uint64_t per = ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec) / 100;
+        CHECK(per >= want, "ZESIM_EVENT_READ_NS: a status query spends the read's CPU time", "%llu ns per query, want >= %llu",
+              (unsigned long long)per, (unsigned long long)want);
+    }
     zc_work_close(&w);
 }
 

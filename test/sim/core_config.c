@@ -235,6 +235,13 @@ void sim_config_load(void) {
         cfg_warn("ZESIM_DESTROY_PAUSE_NS", v, "0");
     }
 
+    sim_cfg.event_read_ns = 0;
+    v = getenv("ZESIM_EVENT_READ_NS");
+    if (v != NULL && (!parse_u64(v, &sim_cfg.event_read_ns) || sim_cfg.event_read_ns > 1000000ull)) {
+        sim_cfg.event_read_ns = 0;
+        cfg_warn("ZESIM_EVENT_READ_NS", v, "0");
+    }
+
     sim_cfg.seed = 1;
     v = getenv("ZESIM_SEED");
     if (v != NULL && !parse_u64(v, &sim_cfg.seed)) cfg_warn("ZESIM_SEED", v, "1");

@@ -953,11 +953,25 @@ static bool ev_host_signalled(sim_event_t *ev, ev_state_t *st, bool parts) {
     return ev_state_signalled_now(st, parts);
 }
 
+/* ZESIM_EVENT_READ_NS (README.md "Configuration"; "Differences from
+ * Intel's driver (execution)", where an event's timestamps live): the
+ * CPU stall of a host query that reads an event's memory when that memory
+ * is the device's, read across PCIe. Spent on the querying thread's CPU,
+ * as a load that waits for the bus. */
+static void event_memory_read(void) {
+    uint64_t ns = sim_cfg.event_read_ns;
+    if (ns == 0) return;
+    uint64_t t0 = sim_now_ns();
+    while (sim_now_ns() - t0 < ns) {
+    }
+}
+
 static ze_result_t ZE_APICALL sim_zeEventQueryStatus(ze_event_handle_t hEvent) {
     sim_event_t *ev = SIM_OBJ(sim_event_t, hEvent, SIM_K_EVENT);
     if (ev == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     int s = notify_state(ev);
     if (s >= 0) return s ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    event_memory_read();
     ev_state_t st;
     return ev_host_signalled(ev, &st, false) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
@@ -989,6 +1003,7 @@ static ze_result_t ZE_APICALL sim_zeEventQueryKernelTimestamp(ze_event_handle_t 
     /* A read of the event's memory: no engine or event lock, and no
      * clock read for completed work (see "Cost" in README.md). Engines are
      * advanced only when one is blocked. */
+    event_memory_read();
     ev_state_t st;
     if (!ev_host_signalled(ev, &st, true)) return ZE_RESULT_NOT_READY;
     write_kernel_timestamp(&st.parts, dstptr);
@@ -1009,6 +1024,7 @@ static ze_result_t ev_parts_query(ze_event_handle_t hEvent, ze_device_handle_t h
     if (ev == NULL || SIM_OBJ(sim_device_t, hDevice, SIM_K_DEVICE) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (pCount == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!ev->timestamps) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    event_memory_read();
     bool signalled = ev_host_signalled(ev, st, true);
     uint32_t avail = st->parts.n ? st->parts.n : 1;
     if (*pCount == 0 || *pCount > avail) {

@@ -174,6 +174,7 @@ typedef struct sim_config {
     bool builtin_kernels;        /* ZESIM_BUILTIN_KERNELS=1: compute-engine copies/fills run as built-in kernels */
     uint64_t euss_poll_ns;       /* ZESIM_EUSS_POLL_NS: KMD write-pointer poll period, 0 = reads see every sample at once */
     uint64_t destroy_pause_ns;   /* ZESIM_DESTROY_PAUSE_NS: zeKernelDestroy/zeModuleDestroy wait after freeing the object */
+    uint64_t event_read_ns;      /* ZESIM_EVENT_READ_NS: CPU time a host query of an event's memory stalls (device-local event memory read across PCIe), 0 = cached host memory */
     uint64_t seed;               /* ZESIM_SEED                          */
     const char *ground_truth_path; /* ZESIM_GROUND_TRUTH               */
     double time_scale;           /* ZESIM_TIME_SCALE: multiplies every modelled duration */
