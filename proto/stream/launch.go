@@ -214,7 +214,14 @@ func (s *launchState) find(queue, list uint64) int {
 // the launch's append time and the device end of the previous timed launch
 // of its command list in the frame.
 func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
-	if i := s.find(queue, list); i >= 0 {
+	return s.startRefAt(s.find(queue, list), queue, list, appendNs)
+}
+
+// startRefAt is startRef for the list at index i of recent (find), -1
+// when it is not there: the Writer finds a launch's list once for both
+// its start reference and its end (setEndAt).
+func (s *launchState) startRefAt(i int, queue, list, appendNs uint64) uint64 {
+	if i >= 0 {
 		return max(appendNs, s.recent[i].end)
 	}
 	return max(appendNs, s.listEnd[listKey{queue, list}])
@@ -225,17 +232,17 @@ func (s *launchState) startRef(queue, list, appendNs uint64) uint64 {
 func (s *launchState) update(id, appendNs, queue, list, endNs uint64, timed bool, a *launchAttrs) {
 	*s.next() = *a
 	s.push()
-	s.updateTimes(id, appendNs, queue, list, endNs, timed)
+	s.prevID, s.prevAppend = id, appendNs
+	if timed {
+		s.setEndAt(s.find(queue, list), queue, list, endNs)
+	}
 }
 
-// updateTimes is update without the attributes (the Writer keeps them
-// with next and push).
-func (s *launchState) updateTimes(id, appendNs, queue, list, endNs uint64, timed bool) {
-	s.prevID, s.prevAppend = id, appendNs
-	if !timed {
-		return
-	}
-	if i := s.find(queue, list); i >= 0 {
+// setEndAt records endNs as the device end of the latest timed launch of
+// the list at index i of recent (find), or of list (queue, list), added,
+// when i is -1.
+func (s *launchState) setEndAt(i int, queue, list, endNs uint64) {
+	if i >= 0 {
 		s.recent[i].end = endNs
 		return
 	}
@@ -243,7 +250,10 @@ func (s *launchState) updateTimes(id, appendNs, queue, list, endNs uint64, timed
 }
 
 // addList adds a list not in recent, evicting one to listEnd when recent
-// is full.
+// is full. Not inlined: the rare path (a list new to the frame), kept out
+// of setEndAt so that setEndAt inlines into the Writer's per-launch path.
+//
+//go:noinline
 func (s *launchState) addList(k listKey, endNs uint64) {
 	if s.nrecent < len(s.recent) {
 		s.recent[s.nrecent] = listEnd{k, endNs}

@@ -339,15 +339,13 @@ func (w *Writer) compressed(out, b []byte, launches bool) ([]byte, error) {
 	switch {
 	case !launches:
 	case w.lfmode == LaunchFramesLiterals:
-		w.litMade++
-		return appendLiteralsFrame(out, b, &w.huff), nil
+		return w.literalsFrame(out, b), nil
 	case w.lfmode == LaunchFramesEncoder:
 		launches = false
 	}
 	if launches && w.litLeft > 0 && w.literals {
 		w.litLeft--
-		w.litMade++
-		return appendLiteralsFrame(out, b, &w.huff), nil
+		return w.literalsFrame(out, b), nil
 	}
 	if w.enc == nil {
 		enc, err := zstd.NewWriter(nil, w.eopts...)
@@ -374,10 +372,16 @@ func (w *Writer) compressed(out, b []byte, launches bool) ([]byte, error) {
 	lit, enc := m-n, len(out)-m
 	out = out[:n]
 	if w.literals = lit*4 <= enc*litTolerance; w.literals {
-		w.litMade++
-		return appendLiteralsFrame(out, b, &w.huff), nil
+		return w.literalsFrame(out, b), nil
 	}
 	return w.enc.EncodeAll(b, out), nil
+}
+
+// literalsFrame appends b to out as a literals-only frame (litframe.go),
+// counted in litMade.
+func (w *Writer) literalsFrame(out, b []byte) []byte {
+	w.litMade++
+	return appendLiteralsFrame(out, b, &w.huff)
 }
 
 // failure is the error of the underlying writer, if any.
@@ -416,8 +420,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 	case *pb.Record_SyclSpan:
 		if k.SyclSpan != nil && len(k.SyclSpan.UnknownFields) == 0 && len(rec.UnknownFields) == 0 {
 			w.room()
-			w.endRun()
-			w.mixed = true
+			w.startMixed()
 			w.buf = appendSyclSpan(w.buf, k.SyclSpan)
 			w.records++
 			return nil
@@ -429,8 +432,7 @@ func (w *Writer) Write(rec *pb.Record) error {
 	case *pb.Record_SyclGraph:
 		if k.SyclGraph != nil && len(k.SyclGraph.UnknownFields) == 0 && len(rec.UnknownFields) == 0 {
 			w.room()
-			w.endRun()
-			w.mixed = true
+			w.startMixed()
 			w.buf = appendSyclGraph(w.buf, k.SyclGraph)
 			w.records++
 			return nil
@@ -540,12 +542,8 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 	var delay int64
 	var dur uint64
 	if timed {
-		ref := l.HostAppendNs
-		if list = s.find(l.QueueId, l.CommandListId); list >= 0 {
-			ref = max(ref, s.recent[list].end)
-		} else {
-			ref = max(ref, s.listEnd[listKey{l.QueueId, l.CommandListId}])
-		}
+		list = s.find(l.QueueId, l.CommandListId)
+		ref := s.startRefAt(list, l.QueueId, l.CommandListId, l.HostAppendNs)
 		delay, dur = int64(l.DeviceStartNs-ref), l.DeviceEndNs-l.DeviceStartNs
 	}
 	a := s.next()
@@ -575,14 +573,9 @@ func (w *Writer) appendLaunch(l *Launch, timed bool) {
 	w.records++
 	s.push()
 	s.prevID, s.prevAppend = l.Id, l.HostAppendNs
-	if !timed {
-		return
+	if timed {
+		s.setEndAt(list, l.QueueId, l.CommandListId, l.DeviceEndNs)
 	}
-	if list >= 0 {
-		s.recent[list].end = l.DeviceEndNs
-		return
-	}
-	s.addList(listKey{l.QueueId, l.CommandListId}, l.DeviceEndNs)
 }
 
 // hasKind reports whether rec has a kind with a non-nil message.
@@ -684,10 +677,16 @@ func (w *Writer) endRun() {
 	}
 }
 
-// append encodes rec, length-delimited, at the end of the open frame.
-func (w *Writer) append(rec *pb.Record) error {
+// startMixed ends the open run before a record other than a launch, which
+// the frame then holds (mixed).
+func (w *Writer) startMixed() {
 	w.endRun()
 	w.mixed = true
+}
+
+// append encodes rec, length-delimited, at the end of the open frame.
+func (w *Writer) append(rec *pb.Record) error {
+	w.startMixed()
 	n := len(w.buf)
 	b, ok := appendTagged(w.buf, rec)
 	if !ok {
