@@ -1410,6 +1410,12 @@ func (h *Harvester) harvestImmediate(final bool) {
 // cleared where it is declared").
 func (h *Harvester) immNoTS(l *immLaunch, reset bool, reason pb.NoTimestampReason) {
 	h.immDone(l, reset)
+	h.immWriteNoTS(l, reason)
+}
+
+// immWriteNoTS writes launch l of the FIFO without times, for reason
+// (what leaving the FIFO does with its event is the caller's).
+func (h *Harvester) immWriteNoTS(l *immLaunch, reason pb.NoTimestampReason) {
 	var rec stream.Launch
 	h.immRecord(l, &rec)
 	h.finishNoTS(&rec, reason)
@@ -1915,9 +1921,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	for i := range h.imm {
 		if l := &h.imm[i]; l.context == ctx {
 			h.npending-- // its event goes away with the pools
-			var rec stream.Launch
-			h.immRecord(l, &rec)
-			h.finishNoTS(&rec, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
+			h.immWriteNoTS(l, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
 		} else {
 			keepImm, keepEv = append(keepImm, *l), append(keepEv, l.event)
 		}
