@@ -115,6 +115,17 @@ enum {
     ZL_FLAG_FAILED = 64,    /* EXEC: the submission failed (only its number counts) */
 };
 
+/* Device-side copies of immediate lists' timestamps
+ * (cgo/timestamp_copies.c; collector/timing's harvester): what
+ * zl_copy_start made of a batch, and the most events one copy takes. */
+enum {
+    ZL_COPY_STARTED = 0,     /* the copy runs: poll it (zl_copy_results) */
+    ZL_COPY_BUSY = 1,        /* every copy of the (context, device) is in flight: try again later */
+    ZL_COPY_FAILED = 2,      /* this batch could not be copied: read its events on the host */
+    ZL_COPY_UNAVAILABLE = 3, /* the device cannot copy (no compute queue of zestall's own): read on the host */
+};
+#define ZL_COPY_MAX_EVENTS 16384
+
 /* One of zestall's events and its context, for zl_release_events. */
 typedef struct zl_event_ref {
     uint64_t context, event;

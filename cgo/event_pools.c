@@ -240,6 +240,7 @@ void pools_take_back(const zl_event_ref_t *refs, uint32_t n) {
  * then zestall's pools in it are destroyed, before the application's
  * zeContextDestroy runs. */
 void zl_context_destroy(uint64_t context) {
+    copiers_context_destroyed(context);
     zl_ctxpool_t *p = ctxpool_of((ze_context_handle_t)(uintptr_t)context, false);
     if (p == NULL) return;
     zmap_del(&ctxs, (uintptr_t)context);

@@ -123,6 +123,19 @@ static void zl_kernel_timestamps_reset_unguarded(const uint64_t *events, uint32_
 ZESTALL_GUARDED_VOID(zl_kernel_timestamps_reset, (const uint64_t *events, uint32_t n, zl_event_reading_t *out),
                      (events, n, out))
 
+void run_in_batch(uint64_t ev, void (*run)(void *arg), void *arg) {
+    zl_batch_t b = {.run = run, .arg = arg};
+    tl_batch = &b;
+    ze_kernel_timestamp_result_t ts;
+    zeEventQueryKernelTimestamp((ze_event_handle_t)(uintptr_t)ev, &ts);
+    tl_batch = NULL;
+    if (!b.done) {
+        bool was = zl_own_call(true);
+        run(arg);
+        zl_own_call(was);
+    }
+}
+
 static ze_result_t zl_global_timestamps_unguarded(uint64_t device, uint64_t *host, uint64_t *ticks) {
     return zeDeviceGetGlobalTimestamps((ze_device_handle_t)(uintptr_t)device, host, ticks);
 }

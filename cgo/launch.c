@@ -372,7 +372,7 @@ static void ZE_APICALL epi_set_group_size(ze_kernel_set_group_size_params_t *p, 
 
 static void list_created(ze_command_list_handle_t l, ze_context_handle_t ctx, ze_device_handle_t dev, bool imm,
                          uint32_t ordinal) {
-    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&zl_enabled, memory_order_relaxed) || tl_own_calls) return;
     uint32_t id = list_id_take();
     /* Past 2^32-1 lists, no id: the list stays unknown, as one created
      * before zestall was active (its launches are recorded without times,
@@ -427,7 +427,7 @@ static void list_event(ze_command_list_handle_t l, uint8_t kind) {
 }
 static void ZE_APICALL epi_list_reset(ze_command_list_reset_params_t *p, ze_result_t r, void *u, void **i) {
     (void)u, (void)i;
-    if (r != ZE_RESULT_SUCCESS) return;
+    if (r != ZE_RESULT_SUCCESS || tl_own_calls) return;
     listev_clear(*p->phCommandList);
     list_event(*p->phCommandList, ZL_SLOT_RESET);
 }
@@ -538,14 +538,18 @@ static void ZE_APICALL pro_event_reset(ze_event_host_reset_params_t *p, ze_resul
     }
     app_event_read(*p->phEvent, false);
 }
-/* zestall's own timestamp reads (zl_kernel_timestamps); nothing for the
- * application's calls. */
+/* zestall's own timestamp reads (zl_kernel_timestamps) and other batches
+ * (run_in_batch); nothing for the application's calls. */
 static void ZE_APICALL pro_event_timestamp(ze_event_query_kernel_timestamp_params_t *p, ze_result_t r, void *u,
                                            void **i) {
     (void)p, (void)r, (void)u, (void)i;
     zl_batch_t *b = batch_take(false);
     if (b == NULL) return;
-    read_timestamps(b->events, b->n, b->out, b->reset_final);
+    if (b->run != NULL) {
+        b->run(b->arg);
+    } else {
+        read_timestamps(b->events, b->n, b->out, b->reset_final);
+    }
     b->done = true;
 }
 static void ZE_APICALL pro_event_destroy(ze_event_destroy_params_t *p, ze_result_t r, void *u, void **i) {
@@ -588,7 +592,7 @@ static void ZE_APICALL pro_context_destroy(ze_context_destroy_params_t *p, ze_re
 static atomic_bool zl_sync_wake;
 void zl_set_sync_wake(int on) { atomic_store(&zl_sync_wake, on != 0); }
 static void sync_point(ze_result_t r) {
-    if (r == ZE_RESULT_SUCCESS && atomic_load_explicit(&zl_sync_wake, memory_order_relaxed) &&
+    if (r == ZE_RESULT_SUCCESS && !tl_own_calls && atomic_load_explicit(&zl_sync_wake, memory_order_relaxed) &&
         atomic_load_explicit(&zl_enabled, memory_order_relaxed))
         zestallSyncPoint();
 }

@@ -124,5 +124,20 @@ uint64_t zl_serialize_timeouts(void);      /* serialized waits that timed out */
 ze_result_t zl_snapshot_results(uint64_t snapshot, uint64_t *dst, uint32_t cap, uint32_t *n);
 void zl_snapshot_release(uint64_t snapshot); /* the snapshot may be used again */
 uint64_t zl_list_submits(uint64_t list);   /* submissions of a regular list so far */
+/* Device-side copies of immediate lists' timestamps
+ * (cgo/timestamp_copies.c), from the harvester under its lock: starts a
+ * copy of n events of context ctx appended on device dev (events is used
+ * for the call only) and returns it (0: none; *status says why, ZL_COPY_*);
+ * then the copy's state: NOT_READY while it runs, SUCCESS with its n
+ * readings in out (the copy may be used again), another result when it
+ * failed (read the events on the host). wait_ns: how long to wait for it
+ * (0: not at all). zl_copy_abandon: its results are not wanted. */
+uint64_t zl_copy_start(uint64_t ctx, uint64_t dev, const uint64_t *events, uint32_t n, uint32_t *status);
+ze_result_t zl_copy_results(uint64_t copy, zl_event_reading_t *out, uint32_t n, uint64_t wait_ns);
+void zl_copy_abandon(uint64_t copy);
+/* Copies made, events they copied, and batches read on the host instead
+ * (a copy could not be made). Exported for tests and benchmarks
+ * (test/apps/bench_launch.c finds it with dlsym). */
+void zl_copies(uint64_t out[3]);
 
 #endif

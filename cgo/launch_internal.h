@@ -18,6 +18,9 @@
  *                    per-execution copies of their times (snapshots),
  *                    the execute callbacks
  *   host_clock.c     the slots' host clock (CLOCK_MONOTONIC_RAW)
+ *   timestamp_copies.c  device-side copies of immediate lists' timestamps
+ *                    for Go's harvester (a queue of zestall's own per
+ *                    context and device)
  *
  * Why static inline here: cgo compiles each .c on its own and links
  * without LTO, so a helper the prologue or epilogue calls per launch
@@ -387,6 +390,9 @@ typedef struct zl_batch {
      * pools there, untraced), the trigger only once its own reset ran */
     uint32_t first;
     zl_ctxpool_t *grow; /* or: the events asked for in this context (zl_pools_ahead) */
+    /* or: run(arg), any of zestall's own driver calls (run_in_batch) */
+    void (*run)(void *arg);
+    void *arg;
     bool done;
 } zl_batch_t;
 extern ZL_TLS zl_batch_t *tl_batch;
@@ -395,6 +401,13 @@ extern ZL_TLS zl_batch_t *tl_batch;
 zl_batch_t *batch_take(bool resets);
 void reset_events(const zl_event_ref_t *refs, uint32_t n);
 void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out, bool reset_final);
+/* Runs run(arg), which makes zestall's own driver calls, inside one
+ * traced call on zestall's event ev (a timestamp query, whose result is
+ * not used), so that the tracing layer forwards them straight to the
+ * driver: neither zestall's callbacks nor the layer's per-call cost see
+ * them. Directly, marked as zestall's own (tl_own_calls), when the layer
+ * did not call the prologue. */
+void run_in_batch(uint64_t ev, void (*run)(void *arg), void *arg);
 
 /* ---- regular command lists (regular_lists.c) ----------------------------- */
 
@@ -425,6 +438,16 @@ void listev_destroy_snapshots(ze_command_list_handle_t l);
 void listev_free(ze_command_list_handle_t l);
 /* Under p->lock, the context being destroyed: its snapshots' resources go. */
 void snapshots_context_destroyed_locked(zl_ctxpool_t *p);
+
+/* ---- device-side timestamp copies (timestamp_copies.c) ------------------ */
+
+/* Copies in flight per (context, device): a pass submits at most one per
+ * (context, device), and a copy completes after its batch's kernels. */
+#define ZL_COPY_UNITS 8
+/* How long a context's destruction waits for its copies still in flight. */
+#define ZL_COPY_DESTROY_WAIT_NS 2000000000ull
+/* Destroys the copiers of a context (before its pools go). */
+void copiers_context_destroyed(uint64_t ctx);
 
 /* Bumped whenever a record is freed (listev_free): a thread's cached
  * handle -> record answer is valid while it is unchanged (a destroyed

@@ -476,6 +476,7 @@ void ZE_APICALL pro_execute(ze_command_queue_execute_command_lists_params_t *p, 
                                    void **i) {
     (void)r, (void)u, (void)i;
     tl_exec_ser = NULL;
+    if (tl_own_calls) return; /* zestall's own queue (timestamp_copies.c) */
     if (atomic_load_explicit(&zl_enabled, memory_order_relaxed) &&
         atomic_load_explicit(&zl_serialize, memory_order_relaxed) && *p->pnumCommandLists > 0 &&
         *p->pphCommandLists != NULL) {
@@ -505,6 +506,7 @@ static void exec_serialize_end(ze_command_queue_handle_t q, bool ok) {
 void ZE_APICALL epi_execute(ze_command_queue_execute_command_lists_params_t *p, ze_result_t r, void *u,
                                    void **i) {
     (void)u, (void)i;
+    if (tl_own_calls) return;
     bool active = tl_x.active;
     tl_x.active = false;
     exec_restore(p, r == ZE_RESULT_SUCCESS);

@@ -287,3 +287,37 @@ func (s *source) GlobalTimestamps(device uint64) (uint64, uint64, error) {
 func (s *source) DestroyContextPools(context uint64) {
 	C.zl_context_destroy(C.uint64_t(context))
 }
+
+// CopyTimestamps starts a device-side copy of events' kernel timestamps
+// (cgo/timestamp_copies.c); events is used for the call only.
+func (s *source) CopyTimestamps(context, device uint64, events []uint64) (uint64, timing.CopyStatus) {
+	if len(events) == 0 {
+		return 0, timing.CopyFailed
+	}
+	var status C.uint32_t
+	c := C.zl_copy_start(C.uint64_t(context), C.uint64_t(device), (*C.uint64_t)(unsafe.Pointer(&events[0])),
+		C.uint32_t(len(events)), &status)
+	return uint64(c), timing.CopyStatus(status)
+}
+
+// CopyResults appends copy's n readings to dst once it completed
+// (timing.EventReading is zl_event_reading_t: C writes them in place).
+func (s *source) CopyResults(copy uint64, n int, dst []timing.EventReading, wait time.Duration) ([]timing.EventReading, bool, error) {
+	if n == 0 {
+		return dst, false, Result(C.ZE_RESULT_ERROR_INVALID_ARGUMENT)
+	}
+	dst = slices.Grow(dst, n)
+	out := dst[len(dst) : len(dst)+n]
+	r := C.zl_copy_results(C.uint64_t(copy), (*C.zl_event_reading_t)(unsafe.Pointer(&out[0])), C.uint32_t(n),
+		C.uint64_t(max(wait, 0)))
+	switch r {
+	case C.ZE_RESULT_SUCCESS:
+		return dst[:len(dst)+n], true, nil
+	case C.ZE_RESULT_NOT_READY:
+		return dst, false, nil
+	}
+	return dst, false, Result(r)
+}
+
+// CopyAbandon gives up a copy's results.
+func (s *source) CopyAbandon(copy uint64) { C.zl_copy_abandon(C.uint64_t(copy)) }

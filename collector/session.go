@@ -679,6 +679,7 @@ func (s *Session) startLocked() {
 	s.wakeWriter()
 	if s.src != nil {
 		s.harvest = timing.New(s.src, s.emitLaunches, s.newClock)
+		s.harvest.UseCopies(!s.cfg.HostReads)
 		if st := s.stall; st != nil {
 			s.harvest.OnLaunches(s.onLaunches(st.Launches))
 		}

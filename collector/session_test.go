@@ -155,7 +155,7 @@ func TestWriter(t *testing.T) {
 	}
 	h := recs[0].GetHeader()
 	if h == nil || h.FormatVersion != FormatVersion || len(h.Devices) != 2 || h.Devices[0].Platform != "PVC" ||
-		h.Devices[1].ParentId != 1 || h.Devices[1].SubDeviceIndex == nil || len(h.Config) != 20 {
+		h.Devices[1].ParentId != 1 || h.Devices[1].SubDeviceIndex == nil || len(h.Config) != 21 {
 		t.Fatalf("header %v", h)
 	}
 	if s := h.Devices[0].StallSampling; s != nil {

@@ -62,6 +62,12 @@ type Config struct {
 	// the application runs at the rate zestall records; the time it
 	// waited is in Counters.launch_wait_ns and the exit line).
 	RingFullDrop bool
+	// HostReads makes the harvester query each immediate launch's event
+	// on the host (ZESTALL_TIMESTAMP_READS=host) instead of having the
+	// device copy a batch's timestamps into host memory (device, the
+	// default; cgo/timestamp_copies.c, docs/level-zero-loader.md §8.8
+	// "Copying timestamps on the device").
+	HostReads bool
 	// RingSlots is the most slots a lone thread's launch ring may reach
 	// (ZESTALL_RING_SLOTS, RingMinSlots to MaxRingSlots, default
 	// abi.RingDefaultSlots): all threads' rings start with
@@ -159,6 +165,7 @@ func FromEnv(getenv func(string) string, w io.Writer) Config {
 	e.flag("ZESTALL_SERIALIZE", &c.Serialize)
 	e.flag("ZESTALL_SAMPLING", &c.Sampling)
 	e.choice("ZESTALL_RING_FULL", "wait", "drop", &c.RingFullDrop)
+	e.choice("ZESTALL_TIMESTAMP_READS", "device", "host", &c.HostReads)
 	if v := getenv("ZESTALL_RING_SLOTS"); v != "" {
 		var n uint64
 		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || fmt.Sprint(n) != v || n < abi.RingMinSlots || n > MaxRingSlots {
@@ -482,6 +489,7 @@ func (c Config) Entries() []*pb.ConfigEntry {
 		{Key: "ZESTALL_FLUSH_INTERVAL", Value: c.FlushInterval.String(), FromEnvironment: c.FromEnv["ZESTALL_FLUSH_INTERVAL"]},
 		{Key: "ZESTALL_SERIALIZE", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Serialize]), FromEnvironment: c.FromEnv["ZESTALL_SERIALIZE"]},
 		{Key: "ZESTALL_RING_FULL", Value: map[bool]string{false: "wait", true: "drop"}[c.RingFullDrop], FromEnvironment: c.FromEnv["ZESTALL_RING_FULL"]},
+		{Key: "ZESTALL_TIMESTAMP_READS", Value: map[bool]string{false: "device", true: "host"}[c.HostReads], FromEnvironment: c.FromEnv["ZESTALL_TIMESTAMP_READS"]},
 		{Key: "ZESTALL_RING_SLOTS", Value: fmt.Sprint(c.RingSlots), FromEnvironment: c.FromEnv["ZESTALL_RING_SLOTS"]},
 		{Key: "ZESTALL_SAMPLING", Value: fmt.Sprint(map[bool]int{false: 0, true: 1}[c.Sampling]), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING"]},
 		{Key: "ZESTALL_SAMPLING_PERIOD_NS", Value: fmt.Sprint(c.SamplingPeriodNs), FromEnvironment: c.FromEnv["ZESTALL_SAMPLING_PERIOD_NS"]},

@@ -259,14 +259,14 @@ func TestEntries(t *testing.T) {
 	for _, e := range c.Entries() {
 		got[e.Key], from[e.Key] = e.Value, e.FromEnvironment
 	}
-	if len(got) != 20 {
-		t.Errorf("%d entries, want 20: %v", len(got), got)
+	if len(got) != 21 {
+		t.Errorf("%d entries, want 21: %v", len(got), got)
 	}
 	for k, want := range map[string]string{
 		"ZESTALL_LAUNCHES": "5:", "ZESTALL_SAMPLING": "0", "ZESTALL_START": "on",
 		"ZESTALL_OUTPUT": DefaultOutput, "ZESTALL_TOGGLE_SIGNAL": "SIGUSR2 (if the application has no handler)",
 		"ZESTALL_RANKS": "all", "ZESTALL_SAMPLE_RANKS": "all", "ZESTALL_RING_FULL": "wait",
-		"ZESTALL_RING_SLOTS": "16384",
+		"ZESTALL_RING_SLOTS": "16384", "ZESTALL_TIMESTAMP_READS": "device",
 	} {
 		if got[k] != want {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
@@ -391,6 +391,31 @@ func TestRingFull(t *testing.T) {
 		out := w
 		if tt.warning == "" && out != "" || tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default wait")) {
 			t.Errorf("ZESTALL_RING_FULL=%q: warning %q, want one with %q and the default", tt.value, out, tt.warning)
+		}
+	}
+}
+
+// TestTimestampReads: ZESTALL_TIMESTAMP_READS is device (the default) or
+// host; anything else warns, names the default, and keeps it.
+func TestTimestampReads(t *testing.T) {
+	for _, tt := range []struct {
+		value   string
+		host    bool
+		fromEnv bool
+		warning string
+	}{
+		{"", false, false, ""},
+		{"device", false, true, ""},
+		{"host", true, true, ""},
+		{"Host", false, false, `ZESTALL_TIMESTAMP_READS="Host"`},
+		{"0", false, false, `ZESTALL_TIMESTAMP_READS="0"`},
+	} {
+		c, w := fromOne("ZESTALL_TIMESTAMP_READS", tt.value)
+		if c.HostReads != tt.host || c.FromEnv["ZESTALL_TIMESTAMP_READS"] != tt.fromEnv {
+			t.Errorf("ZESTALL_TIMESTAMP_READS=%q: host %v from environment %v, want %v %v", tt.value, c.HostReads, c.FromEnv["ZESTALL_TIMESTAMP_READS"], tt.host, tt.fromEnv)
+		}
+		if tt.warning == "" && w != "" || tt.warning != "" && (!strings.Contains(w, tt.warning) || !strings.Contains(w, "default device")) {
+			t.Errorf("ZESTALL_TIMESTAMP_READS=%q: warning %q, want one with %q and the default", tt.value, w, tt.warning)
 		}
 	}
 }

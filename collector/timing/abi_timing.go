@@ -24,6 +24,17 @@ const (
 	SlotFlagFailed    = 0x40
 )
 
+type CopyStatus uint32
+
+const (
+	CopyStarted     CopyStatus = 0x0
+	CopyBusy        CopyStatus = 0x1
+	CopyFailed      CopyStatus = 0x2
+	CopyUnavailable CopyStatus = 0x3
+)
+
+const CopyMaxEvents = 0x4000
+
 type EventRef struct {
 	Context uint64
 	Event   uint64

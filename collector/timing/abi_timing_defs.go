@@ -35,6 +35,20 @@ const (
 	SlotFlagFailed    = C.ZL_FLAG_FAILED     // SlotExec: the submission failed (only Seq counts)
 )
 
+// CopyStatus is what Source.CopyTimestamps made of a batch (ZL_COPY_*).
+type CopyStatus uint32
+
+// Copy statuses (ZL_COPY_*).
+const (
+	CopyStarted     CopyStatus = C.ZL_COPY_STARTED     // the copy runs: poll it
+	CopyBusy        CopyStatus = C.ZL_COPY_BUSY        // every copy of the (context, device) is in flight: try later
+	CopyFailed      CopyStatus = C.ZL_COPY_FAILED      // this batch could not be copied: read on the host
+	CopyUnavailable CopyStatus = C.ZL_COPY_UNAVAILABLE // the device cannot copy: read on the host
+)
+
+// CopyMaxEvents is the most events one device-side copy takes.
+const CopyMaxEvents = C.ZL_COPY_MAX_EVENTS
+
 // EventRef names one of zestall's events and its context (zl_event_ref_t:
 // package cgo passes slices of it to C).
 type EventRef C.zl_event_ref_t

@@ -164,8 +164,30 @@ type Source interface {
 	ListSubmits(list uint64) uint64
 }
 
+// TimestampCopier is what a Source offers when the device can copy the
+// kernel timestamps of a batch of events into host memory itself
+// (package cgo: cgo/timestamp_copies.c, docs/level-zero-loader.md §8.8
+// "Copying timestamps on the device"). The harvester then reads the
+// events of immediate lists' launches that way, a batch per (context,
+// device) and pass, and polls one copy instead of querying each event on
+// the host; without it (a Source that does not implement it, or
+// UseCopies(false)) every event is queried on the host.
+type TimestampCopier interface {
+	// CopyTimestamps starts a copy of events (zestall's, of context,
+	// appended on device; at most CopyMaxEvents), which waits for them
+	// to signal, and returns it (status CopyStarted) or says why not.
+	CopyTimestamps(context, device uint64, events []uint64) (copy uint64, status CopyStatus)
+	// CopyResults appends the copy's n readings to dst once it completed
+	// (ready; the copy is then reusable), waiting for it at most wait. An
+	// error: the copy failed, its events are to be read on the host.
+	CopyResults(copy uint64, n int, dst []EventReading, wait time.Duration) ([]EventReading, bool, error)
+	// CopyAbandon gives up a copy in flight: its results are not wanted.
+	CopyAbandon(copy uint64)
+}
+
 // Clock converts one device's ticks to host ns.
 type Clock struct {
+	device      uint64 // its handle (set by Harvester.clock)
 	id          uint32
 	hz          uint64
 	kernelMask  uint64
@@ -408,6 +430,27 @@ type Harvester struct {
 	// immRecs: the records of launches in imm made before they finished
 	// (immLaunch.at < 0); immRecsSpare: the previous pass's, reused.
 	immRecs, immRecsSpare []stream.Launch
+	// Device-side copies of immediate launches' times (TimestampCopier;
+	// copier nil: none): the copies, their free entries, and a pass's
+	// batch (events and FIFO indices), the (context, device) pairs with a
+	// copy in this pass (or none possible), the lists of a batch, and the
+	// host reads (FIFO indices); completedPrefix's host query, and how
+	// many it made.
+	copier       TimestampCopier
+	copies       []immCopy
+	copyFree     []int32
+	cpEv         []uint64
+	cpAt, hostAt []int32
+	cpSkip       []copyKey
+	cpLists      []uint64
+	probe        []EventReading
+	probes       uint64
+	// cpRes: the readings of the copies that completed in this pass
+	// (immCopy.res), one buffer: every such copy is read and freed by the
+	// pass's end.
+	cpRes                []EventReading
+	copiedPass, hostPass uint64
+	copied, hostRead     atomic.Uint64 // launches whose readings came by copy, by host query
 
 	out []stream.Launch // finished records not handed to emit yet (at most LaunchBatch)
 }
@@ -426,14 +469,33 @@ const LaunchBatch = 1024
 // records (see Harvester.emit); newClock describes a device (nil: its
 // launches are written without times).
 func New(src Source, emit func([]stream.Launch) []stream.Launch, newClock func(uint64) *Clock) *Harvester {
-	return &Harvester{
+	h := &Harvester{
 		src: src, emit: emit, newClock: newClock,
 		clocks: map[uint64]*Clock{}, lists: map[uint32]*listState{}, queues: map[uint64]uint64{},
 		pending: map[uint64][]*pendingLaunch{},
 		lastTS:  map[uint64]KernelTimestamp{},
 		now:     HostNs,
 	}
+	h.copier, _ = src.(TimestampCopier)
+	return h
 }
+
+// UseCopies says whether immediate launches' events are read by
+// device-side copies when src can make them (the default), or each on
+// the host (ZESTALL_TIMESTAMP_READS=host). Called before the first pass.
+func (h *Harvester) UseCopies(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.copier = nil
+	if on {
+		h.copier, _ = h.src.(TimestampCopier)
+	}
+}
+
+// Reads says how many launches of immediate lists had their times read
+// by a device-side copy, and how many by a query on the host. Safe at
+// any time.
+func (h *Harvester) Reads() (copied, host uint64) { return h.copied.Load(), h.hostRead.Load() }
 
 // OnLaunches makes f see every finished launch record (stall
 // attribution), on the harvester's goroutine, in order, a batch at a
@@ -460,6 +522,9 @@ func (h *Harvester) clock(dev uint64) *Clock {
 	if c == nil {
 		c = h.newClock(dev)
 		h.clocks[dev] = c
+		if c != nil {
+			c.device = dev
+		}
 	}
 	if c == nil {
 		return nil
@@ -1209,6 +1274,7 @@ func (h *Harvester) immAdd(s *Slot, c *Clock, ref uint64, exec uint32, queue uin
 	l := &h.imm[n]
 	l.id, l.queue, l.exec, l.serial = h.newID(), h.queueID(queue), exec, execSerial
 	l.event, l.context, l.ref, l.dev = s.Event, s.Context, ref, c
+	l.list, l.copy, l.pos = s.List, 0, 0
 	if h.next < len(h.buf) && s == &h.buf[h.next] {
 		l.at = int32(h.next)
 	} else {
@@ -1312,8 +1378,37 @@ type immLaunch struct {
 	// was drained: its id and its queue's.
 	id, queue           uint64
 	event, context, ref uint64
+	list                uint64 // the immediate list's handle
 	dev                 *Clock
+	// copy: the device-side copy that reads its event (1 + its index in
+	// Harvester.copies, pos its place in the copy's batch), 0 while it
+	// is in none, immHost when its event is read on the host.
+	copy, pos int32
 }
+
+// immHost: an immediate launch whose event is read on the host
+// (immLaunch.copy).
+const immHost = -1
+
+// immCopy is a device-side copy of the events of immediate launches
+// (TimestampCopier), in reused storage (Harvester.copies).
+type immCopy struct {
+	handle, context uint64
+	n               int
+	state           uint8 // copyFree, copyRunning, copyDone, copyFailed
+	refs            int   // launches of the FIFO that read it (counted by harvestImmediate)
+	res             int   // copyDone: its readings are Harvester.cpRes[res:res+n]
+}
+
+const (
+	copyFree = iota
+	copyRunning
+	copyDone
+	copyFailed
+)
+
+// copyKey is what one copy's launches share.
+type copyKey struct{ context, device uint64 }
 
 // immRecord makes l's record in rec.
 func (h *Harvester) immRecord(l *immLaunch, rec *stream.Launch) {
@@ -1342,45 +1437,85 @@ func (h *Harvester) spillImm() {
 	}
 }
 
-// harvestImmediate reads the events of the launches in the FIFO in one
-// batch and finishes those that signalled; with final, the others too
-// (without times). The FIFO's storage is reused.
+// harvestImmediate reads the events of the launches in the FIFO and
+// finishes those that signalled; with final, the others too (without
+// times). With a TimestampCopier the device copies them (submitCopies,
+// collectCopies) and only launches no copy could take are queried on the
+// host; without one, every event is queried on the host, in one batch.
+// The FIFO's storage is reused.
 func (h *Harvester) harvestImmediate(final bool) {
 	if len(h.imm) == 0 {
 		return
 	}
-	// A final reading resets its event at once (see the case r.Ready).
-	h.rdOut = h.src.KernelTimestampsReset(h.immEv, h.rdOut[:0])
-	h.readNow()
 	imm, immEv := h.imm, h.immEv[:len(h.imm)]
-	rd := h.rdOut[:len(imm)] // one bounds check for the loop
-	limit := h.limit         // a local: sent's calls would make the loop reload h.limit
-	keep := 0
+	var rd []EventReading
+	if h.copier == nil {
+		// A final reading resets its event at once (see the case r.Ready).
+		h.rdOut = h.src.KernelTimestampsReset(immEv, h.rdOut[:0])
+		rd = h.rdOut[:len(imm)] // one bounds check for the loop
+	} else {
+		h.submitCopies(final)
+		var wait time.Duration
+		if final {
+			wait = finalCopyWait
+		}
+		h.collectCopies(0, false, wait)
+		h.readHost(final)
+		rd = h.rdOut
+	}
+	h.readNow()
+	limit := h.limit // a local: sent's calls would make the loop reload h.limit
+	keep, host := 0, 0
 	// Records of launches still waiting move to the spare (in FIFO order,
 	// so the storage is bounded by what waits).
 	recs := h.immRecsSpare[:0]
 	for i := range imm {
 		l := &imm[i]
-		r := &rd[i]
+		var r *EventReading
+		reset := true // a host read resets a final reading's event itself
 		switch {
+		case h.copier == nil:
+			r = &rd[i]
+		case l.copy == immHost:
+			if host < len(h.hostAt) && h.hostAt[host] == int32(i) {
+				r = &rd[host]
+				host++
+			}
+		case l.copy > 0:
+			if c := &h.copies[l.copy-1]; c.state == copyDone {
+				r, reset = &h.cpRes[c.res+int(l.pos)], false
+			}
+		}
+		switch {
+		case r == nil:
 		case r.Failed != 0:
-			h.immNoTS(l, true, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
+			h.immNoTS(l, reset, pb.NoTimestampReason_NO_TIMESTAMP_REASON_QUERY_FAILED)
 			continue
 		case r.Ready:
 			// The event was reset before this launch took it: a reading
 			// is this launch's, unless the clock places it in the future
 			// (not run yet) or before the append (as the shared path,
-			// which waits for a plausible reading). The read reset the
+			// which waits for a plausible reading). A host read reset the
 			// event: a reading that is not this launch's (an event whose
 			// reset failed) is gone, and the launch's own comes when its
-			// kernel completes.
+			// kernel completes. A copy's reading is final too (the copy
+			// waited for the event), so such a launch is read on the
+			// host from then on.
 			if startNs, startTicks := l.dev.toHost(r.TS.Start, l.ref); startNs <= limit && startNs+1000 >= l.ref {
-				h.immDone(l, true)
+				h.immDone(l, reset)
+				if reset {
+					h.hostPass++
+				} else {
+					h.copiedPass++
+				}
 				out := h.outNext()
 				h.immRecord(l, out)
 				h.setTimes(out, l.dev, r.TS, startNs, startTicks)
 				h.sent(out)
 				continue
+			}
+			if !reset {
+				l.copy = immHost
 			}
 		}
 		if final {
@@ -1391,6 +1526,9 @@ func (h *Harvester) harvestImmediate(final bool) {
 			recs = append(recs, h.immRecs[-1-l.at])
 			l.at = -int32(len(recs))
 		}
+		if l.copy > 0 {
+			h.copies[l.copy-1].refs++
+		}
 		if keep != i {
 			imm[keep] = *l // keep < i: l is not overwritten before it is read
 			immEv[keep] = immEv[i]
@@ -1400,6 +1538,235 @@ func (h *Harvester) harvestImmediate(final bool) {
 	clear(imm[keep:]) // drop the clocks' pointers
 	h.imm, h.immEv = imm[:keep], immEv[:keep]
 	h.immRecs, h.immRecsSpare = recs, h.immRecs[:0]
+	if h.copier != nil {
+		h.freeCopies()
+		h.cpRes = h.cpRes[:0]
+	}
+}
+
+// submitCopies starts device-side copies of the events of the launches
+// in the FIFO that are in none yet: one copy per (context, device) and
+// pass, of those launches in FIFO order, at most CopyMaxEvents, and of
+// each application list's launches only up to the last one whose kernel
+// has completed (completedPrefix). A copy thus waits for kernels that
+// have (nearly always) completed already: queued on the device behind
+// kernels still to run, it would hold an engine for them
+// (docs/level-zero-loader.md §8.8 "Copying timestamps on the device"). A
+// (context, device) whose copies are all in flight waits for the next
+// pass, as does a list none of whose launches has completed; launches no
+// copy can take are read on the host. With final, every launch is copied
+// or read on the host.
+func (h *Harvester) submitCopies(final bool) {
+	skip := h.cpSkip[:0]
+	for i := range h.imm {
+		l := &h.imm[i]
+		if l.copy != 0 {
+			continue
+		}
+		key := copyKey{l.context, l.dev.device}
+		if slices.Contains(skip, key) {
+			if final {
+				l.copy = immHost
+			}
+			continue
+		}
+		// The batch: this launch and every later one of its (context,
+		// device) in no copy yet, of each list as far as its launches
+		// have completed.
+		at := h.cpAt[:0]
+		for j := i; j < len(h.imm); j++ {
+			if m := &h.imm[j]; m.copy == 0 && m.context == key.context && m.dev.device == key.device {
+				at = append(at, int32(j))
+			}
+		}
+		if !final {
+			at = h.completedOnly(at)
+		}
+		// One copy per pass, and more while a copy cannot take them all.
+		if len(at) <= CopyMaxEvents {
+			skip = append(skip, key)
+		} else {
+			at = at[:CopyMaxEvents]
+		}
+		ev := h.cpEv[:0]
+		for _, j := range at {
+			ev = append(ev, h.imm[j].event)
+		}
+		h.cpEv, h.cpAt = ev, at
+		if len(ev) == 0 {
+			continue
+		}
+		handle, status := h.copier.CopyTimestamps(key.context, key.device, ev)
+		switch {
+		case status == CopyStarted:
+			k := h.newCopy(handle, key.context, len(ev))
+			for p, j := range at {
+				h.imm[j].copy, h.imm[j].pos = k, int32(p)
+			}
+		case status == CopyBusy && !final:
+			if !slices.Contains(skip, key) {
+				skip = append(skip, key)
+			}
+		default:
+			for _, j := range at {
+				h.imm[j].copy = immHost
+			}
+		}
+	}
+	h.cpSkip = skip[:0]
+}
+
+// completedOnly keeps of the launches at (FIFO indices, in order) those
+// of each list up to the last one whose kernel has completed
+// (completedPrefix), in order.
+func (h *Harvester) completedOnly(at []int32) []int32 {
+	lists := h.cpLists[:0]
+	for _, j := range at {
+		if ls := h.imm[j].list; !slices.Contains(lists, ls) {
+			lists = append(lists, ls)
+		}
+	}
+	h.cpLists = lists
+	keep := at[:0]
+	if len(lists) == 1 {
+		ev := h.cpEv[:0]
+		for _, j := range at {
+			ev = append(ev, h.imm[j].event)
+		}
+		h.cpEv = ev
+		return at[:h.completedPrefix(ev)]
+	}
+	// Several lists: a prefix each, then the kept launches in FIFO order
+	// (a launch's mark: pos = 1 while it is kept).
+	for _, ls := range lists {
+		ev, of := h.cpEv[:0], h.hostAt[:0]
+		for _, j := range at {
+			if h.imm[j].list == ls {
+				ev, of = append(ev, h.imm[j].event), append(of, j)
+			}
+		}
+		for _, j := range of[:h.completedPrefix(ev)] {
+			h.imm[j].pos = 1
+		}
+		h.cpEv, h.hostAt = ev, of
+	}
+	for _, j := range at {
+		if h.imm[j].pos == 1 {
+			h.imm[j].pos = 0
+			keep = append(keep, j)
+		}
+	}
+	return keep
+}
+
+// completedPrefix says how many of events, launches of one list in
+// append order, to copy now: up to the last one whose event has
+// signalled, found with host queries of single events (one when all
+// have, as at a launch-bound rate; a binary search otherwise, taking
+// completion to follow append order, as on an in-order list: a launch
+// before it that has not completed yet only makes the copy wait for it).
+func (h *Harvester) completedPrefix(events []uint64) int {
+	done := func(i int) bool {
+		h.probe = h.src.KernelTimestamps(events[i:i+1], h.probe[:0])
+		h.probes++
+		return h.probe[0].Ready || h.probe[0].Failed != 0
+	}
+	n := len(events)
+	if n == 0 || done(n-1) {
+		return n
+	}
+	lo, hi := -1, n-1 // events[lo] has signalled (-1: none known), events[hi] has not
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; done(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo + 1
+}
+
+// newCopy records a copy started for n launches and returns its
+// immLaunch.copy.
+func (h *Harvester) newCopy(handle, context uint64, n int) int32 {
+	var k int32
+	if f := len(h.copyFree); f > 0 {
+		k = h.copyFree[f-1]
+		h.copyFree = h.copyFree[:f-1]
+	} else {
+		h.copies = append(h.copies, immCopy{})
+		k = int32(len(h.copies))
+	}
+	c := &h.copies[k-1]
+	c.handle, c.context, c.n, c.state, c.refs = handle, context, n, copyRunning, 0
+	return k
+}
+
+// finalCopyWait bounds how long the last pass (Final, ContextDestroying)
+// waits for each copy still running: a copy waits for its kernels, which
+// the application has normally waited for already.
+const finalCopyWait = 100 * time.Millisecond
+
+// collectCopies collects the results of the running copies that
+// completed (of context ctx only, with one), waiting for each at most
+// wait. A copy that failed, or one still running after a wait, is given
+// up and its launches are read on the host.
+func (h *Harvester) collectCopies(ctx uint64, one bool, wait time.Duration) {
+	failed := false
+	for k := range h.copies {
+		c := &h.copies[k]
+		if c.state != copyRunning || (one && c.context != ctx) {
+			continue
+		}
+		at := len(h.cpRes)
+		res, ready, err := h.copier.CopyResults(c.handle, c.n, h.cpRes, wait)
+		h.cpRes = res
+		switch {
+		case ready:
+			c.state, c.res = copyDone, at
+		case err == nil && wait == 0:
+		case err == nil:
+			h.copier.CopyAbandon(c.handle)
+			fallthrough
+		default:
+			c.state, failed = copyFailed, true
+		}
+	}
+	if failed {
+		for i := range h.imm {
+			if l := &h.imm[i]; l.copy > 0 && h.copies[l.copy-1].state == copyFailed {
+				l.copy = immHost
+			}
+		}
+	}
+}
+
+// readHost queries on the host, in one batch, the events of the launches
+// in the FIFO that no copy reads (h.hostAt: their FIFO indices, h.rdOut:
+// their readings, same order).
+func (h *Harvester) readHost(final bool) {
+	ev, at := h.cpEv[:0], h.hostAt[:0]
+	for i := range h.imm {
+		if l := &h.imm[i]; l.copy == immHost || (final && l.copy == 0) {
+			l.copy = immHost
+			ev, at = append(ev, l.event), append(at, int32(i))
+		}
+	}
+	h.cpEv, h.hostAt = ev, at
+	h.rdOut = h.src.KernelTimestampsReset(ev, h.rdOut[:0])
+}
+
+// freeCopies makes reusable the copies no launch of the FIFO reads any
+// more (harvestImmediate counted their refs), and clears the counts.
+func (h *Harvester) freeCopies() {
+	for k := range h.copies {
+		c := &h.copies[k]
+		if c.state != copyFree && c.state != copyRunning && c.refs == 0 {
+			c.state = copyFree
+			h.copyFree = append(h.copyFree, int32(k+1))
+		}
+		c.refs = 0
+	}
 }
 
 // immNoTS writes launch l of the FIFO without times, for reason; reset:
@@ -1772,6 +2139,11 @@ func (h *Harvester) releaseNow() {
 	h.seen.Add(h.seenPass)
 	h.timed.Add(h.timedPass)
 	h.seenPass, h.timedPass = 0, 0
+	if h.copiedPass|h.hostPass != 0 {
+		h.copied.Add(h.copiedPass)
+		h.hostRead.Add(h.hostPass)
+		h.copiedPass, h.hostPass = 0, 0
+	}
 	if h.noTSAny {
 		for r, n := range h.noTSPass {
 			if n > 0 {
@@ -1888,6 +2260,18 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	defer h.mu.Unlock()
 	h.drainAllLocked()
 	h.harvestLocked(false)
+	// Its copies still running complete now, normally: the application
+	// waited for its kernels before destroying the context. Its launches
+	// in no copy are read on the host, once.
+	if h.copier != nil {
+		h.collectCopies(ctx, true, finalCopyWait)
+		for i := range h.imm {
+			if l := &h.imm[i]; l.context == ctx && l.copy == 0 {
+				l.copy = immHost
+			}
+		}
+		h.harvestImmediate(false)
+	}
 	// Executions of the context not read yet: their snapshots die with it.
 	for _, pe := range h.execs {
 		if pe.context == ctx && pe.ls != nil {
@@ -1928,6 +2312,14 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	}
 	clear(h.imm[len(keepImm):])
 	h.imm, h.immEv = keepImm, keepEv
+	// Its copies go with the context (cgo destroys them): none of the
+	// FIFO's launches reads them any more.
+	for k := range h.copies {
+		if c := &h.copies[k]; c.context == ctx && c.state != copyFree {
+			c.state, c.refs = copyFree, 0
+			h.copyFree = append(h.copyFree, int32(k+1))
+		}
+	}
 	for _, ls := range h.readLists {
 		for i := range ls.reads {
 			if r := &ls.reads[i]; r.waiting && ls.context == ctx {

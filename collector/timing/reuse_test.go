@@ -2,6 +2,7 @@ package timing
 
 import (
 	"testing"
+	"time"
 
 	"github.com/zestall/zestall/proto/stream"
 	pb "github.com/zestall/zestall/proto/zestallwire"
@@ -125,7 +126,7 @@ func TestReuseNoAliasing(t *testing.T) {
 // immediate lists, on regular lists with snapshots and on regular lists
 // whose events are read (an execution without a snapshot).
 func TestHarvestAllocs(t *testing.T) {
-	for _, mode := range []string{"immediate", "regular", "regular-read"} {
+	for _, mode := range []string{"immediate", "immediate-copied", "regular", "regular-read"} {
 		t.Run(mode, func(t *testing.T) {
 			run := harvestLoop(mode, 1024)
 			run() // warm: storage grows to its size once
@@ -143,7 +144,12 @@ func TestHarvestAllocs(t *testing.T) {
 // executed once with a snapshot, and reset.
 func harvestLoop(mode string, n int) func() {
 	f := newFake()
-	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] },
+	var src Source = f
+	if mode == "immediate-copied" {
+		src = &reusingCopier{fakeSource: f}
+		mode = "immediate"
+	}
+	h := New(src, func(ls []stream.Launch) []stream.Launch { return ls[:0] },
 		func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
@@ -189,6 +195,32 @@ func harvestLoop(mode string, n int) func() {
 		}
 	}
 }
+
+// reusingCopier is a TimestampCopier in reused storage, so that
+// TestHarvestAllocs counts the harvester's allocations only: one copy at
+// a time, which completes at once.
+type reusingCopier struct {
+	*fakeSource
+	evs []uint64
+}
+
+func (c *reusingCopier) CopyTimestamps(_, _ uint64, events []uint64) (uint64, CopyStatus) {
+	if len(c.evs) > 0 {
+		return 0, CopyBusy
+	}
+	c.evs = append(c.evs[:0], events...)
+	return 1, CopyStarted
+}
+
+func (c *reusingCopier) CopyResults(_ uint64, n int, dst []EventReading, _ time.Duration) ([]EventReading, bool, error) {
+	for _, ev := range c.evs {
+		dst = append(dst, EventReading{TS: c.signaled[ev], Ready: true})
+	}
+	c.evs = c.evs[:0]
+	return dst, true, nil
+}
+
+func (c *reusingCopier) CopyAbandon(uint64) { c.evs = c.evs[:0] }
 
 // TestImmediateAcrossDrains: an immediate launch's record is made from its
 // drained slot when it finishes in the pass that drained it, and from a

@@ -272,6 +272,15 @@ int main(int argc, char **argv) {
         printf(",\"zestall_events_created\":{\"launching_threads\":%llu,\"first_list\":%llu,\"ahead\":%llu}",
                (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2]);
     }
+    /* ... and of its device-side timestamp copies so far
+     * (cgo/timestamp_copies.c). */
+    void (*copies)(uint64_t[3]) = (void (*)(uint64_t[3]))dlsym(RTLD_DEFAULT, "zl_copies");
+    if (copies != NULL) {
+        uint64_t c[3];
+        copies(c);
+        printf(",\"zestall_copies\":{\"copies\":%llu,\"events\":%llu,\"host_batches\":%llu}",
+               (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2]);
+    }
     printf("}\n");
     if (with_events) {
         printf("{\"events_read\":%ld,\"events_bad\":%ld,\"events_expected\":%ld}\n", read, bad, threads * launches * waves);

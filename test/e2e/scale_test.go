@@ -115,14 +115,18 @@ func lostLaunches(c *pb.Counters) (launches, otherSlots uint64) {
 func TestLaunchRate(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread = 4, 250_000
-	for _, tc := range []struct{ mode, ringFull, readNS string }{
-		{"imm", "wait", ""}, {"regular", "wait", ""}, {"imm", "drop", ""}, {"regular", "drop", ""},
-		{"imm", "wait", "1000"}, {"regular", "wait", "1000"},
+	for _, tc := range []struct{ mode, ringFull, readNS, reads string }{
+		{"imm", "wait", "", ""}, {"regular", "wait", "", ""}, {"imm", "drop", "", ""}, {"regular", "drop", "", ""},
+		{"imm", "wait", "", "host"},
+		{"imm", "wait", "1000", ""}, {"regular", "wait", "1000", ""}, {"imm", "wait", "1000", "host"},
 	} {
 		mode := tc.mode
 		name := mode + "/" + tc.ringFull
 		if tc.readNS != "" {
 			name += "/slow reads"
+		}
+		if tc.reads != "" {
+			name += "/" + tc.reads + " reads"
 		}
 		t.Run(name, func(t *testing.T) {
 			truth := filepath.Join(t.TempDir(), "truth.jsonl")
@@ -133,8 +137,23 @@ func TestLaunchRate(t *testing.T) {
 			if tc.readNS != "" {
 				env["ZESIM_EVENT_READ_NS"] = tc.readNS
 			}
+			if tc.reads != "" {
+				env["ZESTALL_TIMESTAMP_READS"] = tc.reads
+			}
 			r := runBenchLaunch(t, tr, perThread, threads, mode, truth, env)
 			c := r.counters
+			// Immediate lists' events are read by device-side copies
+			// unless ZESTALL_TIMESTAMP_READS=host (the application prints
+			// zestall's count before it exits: the last pass's copies
+			// are not in it).
+			copied, hostBatches := benchCopies(t, r.stdout)
+			t.Logf("%s: %d events copied on the device before the exit, %d batches read on the host instead", mode, copied, hostBatches)
+			if mode == "imm" && tc.reads == "" && (copied < c.LaunchesTimed/2 || hostBatches != 0) {
+				t.Errorf("%d of %d timed launches' events copied on the device before the exit, %d batches read on the host: want most copied, none on the host", copied, c.LaunchesTimed, hostBatches)
+			}
+			if (mode != "imm" || tc.reads == "host") && copied != 0 {
+				t.Errorf("%d events copied on the device, want none", copied)
+			}
 			made := uint64(threads * perThread)
 			lost, slots := lostLaunches(c)
 			var untimed uint64
@@ -224,6 +243,26 @@ func TestLaunchRate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// benchCopies is zestall's count of events copied on the device and of
+// batches read on the host instead, as zestall-bench-launch prints it
+// ("zestall_copies").
+func benchCopies(t *testing.T, stdout string) (events, hostBatches uint64) {
+	t.Helper()
+	for line := range strings.Lines(stdout) {
+		var v struct {
+			Copies *struct {
+				Events      uint64 `json:"events"`
+				HostBatches uint64 `json:"host_batches"`
+			} `json:"zestall_copies"`
+		}
+		if json.Unmarshal([]byte(line), &v) == nil && v.Copies != nil {
+			return v.Copies.Events, v.Copies.HostBatches
+		}
+	}
+	t.Fatalf("no zestall_copies in zestall-bench-launch's output:\n%s", stdout)
+	return 0, 0
 }
 
 // span is a launch's kernel (base address) and device times.

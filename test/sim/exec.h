@@ -325,7 +325,22 @@ typedef struct sim_cmdlist {
     sim_cmdbuf_t *buf;          /* regular lists */
     atomic_uint refs;           /* the application + queued entries (immediate) */
     _Atomic uint64_t seq_submitted, seq_done, last_end;
+    /* The driver allocations of the list's zeCommandListAppendQueryKernelTimestamps
+     * calls (exec_cmdlist.c qts_data_add), freed at reset and destroy. */
+    _Atomic(struct qts_data *) qts_data;
 } sim_cmdlist_t;
+
+/* zeCommandListAppendQueryKernelTimestamps on Intel's driver: every append
+ * snapshots each event's address and packet count into a new driver
+ * allocation of 64 KiB (more, by 64 KiB steps, if the snapshot needs it),
+ * which the list frees only at its reset or destruction (README.md
+ * "Command queues and command lists"). The simulator allocates and writes
+ * the same; the chain's link lives in the allocation's first bytes. */
+#define QTS_DATA_BYTES 65536u
+#define QTS_DATA_ENTRY_BYTES 16u /* an event's address and packet count */
+struct qts_data {
+    struct qts_data *next;
+};
 
 /* A queued, not yet scheduled command on an engine. */
 typedef struct sim_entry {
@@ -527,6 +542,18 @@ SIM_HIDDEN ze_result_t check_ordinal_index(uint32_t ordinal, uint32_t index);
 SIM_HIDDEN ze_result_t wait_for(probe_fn probe, void *arg, uint64_t timeout);
 
 /* exec_event.c */
+/* The device's work done by a host thread, counted with ZESIM_STATS
+ * (exec_event.c "the device's cost, counted"). Not nested: a count begun
+ * while the thread already counts is a no-op (the outer one includes it). */
+typedef struct dev_cost {
+    uint64_t t0; /* 0: not counting */
+    bool cpu;    /* t0 is the thread's CPU clock */
+} dev_cost_t;
+/* Starts counting a batch of about n items (signals written, timestamps copied). */
+SIM_HIDDEN dev_cost_t dev_cost_begin(uint64_t n);
+/* Ends it: `signals` signals written and `queried` timestamps copied by
+ * device-side queries (C_QUERY_TS). */
+SIM_HIDDEN void dev_cost_end(dev_cost_t c, uint64_t signals, uint64_t queried);
 SIM_HIDDEN bool ev_state_signalled_at(ev_state_t *st, uint64_t t);
 SIM_HIDDEN uint64_t event_wait_time(sim_event_t *ev, uint64_t x);
 SIM_HIDDEN void ev_read(sim_event_t *ev, ev_state_t *st, bool parts);

@@ -466,14 +466,14 @@ static pthread_mutex_t g_post_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises ap
  * check, the lock, the handshake and clock floor after the writes and the
  * clock reads stay in the observer's account. Without ZESIM_STATS nothing
  * is read or counted. */
-static _Atomic uint64_t g_dev_ns, g_dev_signals, g_dev_batches, g_dev_skipped;
+static _Atomic uint64_t g_dev_ns, g_dev_signals, g_dev_batches, g_dev_skipped, g_dev_queried;
 
 #define DEV_CPU_CLOCK_MIN 256
 
-typedef struct {
-    uint64_t t0; /* 0: not counting */
-    bool cpu;    /* t0 is the thread's CPU clock */
-} dev_cost_t;
+/* The thread is counting a batch (dev_cost_t, exec.h): a nested begin --
+ * posted signals applied while a device-side timestamp query reads its
+ * events -- counts nothing of its own. */
+static _Thread_local bool t_dev_counting;
 
 static uint64_t thread_cpu_ns(void) {
     struct timespec ts;
@@ -481,10 +481,11 @@ static uint64_t thread_cpu_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 1; /* never 0 */
 }
 
-/* Starts counting a batch of about n signals. */
-static dev_cost_t dev_cost_begin(uint64_t n) {
+/* Starts counting a batch of about n signals (or timestamps copied). */
+dev_cost_t dev_cost_begin(uint64_t n) {
     dev_cost_t c = {0, false};
-    if (sim_cfg.stats == NULL) return c;
+    if (sim_cfg.stats == NULL || t_dev_counting) return c;
+    t_dev_counting = true;
     c.cpu = n >= DEV_CPU_CLOCK_MIN;
     c.t0 = c.cpu ? thread_cpu_ns() : sim_now_ns();
     return c;
@@ -498,30 +499,34 @@ static dev_cost_t dev_cost_begin(uint64_t n) {
  * those doubled the total when every batch was timed this way. */
 #define DEV_BATCH_MAX_NS(n) (5000 + 1000 * (n))
 
-static void dev_cost_end(dev_cost_t c, uint64_t signals) {
+void dev_cost_end(dev_cost_t c, uint64_t signals, uint64_t queried) {
     if (c.t0 == 0) return;
     uint64_t d = (c.cpu ? thread_cpu_ns() : sim_now_ns()) - c.t0;
-    if (!c.cpu && d > DEV_BATCH_MAX_NS(signals)) {
+    t_dev_counting = false;
+    if (!c.cpu && d > DEV_BATCH_MAX_NS(signals + queried)) {
         atomic_fetch_add_explicit(&g_dev_skipped, 1, RLX);
         return;
     }
     atomic_fetch_add_explicit(&g_dev_ns, d, RLX);
     atomic_fetch_add_explicit(&g_dev_signals, signals, RLX);
+    if (queried) atomic_fetch_add_explicit(&g_dev_queried, queried, RLX);
     atomic_fetch_add_explicit(&g_dev_batches, 1, RLX);
 }
 
 /* At exit: one line, "zesim-stats pid=P device_ns=N signals=S
- * batches=B skipped=K" (S signals in B batches took N ns; K batches were
- * preempted, not counted), to stderr (ZESIM_STATS=1) or appended to the file
+ * batches=B skipped=K queried=Q" (S signals and Q timestamps copied by
+ * device-side queries in B batches took N ns; K batches were preempted,
+ * not counted), to stderr (ZESIM_STATS=1) or appended to the file
  * ZESIM_STATS names. */
 __attribute__((destructor)) static void dev_cost_report(void) {
     const char *to = sim_cfg.stats;
     if (to == NULL) return;
     FILE *f = strcmp(to, "1") == 0 ? stderr : fopen(to, "a");
     if (f == NULL) return;
-    fprintf(f, "zesim-stats pid=%ld device_ns=%llu signals=%llu batches=%llu skipped=%llu\n", (long)getpid(),
-            (unsigned long long)atomic_load(&g_dev_ns), (unsigned long long)atomic_load(&g_dev_signals),
-            (unsigned long long)atomic_load(&g_dev_batches), (unsigned long long)atomic_load(&g_dev_skipped));
+    fprintf(f, "zesim-stats pid=%ld device_ns=%llu signals=%llu batches=%llu skipped=%llu queried=%llu\n",
+            (long)getpid(), (unsigned long long)atomic_load(&g_dev_ns), (unsigned long long)atomic_load(&g_dev_signals),
+            (unsigned long long)atomic_load(&g_dev_batches), (unsigned long long)atomic_load(&g_dev_skipped),
+            (unsigned long long)atomic_load(&g_dev_queried));
     if (f != stderr) fclose(f);
     else fflush(f);
 }
@@ -590,7 +595,7 @@ void posts_apply(void) {
         uint64_t s = posts_apply_engine_locked(e, &n);
         if (s > submitted) submitted = s;
     }
-    dev_cost_end(cost, n); /* before the unlock, which may wake a waiting applier */
+    dev_cost_end(cost, n, 0); /* before the unlock, which may wake a waiting applier */
     pthread_mutex_unlock(&g_post_lock);
     ev_signals_written();
     clock_floor_raise(submitted);
@@ -637,7 +642,7 @@ void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const e
         posts_apply();
         dev_cost_t cost = dev_cost_begin(1);
         ev_signal_apply(ev, t, parts, false, submitted);
-        dev_cost_end(cost, 1);
+        dev_cost_end(cost, 1, 0);
         return;
     }
     if (eng->posts == NULL) {

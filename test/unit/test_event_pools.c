@@ -10,7 +10,7 @@
  *   unit_event_pools
  *
  * Built from event_pools.c and zmap.c alone, with the driver's calls and
- * the two functions it calls from the rest of the launch path stubbed
+ * the three functions it calls from the rest of the launch path stubbed
  * below (no driver, no Go). The last line of output is "N passed, N
  * failed".
  */
@@ -56,6 +56,7 @@ ze_result_t zeEventDestroy(ze_event_handle_t ev) {
 /* Stubs of what event_pools.c calls elsewhere in the launch path. */
 void snapshots_context_destroyed_locked(zl_ctxpool_t *p) { (void)p; }
 void event_caches_reclaim_locked(zl_ctxpool_t *p) { (void)p; }
+void copiers_context_destroyed(uint64_t ctx) { (void)ctx; }
 /* The events created ahead of need on zestall's goroutine (zl_pools_ahead)
  * need these; these tests make no request of that kind but the first
  * context's (pools_first_request), whose events are created only by
