@@ -110,15 +110,24 @@ func lostLaunches(c *pb.Counters) (launches, otherSlots uint64) {
 // by kernel and start). The "slow reads" cases make each of the
 // harvester's event queries cost 1 µs of CPU (ZESIM_EVENT_READ_NS: event
 // memory in the device, read across PCIe, as on the Data Center GPU Max;
-// test/sim/README.md): the harvester is then the loop's limit, and still
-// nothing is lost.
+// test/sim/README.md): with host reads (ZESTALL_TIMESTAMP_READS=host) the
+// harvester is then the loop's limit, and still nothing is lost; by
+// default immediate lists' times are copied on the device, and the
+// harvester makes one query per batch. The "device-bound" case gives each
+// kernel 1 µs on the device, so launches complete while later ones are
+// appended and only completed ones are copied.
 func TestLaunchRate(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread = 4, 250_000
-	for _, tc := range []struct{ mode, ringFull, readNS, reads string }{
-		{"imm", "wait", "", ""}, {"regular", "wait", "", ""}, {"imm", "drop", "", ""}, {"regular", "drop", "", ""},
-		{"imm", "wait", "", "host"},
-		{"imm", "wait", "1000", ""}, {"regular", "wait", "1000", ""}, {"imm", "wait", "1000", "host"},
+	for _, tc := range []struct {
+		mode, ringFull, readNS, reads string
+		deviceBound                   bool
+	}{
+		{"imm", "wait", "", "", false}, {"regular", "wait", "", "", false},
+		{"imm", "drop", "", "", false}, {"regular", "drop", "", "", false},
+		{"imm", "wait", "", "host", false},
+		{"imm", "wait", "1000", "", false}, {"regular", "wait", "1000", "", false}, {"imm", "wait", "1000", "host", false},
+		{"imm", "wait", "", "", true},
 	} {
 		mode := tc.mode
 		name := mode + "/" + tc.ringFull
@@ -127,6 +136,9 @@ func TestLaunchRate(t *testing.T) {
 		}
 		if tc.reads != "" {
 			name += "/" + tc.reads + " reads"
+		}
+		if tc.deviceBound {
+			name += "/device-bound"
 		}
 		t.Run(name, func(t *testing.T) {
 			truth := filepath.Join(t.TempDir(), "truth.jsonl")
@@ -139,6 +151,13 @@ func TestLaunchRate(t *testing.T) {
 			}
 			if tc.reads != "" {
 				env["ZESTALL_TIMESTAMP_READS"] = tc.reads
+			}
+			if tc.deviceBound {
+				// 1 µs per kernel on each thread's engine: the device, not
+				// the host, sets the pace, and launches complete while
+				// later ones are appended (copies of completed launches
+				// only: docs/level-zero-loader.md §8.8).
+				env["ZESIM_TIME_SCALE"], env["ZESIM_KERNEL_COST"] = "1", "*=0/1000"
 			}
 			r := runBenchLaunch(t, tr, perThread, threads, mode, truth, env)
 			c := r.counters
