@@ -61,7 +61,6 @@ struct zl_copier {
     zl_ctxpool_t *pool;
     ze_command_queue_handle_t q; /* NULL: the copier could not be made */
     uint32_t ordinal;
-    uint32_t next; /* the unit to try first */
     zl_copy_t units[ZL_COPY_UNITS];
     zl_copier_t *link;
 };
@@ -145,8 +144,11 @@ static zl_copy_t *unit_take(zl_copier_t *c, bool *broken) {
         zeEventHostReset(u->marker);
         u->state = ZL_COPY_FREE;
     }
+    /* The lowest free unit: a copy that completes before the next one
+     * starts (as in a launch-bound loop) leaves the others unmade, and
+     * their result arrays unallocated. */
     for (uint32_t k = 0; k < ZL_COPY_UNITS; k++) {
-        zl_copy_t *u = &c->units[(c->next + k) % ZL_COPY_UNITS];
+        zl_copy_t *u = &c->units[k];
         if (u->state != ZL_COPY_FREE) continue;
         if (u->cl == NULL) {
             uint8_t reason;
@@ -163,7 +165,6 @@ static zl_copy_t *unit_take(zl_copier_t *c, bool *broken) {
                 return NULL;
             }
         }
-        c->next = (uint32_t)((u - c->units) + 1) % ZL_COPY_UNITS;
         return u;
     }
     return NULL;

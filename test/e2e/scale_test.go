@@ -547,6 +547,13 @@ func TestRingSlotsSetting(t *testing.T) {
 // over the most measured, for the same purpose; the issue's 32 MiB is
 // missed at 4 threads (ZESTALL_RING_SLOTS=8192 halves the rings' budget:
 // 30-31 MiB with sampling on immediate lists, more launches waiting).
+//
+// Session 16 read immediate lists' times by device-side copies: the same
+// test measured 35-38 MiB timing only, 41-44 MiB with sampling and 47-53
+// MiB with regular lists (3 runs; the simulated device's copy runs on the
+// harvester's thread, which then drains the rings more slowly and leaves
+// more events in flight: BENCHMARKS.md, "Issue 14, session 16"). The
+// sampling bound moves to 6 MiB over its most measured, 50 MiB.
 func TestMemoryFullRate(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread = 4, 250_000
@@ -558,7 +565,7 @@ func TestMemoryFullRate(t *testing.T) {
 		boundKB int64
 	}{
 		{"timing only", "imm", map[string]string{"ZESTALL_SAMPLING": "0"}, 45 << 10},
-		{"with sampling", "imm", nil, 47 << 10},
+		{"with sampling", "imm", nil, 50 << 10},
 		{"regular lists with sampling", "regular", nil, 59 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
