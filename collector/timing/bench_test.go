@@ -3,6 +3,7 @@ package timing
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/zestall/zestall/proto/stream"
 )
@@ -97,17 +98,54 @@ func (f *benchSource) KernelTimestampsReset(evs []uint64, dst []EventReading) []
 	return f.KernelTimestamps(evs, dst)
 }
 
+func (f *benchSource) bench() *benchSource { return f }
+
 func (f *benchSource) ReleaseEvents(refs []EventRef) { f.released += len(refs) }
 func (f *benchSource) ReturnEvents(refs []EventRef)  { f.released += len(refs) }
+
+// benchCopier is benchSource with device-side copies (TimestampCopier)
+// that complete at once, their readings from the same table: what
+// BenchmarkHarvestImmediateCopiedAlone measures is the harvester's own
+// time on the copy path.
+type benchCopier struct {
+	benchSource
+	evs []uint64
+}
+
+func (f *benchCopier) CopyTimestamps(_, _ uint64, events []uint64) (uint64, CopyStatus) {
+	f.evs = append(f.evs[:0], events...)
+	return 1, CopyStarted
+}
+
+func (f *benchCopier) CopyResults(_ uint64, _ int, dst []EventReading, _ time.Duration) ([]EventReading, bool, error) {
+	return f.KernelTimestamps(f.evs, dst), true, nil
+}
+
+func (f *benchCopier) CopyAbandon(uint64) {}
 
 // BenchmarkHarvestImmediateAlone is BenchmarkHarvestImmediate with
 // benchSource: the harvester's own time per launch (drain processing,
 // record, conversion, batching; cpu-ns/launch is the process's CPU time,
-// GC included).
+// GC included), reading each event on the host.
 func BenchmarkHarvestImmediateAlone(b *testing.B) {
+	benchImmediateAlone(b, &benchSource{fakeSource: *newFake()})
+}
+
+// BenchmarkHarvestImmediateCopiedAlone is BenchmarkHarvestImmediateAlone
+// with the events read by device-side copies (one per pass, after one
+// host query of the batch's last event).
+func BenchmarkHarvestImmediateCopiedAlone(b *testing.B) {
+	benchImmediateAlone(b, &benchCopier{benchSource: benchSource{fakeSource: *newFake()}})
+}
+
+func benchImmediateAlone(b *testing.B, src interface {
+	Source
+	bench() *benchSource
+}) {
 	const batch = 4096
-	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
-	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	f := src.bench()
+	f.ts = make([]KernelTimestamp, batch)
+	h := New(src, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)

@@ -1573,24 +1573,31 @@ func (h *Harvester) submitCopies(final bool) {
 		// The batch: this launch and every later one of its (context,
 		// device) in no copy yet, of each list as far as its launches
 		// have completed.
-		at := h.cpAt[:0]
+		at, ev := h.cpAt[:0], h.cpEv[:0]
+		oneList := true
 		for j := i; j < len(h.imm); j++ {
-			if m := &h.imm[j]; m.copy == 0 && m.context == key.context && m.dev.device == key.device {
-				at = append(at, int32(j))
+			if m := &h.imm[j]; m.copy == 0 && m.context == key.context && m.dev == l.dev {
+				at, ev = append(at, int32(j)), append(ev, m.event)
+				oneList = oneList && m.list == l.list
 			}
 		}
-		if !final {
+		switch {
+		case final:
+		case oneList: // the usual case: one list per context and device
+			n := h.completedPrefix(ev)
+			at, ev = at[:n], ev[:n]
+		default:
 			at = h.completedOnly(at)
+			ev = ev[:0]
+			for _, j := range at {
+				ev = append(ev, h.imm[j].event)
+			}
 		}
 		// One copy per pass, and more while a copy cannot take them all.
 		if len(at) <= CopyMaxEvents {
 			skip = append(skip, key)
 		} else {
-			at = at[:CopyMaxEvents]
-		}
-		ev := h.cpEv[:0]
-		for _, j := range at {
-			ev = append(ev, h.imm[j].event)
+			at, ev = at[:CopyMaxEvents], ev[:CopyMaxEvents]
 		}
 		h.cpEv, h.cpAt = ev, at
 		if len(ev) == 0 {
@@ -1628,16 +1635,9 @@ func (h *Harvester) completedOnly(at []int32) []int32 {
 	}
 	h.cpLists = lists
 	keep := at[:0]
-	if len(lists) == 1 {
-		ev := h.cpEv[:0]
-		for _, j := range at {
-			ev = append(ev, h.imm[j].event)
-		}
-		h.cpEv = ev
-		return at[:h.completedPrefix(ev)]
-	}
-	// Several lists: a prefix each, then the kept launches in FIFO order
-	// (a launch's mark: pos = 1 while it is kept).
+	// A prefix each, then the kept launches in FIFO order (a launch's
+	// mark: pos = 1 while it is kept). The caller's events batch is free
+	// to use, as is the host reads' (made after this).
 	for _, ls := range lists {
 		ev, of := h.cpEv[:0], h.hostAt[:0]
 		for _, j := range at {
