@@ -369,53 +369,36 @@ func TestCopyMemoryLimit(t *testing.T) {
 	}
 }
 
-// TestRingFull: ZESTALL_RING_FULL is wait (the default) or drop; anything
-// else warns, names the default, and keeps it.
-func TestRingFull(t *testing.T) {
-	for _, tt := range []struct {
-		value   string
-		drop    bool
-		fromEnv bool
-		warning string
+// TestChoices: a setting of two values (ZESTALL_RING_FULL wait or drop,
+// ZESTALL_TIMESTAMP_READS device or host) takes either, the first by
+// default; anything else warns, names the default, and keeps it.
+func TestChoices(t *testing.T) {
+	for _, set := range []struct {
+		key, def, other string
+		got             func(Config) bool // the setting is other
 	}{
-		{"", false, false, ""},
-		{"wait", false, true, ""},
-		{"drop", true, true, ""},
-		{"Drop", false, false, `ZESTALL_RING_FULL="Drop"`},
-		{"1", false, false, `ZESTALL_RING_FULL="1"`},
+		{"ZESTALL_RING_FULL", "wait", "drop", func(c Config) bool { return c.RingFullDrop }},
+		{"ZESTALL_TIMESTAMP_READS", "device", "host", func(c Config) bool { return c.HostReads }},
 	} {
-		c, w := fromOne("ZESTALL_RING_FULL", tt.value)
-		if c.RingFullDrop != tt.drop || c.FromEnv["ZESTALL_RING_FULL"] != tt.fromEnv {
-			t.Errorf("ZESTALL_RING_FULL=%q: drop %v from environment %v, want %v %v", tt.value, c.RingFullDrop, c.FromEnv["ZESTALL_RING_FULL"], tt.drop, tt.fromEnv)
-		}
-		out := w
-		if tt.warning == "" && out != "" || tt.warning != "" && (!strings.Contains(out, tt.warning) || !strings.Contains(out, "default wait")) {
-			t.Errorf("ZESTALL_RING_FULL=%q: warning %q, want one with %q and the default", tt.value, out, tt.warning)
-		}
-	}
-}
-
-// TestTimestampReads: ZESTALL_TIMESTAMP_READS is device (the default) or
-// host; anything else warns, names the default, and keeps it.
-func TestTimestampReads(t *testing.T) {
-	for _, tt := range []struct {
-		value   string
-		host    bool
-		fromEnv bool
-		warning string
-	}{
-		{"", false, false, ""},
-		{"device", false, true, ""},
-		{"host", true, true, ""},
-		{"Host", false, false, `ZESTALL_TIMESTAMP_READS="Host"`},
-		{"0", false, false, `ZESTALL_TIMESTAMP_READS="0"`},
-	} {
-		c, w := fromOne("ZESTALL_TIMESTAMP_READS", tt.value)
-		if c.HostReads != tt.host || c.FromEnv["ZESTALL_TIMESTAMP_READS"] != tt.fromEnv {
-			t.Errorf("ZESTALL_TIMESTAMP_READS=%q: host %v from environment %v, want %v %v", tt.value, c.HostReads, c.FromEnv["ZESTALL_TIMESTAMP_READS"], tt.host, tt.fromEnv)
-		}
-		if tt.warning == "" && w != "" || tt.warning != "" && (!strings.Contains(w, tt.warning) || !strings.Contains(w, "default device")) {
-			t.Errorf("ZESTALL_TIMESTAMP_READS=%q: warning %q, want one with %q and the default", tt.value, w, tt.warning)
+		for _, tt := range []struct {
+			value          string
+			other, fromEnv bool
+			warns          bool
+		}{
+			{"", false, false, false},
+			{set.def, false, true, false},
+			{set.other, true, true, false},
+			{strings.ToUpper(set.other[:1]) + set.other[1:], false, false, true},
+			{"1", false, false, true},
+		} {
+			c, w := fromOne(set.key, tt.value)
+			if set.got(c) != tt.other || c.FromEnv[set.key] != tt.fromEnv {
+				t.Errorf("%s=%q: %s %v from environment %v, want %v %v", set.key, tt.value, set.other, set.got(c), c.FromEnv[set.key], tt.other, tt.fromEnv)
+			}
+			want := fmt.Sprintf("%s=%q", set.key, tt.value)
+			if !tt.warns && w != "" || tt.warns && (!strings.Contains(w, want) || !strings.Contains(w, "default "+set.def)) {
+				t.Errorf("%s=%q: warning %q, want one with %q and the default", set.key, tt.value, w, want)
+			}
 		}
 	}
 }

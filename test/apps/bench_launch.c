@@ -205,6 +205,17 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* Prints ,"field":{"a":N,"b":N,"c":N} from zestall's exported function
+ * fn(uint64_t[3]), when it is there. */
+static void zestall_counts(const char *fn, const char *field, const char *a, const char *b, const char *c) {
+    void (*get)(uint64_t[3]) = (void (*)(uint64_t[3]))dlsym(RTLD_DEFAULT, fn);
+    if (get == NULL) return;
+    uint64_t v[3];
+    get(v);
+    printf(",\"%s\":{\"%s\":%llu,\"%s\":%llu,\"%s\":%llu}", field, a, (unsigned long long)v[0], b,
+           (unsigned long long)v[1], c, (unsigned long long)v[2]);
+}
+
 int main(int argc, char **argv) {
     long threads = 1;
     if (argc > 1) launches = strtol(argv[1], NULL, 0);
@@ -263,24 +274,11 @@ int main(int argc, char **argv) {
            "\"vm_kb_first_wave\":%ld,\"vm_kb_end\":%ld,\"total_wall_ns\":%llu",
            wall / threads, cpu / threads, (double)(w1 - w0) / (double)(threads * launches * waves), waves, vm_first, vm_end,
            (unsigned long long)(w1 - w0));
-    /* zestall's own count of its zeEventCreate calls, by where they ran
-     * (cgo/event_pools.c), when it is preloaded: one more field. */
-    void (*created)(uint64_t[3]) = (void (*)(uint64_t[3]))dlsym(RTLD_DEFAULT, "zl_events_created");
-    if (created != NULL) {
-        uint64_t c[3];
-        created(c);
-        printf(",\"zestall_events_created\":{\"launching_threads\":%llu,\"first_list\":%llu,\"ahead\":%llu}",
-               (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2]);
-    }
-    /* ... and of its device-side timestamp copies so far
-     * (cgo/timestamp_copies.c). */
-    void (*copies)(uint64_t[3]) = (void (*)(uint64_t[3]))dlsym(RTLD_DEFAULT, "zl_copies");
-    if (copies != NULL) {
-        uint64_t c[3];
-        copies(c);
-        printf(",\"zestall_copies\":{\"copies\":%llu,\"events\":%llu,\"host_batches\":%llu}",
-               (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2]);
-    }
+    /* zestall's own counts, when it is preloaded (found with dlsym): its
+     * zeEventCreate calls by where they ran (cgo/event_pools.c), and its
+     * device-side timestamp copies (cgo/timestamp_copies.c). */
+    zestall_counts("zl_events_created", "zestall_events_created", "launching_threads", "first_list", "ahead");
+    zestall_counts("zl_copies", "zestall_copies", "copies", "events", "host_batches");
     printf("}\n");
     if (with_events) {
         printf("{\"events_read\":%ld,\"events_bad\":%ld,\"events_expected\":%ld}\n", read, bad, threads * launches * waves);

@@ -500,6 +500,20 @@ static void test_signal_order(void) {
     zc_work_close(&w);
 }
 
+/* An asynchronous queue of ordinal 0 at index and a regular list of
+ * ordinal 0 on device d, or false (reported as what's failures). */
+static bool queue_and_list(ze_device_handle_t d, uint32_t index, ze_command_queue_handle_t *q,
+                           ze_command_list_handle_t *l, const char *what) {
+    char m[96];
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, index, 0,
+                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
+    snprintf(m, sizeof m, "%s: zeCommandQueueCreate", what);
+    if (!REQUIRE_OK(zeCommandQueueCreate(zc.context, d, &qd, q), m)) return false;
+    snprintf(m, sizeof m, "%s: zeCommandListCreate", what);
+    return REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, l), m);
+}
+
 /* zeCommandListAppendQueryKernelTimestamps: the layout of the results
  * (ze_kernel_timestamp_result_t at byte offsets pOffsets[i] from dstptr,
  * or consecutive), equal to what zeEventQueryKernelTimestamp returns; its
@@ -529,12 +543,7 @@ static void test_query_kernel_timestamps(void) {
     }
     if (!REQUIRE_OK(zeMemAllocHost(zc.context, &hd, 512, 64, (void **)&dst), "query ts: zeMemAllocHost")) goto out;
     memset(dst, 0xAB, 512);
-    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0,
-                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
-    if (!REQUIRE_OK(zeCommandQueueCreate(zc.context, d, &qd, &q), "query ts: zeCommandQueueCreate") ||
-        !REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, &l), "query ts: zeCommandListCreate"))
-        goto out;
+    if (!queue_and_list(d, 0, &q, &l, "query ts")) goto out;
     ze_group_count_t g = {4, 1, 1};
     size_t offs[3] = {96, 0, 160};
     ze_event_handle_t qev[3] = {ev[0], ev[1], ev[2]};
@@ -581,6 +590,7 @@ static void test_query_kernel_timestamps(void) {
     memset(dst, 0xAB, 512);
     ze_group_count_t lg = {64, 1, 1}; /* 4096 items of the long kernel: milliseconds */
     REQUIRE_OK(zeCommandListAppendLaunchKernel(imm, w.k[li], &lg, ev[0], 0, NULL), "query ts: long launch");
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
     if (!REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, &l2), "query ts: zeCommandListCreate")) goto out;
     REQUIRE_OK(zeCommandListAppendQueryKernelTimestamps(l2, 1, qev, dst, NULL, ev[4], 0, NULL), "query ts: append");
     REQUIRE_OK(zeCommandListClose(l2), "query ts: close");
@@ -677,12 +687,7 @@ static void test_query_kernel_timestamps_bulk(void) {
         for (uint32_t i = 0; i < ng; i++) gp[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
         if (zeDeviceGetCommandQueueGroupProperties(d, &ng, gp) == ZE_RESULT_SUCCESS && gp[0].numQueues > 1) index = 1;
     }
-    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, index, 0,
-                                  ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, 0, 0};
-    if (!REQUIRE_OK(zeCommandQueueCreate(zc.context, d, &qd, &q), "bulk query ts: zeCommandQueueCreate") ||
-        !REQUIRE_OK(zeCommandListCreate(zc.context, d, &ld, &l), "bulk query ts: zeCommandListCreate"))
-        goto out;
+    if (!queue_and_list(d, index, &q, &l, "bulk query ts")) goto out;
 
     /* Every event signalled by a kernel of the application's queue. */
     ze_group_count_t g = {1, 1, 1};
