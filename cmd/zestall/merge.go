@@ -423,6 +423,8 @@ func summedCounters(ins []*mergeInput) *pb.Counters {
 		sum.SyclRecordsLost += c.SyclRecordsLost
 		sum.LaunchesWaited += c.LaunchesWaited
 		sum.LaunchWaitNs += c.LaunchWaitNs
+		sum.LaunchesTimedByCopy += c.LaunchesTimedByCopy
+		sum.LaunchesTimedByHostQuery += c.LaunchesTimedByHostQuery
 		for _, r := range c.LaunchesWithoutTimestamp {
 			reasons[r.Reason] += r.Count
 		}

@@ -185,6 +185,10 @@ func writeReport(w io.Writer, m *runModel, code *codeCache, top, maxRanks int) {
 		for _, l := range c.Lost {
 			fmt.Fprintf(w, "LOST: %d %s\n", l.Count, l.What)
 		}
+		if c.LaunchesTimedByCopy+c.LaunchesTimedByHostQuery > 0 {
+			fmt.Fprintf(w, "  immediate lists' device times: %d copied on the device, %d queried on the host\n",
+				c.LaunchesTimedByCopy, c.LaunchesTimedByHostQuery)
+		}
 		if c.LaunchesWaited > 0 {
 			fmt.Fprintf(w, "kernel launches that waited for zestall to record earlier ones: %d, %v in all (ZESTALL_RING_FULL=wait: the application was slowed, nothing was lost)\n",
 				c.LaunchesWaited, time.Duration(c.LaunchWaitNs).Round(time.Microsecond))

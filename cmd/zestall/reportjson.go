@@ -106,10 +106,12 @@ type jsonCounters struct {
 	StallDropFlagRecords  uint64            `json:"stall_drop_flag_records"`
 	LaunchesWaited        uint64            `json:"launches_waited,omitempty"` // ZESTALL_RING_FULL=wait
 	LaunchWaitNs          uint64            `json:"launch_wait_ns,omitempty"`
-	StallLaunchesNotHeld  uint64            `json:"stall_launches_not_held,omitempty"` // over the attributors' cap
-	StallRowsDegraded     uint64            `json:"stall_rows_degraded,omitempty"`     // kept at kernel level for them
-	WithoutTimestamp      map[string]uint64 `json:"launches_without_timestamp"`        // by reason
-	Lost                  map[string]uint64 `json:"lost"`                              // by what
+	StallLaunchesNotHeld  uint64            `json:"stall_launches_not_held,omitempty"`      // over the attributors' cap
+	StallRowsDegraded     uint64            `json:"stall_rows_degraded,omitempty"`          // kept at kernel level for them
+	TimedByCopy           uint64            `json:"launches_timed_by_copy,omitempty"`       // immediate lists, device-side copies
+	TimedByHostQuery      uint64            `json:"launches_timed_by_host_query,omitempty"` // immediate lists, one host query each
+	WithoutTimestamp      map[string]uint64 `json:"launches_without_timestamp"`             // by reason
+	Lost                  map[string]uint64 `json:"lost"`                                   // by what
 }
 
 type jsonWindow struct {
@@ -216,6 +218,7 @@ func buildJSONReport(m *runModel, code *codeCache, top int) *jsonReport {
 			StallDropWarnings: c.StallDropWarnings, StallDropFlagRecords: c.StallDropFlagRecords,
 			LaunchesWaited: c.LaunchesWaited, LaunchWaitNs: c.LaunchWaitNs,
 			StallLaunchesNotHeld: c.StallLaunchesNotHeld, StallRowsDegraded: c.StallRowsDegraded,
+			TimedByCopy: c.LaunchesTimedByCopy, TimedByHostQuery: c.LaunchesTimedByHostQuery,
 			WithoutTimestamp: map[string]uint64{}, Lost: map[string]uint64{}}
 		for _, x := range c.LaunchesWithoutTimestamp {
 			jc.WithoutTimestamp[snakeEnum(x.Reason.String(), "NO_TIMESTAMP_REASON_")] += x.Count

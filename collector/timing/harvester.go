@@ -2447,6 +2447,7 @@ const (
 func (h *Harvester) Counters(c *pb.Counters) {
 	c.LaunchesSeen = h.seen.Load()
 	c.LaunchesTimed = h.timed.Load()
+	c.LaunchesTimedByCopy, c.LaunchesTimedByHostQuery = h.Reads()
 	for r := range h.noTS {
 		if n := h.noTS[r].Load(); n > 0 {
 			c.LaunchesWithoutTimestamp = append(c.LaunchesWithoutTimestamp, &pb.ReasonCount{Reason: pb.NoTimestampReason(r), Count: n})

@@ -868,6 +868,8 @@ func CopyCountersToWire(dst *zw.Counters, m *pb.Counters) {
 	dst.LaunchWaitNs = m.LaunchWaitNs
 	dst.StallLaunchesNotHeld = m.StallLaunchesNotHeld
 	dst.StallRowsDegraded = m.StallRowsDegraded
+	dst.LaunchesTimedByCopy = m.LaunchesTimedByCopy
+	dst.LaunchesTimedByHostQuery = m.LaunchesTimedByHostQuery
 	dst.UnknownFields = m.ProtoReflect().GetUnknown()
 }
 
@@ -910,6 +912,8 @@ func CopyCountersFromWire(dst *pb.Counters, m *zw.Counters) {
 	dst.LaunchWaitNs = m.LaunchWaitNs
 	dst.StallLaunchesNotHeld = m.StallLaunchesNotHeld
 	dst.StallRowsDegraded = m.StallRowsDegraded
+	dst.LaunchesTimedByCopy = m.LaunchesTimedByCopy
+	dst.LaunchesTimedByHostQuery = m.LaunchesTimedByHostQuery
 	dst.ProtoReflect().SetUnknown(m.UnknownFields)
 }
 

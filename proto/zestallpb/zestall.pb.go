@@ -1191,7 +1191,7 @@ func (*Record_LaunchRun) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 9.
+	// "Compatibility and versioning" above). This revision is 10.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -3324,8 +3324,18 @@ type Counters struct {
 	// Their samples are all there, summed per kernel and offset; part of
 	// stall_rows_attributed.
 	StallRowsDegraded uint64 `protobuf:"varint,35,opt,name=stall_rows_degraded,json=stallRowsDegraded,proto3" json:"stall_rows_degraded,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Revision 10. Timed launches of immediate lists, by how their device
+	// times were read: copied into host memory by the device in batches
+	// (ZESTALL_TIMESTAMP_READS=device, the default), or their event queried
+	// on the host one by one (=host, or where no copy could be made: the
+	// device has no compute queue for zestall, a copy failed, or its
+	// reading was not the launch's). On devices whose event memory is device
+	// memory (Data Center GPU Max, Xe2) each host query is a read across
+	// PCIe. Launches of regular lists are in neither.
+	LaunchesTimedByCopy      uint64 `protobuf:"varint,36,opt,name=launches_timed_by_copy,json=launchesTimedByCopy,proto3" json:"launches_timed_by_copy,omitempty"`
+	LaunchesTimedByHostQuery uint64 `protobuf:"varint,37,opt,name=launches_timed_by_host_query,json=launchesTimedByHostQuery,proto3" json:"launches_timed_by_host_query,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *Counters) Reset() {
@@ -3543,6 +3553,20 @@ func (x *Counters) GetStallLaunchesNotHeld() uint64 {
 func (x *Counters) GetStallRowsDegraded() uint64 {
 	if x != nil {
 		return x.StallRowsDegraded
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesTimedByCopy() uint64 {
+	if x != nil {
+		return x.LaunchesTimedByCopy
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesTimedByHostQuery() uint64 {
+	if x != nil {
+		return x.LaunchesTimedByHostQuery
 	}
 	return 0
 }
@@ -4381,8 +4405,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12-\n" +
 	"\x05cause\x18\x03 \x01(\x0e2\x17.zestall.v1.WindowCauseR\x05cause\x12\x1b\n" +
 	"\tdevice_id\x18\x04 \x01(\rR\bdeviceId\x12\x16\n" +
-	"\x06detail\x18\x05 \x01(\tR\x06detail\"\x9c\n" +
-	"\n" +
+	"\x06detail\x18\x05 \x01(\tR\x06detail\"\x91\v\n" +
 	"\bCounters\x12\x14\n" +
 	"\x05final\x18\x01 \x01(\bR\x05final\x12\x17\n" +
 	"\ahost_ns\x18\x02 \x01(\x04R\x06hostNs\x12#\n" +
@@ -4412,7 +4435,9 @@ const file_zestall_proto_rawDesc = "" +
 	"\x0flaunches_waited\x18  \x01(\x04R\x0elaunchesWaited\x12$\n" +
 	"\x0elaunch_wait_ns\x18! \x01(\x04R\flaunchWaitNs\x125\n" +
 	"\x17stall_launches_not_held\x18\" \x01(\x04R\x14stallLaunchesNotHeld\x12.\n" +
-	"\x13stall_rows_degraded\x18# \x01(\x04R\x11stallRowsDegraded\"\xcc\x01\n" +
+	"\x13stall_rows_degraded\x18# \x01(\x04R\x11stallRowsDegraded\x123\n" +
+	"\x16launches_timed_by_copy\x18$ \x01(\x04R\x13launchesTimedByCopy\x12>\n" +
+	"\x1claunches_timed_by_host_query\x18% \x01(\x04R\x18launchesTimedByHostQuery\"\xcc\x01\n" +
 	"\fSyclLocation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x1f\n" +
 	"\vkernel_name\x18\x02 \x01(\tR\n" +

@@ -744,7 +744,7 @@ func (x *Record) AppendWire(b []byte) []byte {
 // Header mirrors message zestall.v1.Header of zestall.proto.
 type Header struct {
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 9.
+	// "Compatibility and versioning" above). This revision is 10.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -3264,6 +3264,16 @@ type Counters struct {
 	// Their samples are all there, summed per kernel and offset; part of
 	// stall_rows_attributed.
 	StallRowsDegraded uint64 `protobuf:"varint,35,opt,name=stall_rows_degraded,json=stallRowsDegraded,proto3" json:"stall_rows_degraded,omitempty"`
+	// Revision 10. Timed launches of immediate lists, by how their device
+	// times were read: copied into host memory by the device in batches
+	// (ZESTALL_TIMESTAMP_READS=device, the default), or their event queried
+	// on the host one by one (=host, or where no copy could be made: the
+	// device has no compute queue for zestall, a copy failed, or its
+	// reading was not the launch's). On devices whose event memory is device
+	// memory (Data Center GPU Max, Xe2) each host query is a read across
+	// PCIe. Launches of regular lists are in neither.
+	LaunchesTimedByCopy      uint64 `protobuf:"varint,36,opt,name=launches_timed_by_copy,json=launchesTimedByCopy,proto3" json:"launches_timed_by_copy,omitempty"`
+	LaunchesTimedByHostQuery uint64 `protobuf:"varint,37,opt,name=launches_timed_by_host_query,json=launchesTimedByHostQuery,proto3" json:"launches_timed_by_host_query,omitempty"`
 	// UnknownFields are the encoded fields a newer revision of the
 	// schema added, written after the known fields (as protobuf keeps
 	// and writes them): nil in records the profiler makes.
@@ -3459,6 +3469,20 @@ func (x *Counters) GetStallRowsDegraded() uint64 {
 	return 0
 }
 
+func (x *Counters) GetLaunchesTimedByCopy() uint64 {
+	if x != nil {
+		return x.LaunchesTimedByCopy
+	}
+	return 0
+}
+
+func (x *Counters) GetLaunchesTimedByHostQuery() uint64 {
+	if x != nil {
+		return x.LaunchesTimedByHostQuery
+	}
+	return 0
+}
+
 // AppendWire appends the protobuf encoding of x to b: the bytes
 // proto.Marshal makes of its zestallpb twin. Generated code, without
 // reflection: the writer's first records need no encoding plan.
@@ -3577,6 +3601,14 @@ func (x *Counters) AppendWire(b []byte) []byte {
 	if x.StallRowsDegraded != 0 {
 		b = appendTag(b, 35, wireVarint)
 		b = appendVarint(b, uint64(x.StallRowsDegraded))
+	}
+	if x.LaunchesTimedByCopy != 0 {
+		b = appendTag(b, 36, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchesTimedByCopy))
+	}
+	if x.LaunchesTimedByHostQuery != 0 {
+		b = appendTag(b, 37, wireVarint)
+		b = appendVarint(b, uint64(x.LaunchesTimedByHostQuery))
 	}
 	return append(b, x.UnknownFields...)
 }

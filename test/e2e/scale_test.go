@@ -162,16 +162,23 @@ func TestLaunchRate(t *testing.T) {
 			r := runBenchLaunch(t, tr, perThread, threads, mode, truth, env)
 			c := r.counters
 			// Immediate lists' events are read by device-side copies
-			// unless ZESTALL_TIMESTAMP_READS=host (the application prints
-			// zestall's count before it exits: the last pass's copies
-			// are not in it).
-			copied, hostBatches := benchCopies(t, r.stdout)
-			t.Logf("%s: %d events copied on the device before the exit, %d batches read on the host instead", mode, copied, hostBatches)
-			if mode == "imm" && tc.reads == "" && (copied < c.LaunchesTimed/2 || hostBatches != 0) {
-				t.Errorf("%d of %d timed launches' events copied on the device before the exit, %d batches read on the host: want most copied, none on the host", copied, c.LaunchesTimed, hostBatches)
-			}
-			if (mode != "imm" || tc.reads == "host") && copied != 0 {
-				t.Errorf("%d events copied on the device, want none", copied)
+			// unless ZESTALL_TIMESTAMP_READS=host; regular lists' by
+			// neither path (Counters, revision 10).
+			byCopy, byHost := c.LaunchesTimedByCopy, c.LaunchesTimedByHostQuery
+			t.Logf("%s: %d launches timed by device-side copies, %d by host queries", mode, byCopy, byHost)
+			switch {
+			case mode != "imm":
+				if byCopy+byHost != 0 {
+					t.Errorf("regular lists: %d launches timed by copies, %d by host queries; want neither", byCopy, byHost)
+				}
+			case tc.reads == "host":
+				if byCopy != 0 || byHost != c.LaunchesTimed {
+					t.Errorf("ZESTALL_TIMESTAMP_READS=host: %d of %d timed launches by host queries, %d by copies", byHost, c.LaunchesTimed, byCopy)
+				}
+			default:
+				if byHost != 0 || byCopy != c.LaunchesTimed {
+					t.Errorf("%d of %d timed launches by device-side copies, %d by host queries: want all copied", byCopy, c.LaunchesTimed, byHost)
+				}
 			}
 			made := uint64(threads * perThread)
 			lost, slots := lostLaunches(c)
@@ -262,26 +269,6 @@ func TestLaunchRate(t *testing.T) {
 			}
 		})
 	}
-}
-
-// benchCopies is zestall's count of events copied on the device and of
-// batches read on the host instead, as zestall-bench-launch prints it
-// ("zestall_copies").
-func benchCopies(t *testing.T, stdout string) (events, hostBatches uint64) {
-	t.Helper()
-	for line := range strings.Lines(stdout) {
-		var v struct {
-			Copies *struct {
-				Events      uint64 `json:"events"`
-				HostBatches uint64 `json:"host_batches"`
-			} `json:"zestall_copies"`
-		}
-		if json.Unmarshal([]byte(line), &v) == nil && v.Copies != nil {
-			return v.Copies.Events, v.Copies.HostBatches
-		}
-	}
-	t.Fatalf("no zestall_copies in zestall-bench-launch's output:\n%s", stdout)
-	return 0, 0
 }
 
 // span is a launch's kernel (base address) and device times.
