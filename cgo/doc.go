@@ -19,8 +19,9 @@
 // maps and ids (launch_maps.c), zestall's event pools (event_pools.c) and
 // per-thread event caches (event_cache.c), the slot rings
 // (launch_rings.c), zestall's batched per-event calls for Go
-// (event_reads.c) and regular command lists with their per-execution
-// snapshots (regular_lists.c). What the callbacks call per launch is
+// (event_reads.c), regular command lists with their per-execution
+// snapshots (regular_lists.c) and the device-side copies of immediate
+// lists' timestamps (timestamp_copies.c). What the callbacks call per launch is
 // static inline in launch_internal.h: cgo links without LTO.
 //
 // The package needs cgo and links libze_loader (so that zestall's exit-time

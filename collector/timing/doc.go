@@ -30,11 +30,21 @@
 // TestListReadsAllocs; TestReuseNoAliasing and TestListReads check that
 // reused storage carries nothing of an earlier launch).
 //
-// An event read for the last time (an immediate list's, whose one
-// launch it times; a regular list's read at the list's end) is reset by
-// its read (Source.KernelTimestampsReset) and only returned afterwards
-// (Source.ReturnEvents): its memory is visited once per launch, not again
-// by a release pass at the end of the pass. The record of a launch in the
+// Immediate lists' events are read by device-side copies when the Source
+// makes them (TimestampCopier; ZESTALL_TIMESTAMP_READS=device, the
+// default): per pass and (context, device), one copy of the launches
+// whose kernels have completed (one host query of a list's last launch
+// checks it), polled through one marker event, its readings plain memory;
+// the events are then host-reset and returned (Source.ReleaseEvents).
+// On devices whose event memory is device memory each host query is a
+// read across PCIe (docs/level-zero-loader.md §8.8 "Copying timestamps on
+// the device"). Launches no copy can take are read on the host.
+//
+// An event read for the last time on the host (an immediate list's,
+// whose one launch it times; a regular list's read at the list's end) is
+// reset by its read (Source.KernelTimestampsReset) and only returned
+// afterwards (Source.ReturnEvents): its memory is visited once per
+// launch, not again by a release pass at the end of the pass. The record of a launch in the
 // immediate FIFO or in a list's reads is made once, where the writer
 // reads it (the writer's batch), from its drained slot or its list's
 // template, when the launch finishes.
