@@ -274,6 +274,7 @@ typedef struct sim_cmd {
         } reset;
         struct {
             uint32_t n;
+            bool waits_are_evs; /* persisted with its wait list = evs: w.heap is evs, one reference each */
             sim_event_t **evs;
             uint8_t *dst;
             size_t *offs;

@@ -19,7 +19,17 @@ static bool cmd_persist(sim_cmd_t *c) {
     kparams_t *ks = NULL;
     sim_event_t **evs = NULL;
     size_t *offs = NULL;
-    if (c->nwait > INLINE_WAITS && (heap = malloc(c->nwait * sizeof(*heap))) == NULL) return false;
+    /* A timestamp query that waits for the very events it copies (as the
+     * specification's example, and a profiler's batch, do) keeps one
+     * array and one reference per event for both: the references are the
+     * simulator's own bookkeeping, which Intel's driver does not have (its
+     * append reads each event's address for the copy and for the wait, and
+     * its reset touches no event), so it should not cost a profiler two
+     * more passes over the events' memory at the append and two at the
+     * list's reset. */
+    bool share = c->type == C_QUERY_TS && c->nwait > INLINE_WAITS && c->nwait == c->u.qts.n &&
+                 memcmp(c->waits_tmp, c->u.qts.evs, c->nwait * sizeof(*heap)) == 0;
+    if (c->nwait > INLINE_WAITS && !share && (heap = malloc(c->nwait * sizeof(*heap))) == NULL) return false;
     if (c->type == C_KERNELS_MULTI && c->u.multi.max) {
         ks = malloc(c->u.multi.max * sizeof(*ks));
         if (ks == NULL) goto oom;
@@ -36,13 +46,17 @@ static bool cmd_persist(sim_cmd_t *c) {
         }
     }
     const sim_event_t *const *tmp = c->waits_tmp;
-    for (uint32_t i = 0; i < c->nwait; i++) {
-        sim_event_t *ev = (sim_event_t *)tmp[i];
-        event_ref(ev);
-        if (heap) heap[i] = ev;
-        else c->w.inl[i] = ev;
+    if (share) {
+        c->w.heap = evs; /* referenced once, below */
+    } else {
+        for (uint32_t i = 0; i < c->nwait; i++) {
+            sim_event_t *ev = (sim_event_t *)tmp[i];
+            event_ref(ev);
+            if (heap) heap[i] = ev;
+            else c->w.inl[i] = ev;
+        }
+        if (heap) c->w.heap = heap;
     }
-    if (heap) c->w.heap = heap;
     c->waits_tmp = NULL;
     if (c->signal) event_ref(c->signal);
     switch ((cmd_type_t)c->type) {
@@ -60,6 +74,7 @@ static bool cmd_persist(sim_cmd_t *c) {
     case C_QUERY_TS:
         c->u.qts.evs = evs;
         c->u.qts.offs = offs;
+        c->u.qts.waits_are_evs = share;
         for (uint32_t i = 0; i < c->u.qts.n; i++) event_ref(evs[i]);
         break;
     default:
@@ -77,8 +92,9 @@ oom:
 
 void cmd_release(sim_cmd_t *c) {
     if (!c->owns) return;
-    for (uint32_t i = 0; i < c->nwait; i++) event_unref(cmd_wait(c, i));
-    if (c->nwait > INLINE_WAITS) free(c->w.heap);
+    bool shared = c->type == C_QUERY_TS && c->u.qts.waits_are_evs; /* released with the query's events */
+    for (uint32_t i = 0; i < c->nwait && !shared; i++) event_unref(cmd_wait(c, i));
+    if (c->nwait > INLINE_WAITS && !shared) free(c->w.heap);
     event_unref(c->signal);
     switch ((cmd_type_t)c->type) {
     case C_KERNEL:
