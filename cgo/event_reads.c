@@ -97,8 +97,7 @@ void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out
             *o = (zl_event_reading_t){.failed = (uint32_t)r};
             continue;
         }
-        *o = (zl_event_reading_t){.start = ts.global.kernelStart, .end = ts.global.kernelEnd,
-                                  .ctx_start = ts.context.kernelStart, .ctx_end = ts.context.kernelEnd, .ready = 1};
+        *o = reading_of(&ts);
     }
 }
 /* In one traced call (see zl_batch_t): pro_event_timestamp reads them.

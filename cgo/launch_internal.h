@@ -401,6 +401,11 @@ extern ZL_TLS zl_batch_t *tl_batch;
 zl_batch_t *batch_take(bool resets);
 void reset_events(const zl_event_ref_t *refs, uint32_t n);
 void read_timestamps(const uint64_t *events, uint32_t n, zl_event_reading_t *out, bool reset_final);
+/* A kernel timestamp as Go's reading of a signalled event (ready). */
+static inline zl_event_reading_t reading_of(const ze_kernel_timestamp_result_t *t) {
+    return (zl_event_reading_t){.start = t->global.kernelStart, .end = t->global.kernelEnd,
+                                .ctx_start = t->context.kernelStart, .ctx_end = t->context.kernelEnd, .ready = 1};
+}
 /* Runs run(arg), which makes zestall's own driver calls, inside one
  * traced call on zestall's event ev (a timestamp query, whose result is
  * not used), so that the tracing layer forwards them straight to the
@@ -441,11 +446,6 @@ void snapshots_context_destroyed_locked(zl_ctxpool_t *p);
 
 /* ---- device-side timestamp copies (timestamp_copies.c) ------------------ */
 
-/* Copies in flight per (context, device): a pass submits at most one per
- * (context, device), and a copy completes after its batch's kernels. */
-#define ZL_COPY_UNITS 8
-/* How long a context's destruction waits for its copies still in flight. */
-#define ZL_COPY_DESTROY_WAIT_NS 2000000000ull
 /* Destroys the copiers of a context (before its pools go). */
 void copiers_context_destroyed(uint64_t ctx);
 

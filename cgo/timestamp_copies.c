@@ -44,6 +44,12 @@
 
 enum { ZL_COPY_FREE = 0, ZL_COPY_INFLIGHT = 1, ZL_COPY_ABANDONED = 2 };
 
+/* Copies in flight per (context, device): a pass submits at most one per
+ * (context, device), and a copy completes after its batch's kernels. */
+#define ZL_COPY_UNITS 8
+/* How long a context's destruction waits for its copies still in flight. */
+#define ZL_COPY_DESTROY_WAIT_NS 2000000000ull
+
 typedef struct zl_copier zl_copier_t;
 
 typedef struct zl_copy {
@@ -259,12 +265,7 @@ static void copy_results(void *arg) {
     zl_copy_t *u = a->u;
     a->r = a->wait_ns == 0 ? zeEventQueryStatus(u->marker) : zeEventHostSynchronize(u->marker, a->wait_ns);
     if (a->r == ZE_RESULT_SUCCESS) {
-        for (uint32_t i = 0; i < u->n; i++) {
-            const ze_kernel_timestamp_result_t *t = &u->ts[i];
-            a->out[i] = (zl_event_reading_t){.start = t->global.kernelStart, .end = t->global.kernelEnd,
-                                             .ctx_start = t->context.kernelStart, .ctx_end = t->context.kernelEnd,
-                                             .ready = 1};
-        }
+        for (uint32_t i = 0; i < u->n; i++) a->out[i] = reading_of(&u->ts[i]);
         zeEventHostReset(u->marker);
         u->state = ZL_COPY_FREE;
     } else if (a->r != ZE_RESULT_NOT_READY) {

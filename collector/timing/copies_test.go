@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/zestall/zestall/proto/stream"
 )
 
 // copyingSource is fakeSource with device-side copies (TimestampCopier),
@@ -76,13 +74,7 @@ func (c *copyingSource) CopyAbandon(copy uint64) {
 
 func newCopyHarness() (*harness, *copyingSource) {
 	c := newCopying()
-	x := &harness{f: c.fakeSource}
-	x.h = New(c, func(ls []stream.Launch) []stream.Launch {
-		x.recs = append(x.recs, ls...)
-		return ls[:0]
-	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
-	x.h.now = func() uint64 { return x.now }
-	return x, c
+	return newHarnessOf(c.fakeSource, c), c
 }
 
 // TestCopies: immediate launches' events are read by device-side copies,

@@ -1396,7 +1396,6 @@ type immCopy struct {
 	handle, context uint64
 	n               int
 	state           uint8 // copyFree, copyRunning, copyDone, copyFailed
-	refs            int   // launches of the FIFO that read it (counted by harvestImmediate)
 	res             int   // copyDone: its readings are Harvester.cpRes[res:res+n]
 }
 
@@ -1459,7 +1458,7 @@ func (h *Harvester) harvestImmediate(final bool) {
 		if final {
 			wait = finalCopyWait
 		}
-		h.collectCopies(0, false, wait)
+		h.collectCopies(0, wait)
 		h.readHost(final)
 		rd = h.rdOut
 	}
@@ -1514,9 +1513,12 @@ func (h *Harvester) harvestImmediate(final bool) {
 				h.sent(out)
 				continue
 			}
-			if !reset {
-				l.copy = immHost
-			}
+		}
+		if r != nil && !reset {
+			// A copy's reading that is not this launch's: no copy reads
+			// it again (every copy that completed is freed by the pass's
+			// end).
+			l.copy = immHost
 		}
 		if final {
 			h.immNoTS(l, false, pb.NoTimestampReason_NO_TIMESTAMP_REASON_NOT_COMPLETED)
@@ -1525,9 +1527,6 @@ func (h *Harvester) harvestImmediate(final bool) {
 		if l.at < 0 {
 			recs = append(recs, h.immRecs[-1-l.at])
 			l.at = -int32(len(recs))
-		}
-		if l.copy > 0 {
-			h.copies[l.copy-1].refs++
 		}
 		if keep != i {
 			imm[keep] = *l // keep < i: l is not overwritten before it is read
@@ -1698,7 +1697,7 @@ func (h *Harvester) newCopy(handle, context uint64, n int) int32 {
 		k = int32(len(h.copies))
 	}
 	c := &h.copies[k-1]
-	c.handle, c.context, c.n, c.state, c.refs = handle, context, n, copyRunning, 0
+	c.handle, c.context, c.n, c.state = handle, context, n, copyRunning
 	return k
 }
 
@@ -1708,14 +1707,14 @@ func (h *Harvester) newCopy(handle, context uint64, n int) int32 {
 const finalCopyWait = 100 * time.Millisecond
 
 // collectCopies collects the results of the running copies that
-// completed (of context ctx only, with one), waiting for each at most
-// wait. A copy that failed, or one still running after a wait, is given
-// up and its launches are read on the host.
-func (h *Harvester) collectCopies(ctx uint64, one bool, wait time.Duration) {
+// completed (of context ctx only; 0, no context handle: of all), waiting
+// for each at most wait. A copy that failed, or one still running after
+// a wait, is given up and its launches are read on the host.
+func (h *Harvester) collectCopies(ctx uint64, wait time.Duration) {
 	failed := false
 	for k := range h.copies {
 		c := &h.copies[k]
-		if c.state != copyRunning || (one && c.context != ctx) {
+		if c.state != copyRunning || (ctx != 0 && c.context != ctx) {
 			continue
 		}
 		at := len(h.cpRes)
@@ -1756,17 +1755,22 @@ func (h *Harvester) readHost(final bool) {
 	h.rdOut = h.src.KernelTimestampsReset(ev, h.rdOut[:0])
 }
 
-// freeCopies makes reusable the copies no launch of the FIFO reads any
-// more (harvestImmediate counted their refs), and clears the counts.
+// freeCopies makes reusable the copies that completed or failed: no
+// launch of the FIFO reads them any more (harvestImmediate took every
+// completed copy's readings, or moved their launches to host reads, as
+// collectCopies did for failed copies' launches).
 func (h *Harvester) freeCopies() {
 	for k := range h.copies {
-		c := &h.copies[k]
-		if c.state != copyFree && c.state != copyRunning && c.refs == 0 {
-			c.state = copyFree
-			h.copyFree = append(h.copyFree, int32(k+1))
+		if c := &h.copies[k]; c.state == copyDone || c.state == copyFailed {
+			h.freeCopy(k)
 		}
-		c.refs = 0
 	}
+}
+
+// freeCopy makes copy k (its index in h.copies) reusable.
+func (h *Harvester) freeCopy(k int) {
+	h.copies[k].state = copyFree
+	h.copyFree = append(h.copyFree, int32(k+1))
 }
 
 // immNoTS writes launch l of the FIFO without times, for reason; reset:
@@ -2264,7 +2268,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	// waited for its kernels before destroying the context. Its launches
 	// in no copy are read on the host, once.
 	if h.copier != nil {
-		h.collectCopies(ctx, true, finalCopyWait)
+		h.collectCopies(ctx, finalCopyWait)
 		for i := range h.imm {
 			if l := &h.imm[i]; l.context == ctx && l.copy == 0 {
 				l.copy = immHost
@@ -2316,8 +2320,7 @@ func (h *Harvester) ContextDestroying(ctx uint64) {
 	// FIFO's launches reads them any more.
 	for k := range h.copies {
 		if c := &h.copies[k]; c.context == ctx && c.state != copyFree {
-			c.state, c.refs = copyFree, 0
-			h.copyFree = append(h.copyFree, int32(k+1))
+			h.freeCopy(k)
 		}
 	}
 	for _, ls := range h.readLists {

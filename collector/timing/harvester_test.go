@@ -122,9 +122,16 @@ type harness struct {
 	now  uint64 // virtual host time: the latest slot's time + 1 ms
 }
 
-func newHarness() *harness {
-	x := &harness{f: newFake()}
-	x.h = New(x.f, func(ls []stream.Launch) []stream.Launch {
+func newHarness() *harness { return newHarnessOf(newFake(), nil) }
+
+// newHarnessOf is newHarness of the fake f, seen through src when it is
+// not nil (a Source built on f).
+func newHarnessOf(f *fakeSource, src Source) *harness {
+	x := &harness{f: f}
+	if src == nil {
+		src = f
+	}
+	x.h = New(src, func(ls []stream.Launch) []stream.Launch {
 		x.recs = append(x.recs, ls...)
 		return ls[:0]
 	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
