@@ -326,22 +326,15 @@ typedef struct sim_cmdlist {
     sim_cmdbuf_t *buf;          /* regular lists */
     atomic_uint refs;           /* the application + queued entries (immediate) */
     _Atomic uint64_t seq_submitted, seq_done, last_end;
-    /* The driver allocations of the list's zeCommandListAppendQueryKernelTimestamps
-     * calls (exec_cmdlist.c qts_data_add), freed at reset and destroy. */
-    _Atomic(struct qts_data *) qts_data;
 } sim_cmdlist_t;
 
 /* zeCommandListAppendQueryKernelTimestamps on Intel's driver: every append
- * snapshots each event's address and packet count into a new driver
- * allocation of 64 KiB (more, by 64 KiB steps, if the snapshot needs it),
- * which the list frees only at its reset or destruction (README.md
- * "Command queues and command lists"). The simulator allocates and writes
- * the same; the chain's link lives in the allocation's first bytes. */
-#define QTS_DATA_BYTES 65536u
-#define QTS_DATA_ENTRY_BYTES 16u /* an event's address and packet count */
-struct qts_data {
-    struct qts_data *next;
-};
+ * writes each event's address and packet count into a driver allocation
+ * of 64 KiB or more in the device's memory (README.md "Command queues and
+ * command lists"); the simulator makes the same writes into a per-thread
+ * staging buffer (exec_cmdlist.c qts_stage) of at least 64 KiB. */
+#define QTS_ENTRY_BYTES 16u /* an event's address and packet count */
+#define QTS_MIN_ENTRIES (65536u / QTS_ENTRY_BYTES)
 
 /* A queued, not yet scheduled command on an engine. */
 typedef struct sim_entry {

@@ -136,51 +136,44 @@ static sim_cmdbuf_t *cmdbuf_new(void) {
 /* Command lists                                                       */
 /* ================================================================== */
 
-/* ---- the driver allocations of timestamp queries ------------------
+/* ---- what a timestamp query's append writes ----------------------
  * Intel's zeCommandListAppendQueryKernelTimestamps writes, at append, each
  * event's address and packet count into a new driver allocation of 64 KiB
- * (QTS_DATA_BYTES, exec.h) that its built-in kernel reads, and the list
- * frees it only at its reset or destruction: an immediate list never
- * reset keeps 64 KiB per call. The simulator allocates and writes the
- * same on the appending thread (what Intel's host does), chained to the
- * list; nothing reads it. Its packet count is 1 (the simulator tracks no
- * packets in the event object). */
-static struct qts_data *qts_data_new(sim_event_t *const *evs, uint32_t n) {
-    size_t need = sizeof(struct qts_data) + (size_t)n * QTS_DATA_ENTRY_BYTES;
-    size_t bytes = (need + QTS_DATA_BYTES - 1) / QTS_DATA_BYTES * QTS_DATA_BYTES;
-    struct qts_data *d = malloc(bytes);
-    if (d == NULL) return NULL;
-    d->next = NULL;
-    uint64_t *e = (uint64_t *)(d + 1);
+ * that its built-in kernel reads, freed only at the list's reset or
+ * destruction. That allocation (gpuTimestampDeviceBuffer) is placed in the
+ * device's memory on a discrete GPU such as PVC, mapped for the CPU: it is
+ * not in the process's resident set (as an event pool's slots are not:
+ * README.md "An event's host memory"). So the simulator makes the host's
+ * writes (QTS_ENTRY_BYTES per event, on the appending thread) into a
+ * staging buffer of the thread's own that it reuses, not an allocation
+ * per append that would count in the resident set. Its packet count is 1
+ * (the simulator tracks no packets in the event object); nothing reads it. */
+static pthread_key_t qts_key;
+static pthread_once_t qts_once = PTHREAD_ONCE_INIT;
+static _Thread_local uint64_t *t_qts;
+static _Thread_local size_t t_qts_cap; /* entries */
+static void qts_key_make(void) { pthread_key_create(&qts_key, free); }
+
+static bool qts_stage(sim_event_t *const *evs, uint32_t n) {
+    if (t_qts_cap < n) {
+        size_t cap = n < QTS_MIN_ENTRIES ? QTS_MIN_ENTRIES : n;
+        uint64_t *b = realloc(t_qts, cap * QTS_ENTRY_BYTES);
+        if (b == NULL) return false;
+        pthread_once(&qts_once, qts_key_make);
+        pthread_setspecific(qts_key, b); /* freed when the thread exits */
+        t_qts = b;
+        t_qts_cap = cap;
+    }
     for (uint32_t i = 0; i < n; i++) {
-        e[2 * i] = (uint64_t)(uintptr_t)&evs[i]->seq; /* the event's memory */
-        e[2 * i + 1] = 1;
+        t_qts[2 * i] = (uint64_t)(uintptr_t)&evs[i]->seq; /* the event's memory */
+        t_qts[2 * i + 1] = 1;
     }
-    return d;
-}
-
-/* Chains d to l (appends to one list may race only if the application
- * breaks the spec's rule; the chain stays consistent anyway). */
-static void qts_data_push(sim_cmdlist_t *l, struct qts_data *d) {
-    struct qts_data *h = atomic_load_explicit(&l->qts_data, RLX);
-    do {
-        d->next = h;
-    } while (!atomic_compare_exchange_weak_explicit(&l->qts_data, &h, d, memory_order_release, RLX));
-}
-
-static void qts_data_free(sim_cmdlist_t *l) {
-    struct qts_data *d = atomic_exchange_explicit(&l->qts_data, NULL, memory_order_acquire);
-    while (d != NULL) {
-        struct qts_data *next = d->next;
-        free(d);
-        d = next;
-    }
+    return true;
 }
 
 void cmdlist_unref(sim_cmdlist_t *l) {
     if (l == NULL || atomic_fetch_sub(&l->refs, 1) != 1) return;
     cmdbuf_unref(l->buf);
-    qts_data_free(l);
     free(l);
 }
 
@@ -375,7 +368,6 @@ static ze_result_t ZE_APICALL sim_zeCommandListDestroy(ze_command_list_handle_t 
     sim_cmdlist_t *l = SIM_OBJ(sim_cmdlist_t, hCommandList, SIM_K_CMDLIST);
     if (l == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     sim_obj_kill(&l->obj);
-    qts_data_free(l); /* at destroy, as Intel's driver */
     /* Queued commands keep the list (and executing batches its
      * recorded commands) alive until they are processed. */
     cmdlist_unref(l);
@@ -392,7 +384,6 @@ static ze_result_t ZE_APICALL sim_zeCommandListClose(ze_command_list_handle_t hC
 static ze_result_t ZE_APICALL sim_zeCommandListReset(ze_command_list_handle_t hCommandList) {
     sim_cmdlist_t *l = SIM_OBJ(sim_cmdlist_t, hCommandList, SIM_K_CMDLIST);
     if (l == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    qts_data_free(l); /* the timestamp queries' driver allocations, of either kind of list */
     if (l->immediate) return ZE_RESULT_SUCCESS;
     sim_cmdbuf_t *b = cmdbuf_new();
     if (b == NULL) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -600,14 +591,8 @@ static ze_result_t ZE_APICALL sim_zeCommandListAppendQueryKernelTimestamps(
     c.u.qts.evs = (sim_event_t **)phEvents;
     c.u.qts.dst = dstptr;
     c.u.qts.offs = (size_t *)pOffsets;
-    struct qts_data *data = qts_data_new(c.u.qts.evs, numEvents);
-    if (data == NULL) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    if ((r = submit(l, &c)) != ZE_RESULT_SUCCESS) {
-        free(data);
-        return r;
-    }
-    qts_data_push(l, data);
-    return ZE_RESULT_SUCCESS;
+    if (!qts_stage(c.u.qts.evs, numEvents)) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    return submit(l, &c);
 }
 
 /* Captures a kernel's launch parameters (the group size is the one set
