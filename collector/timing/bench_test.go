@@ -16,7 +16,7 @@ import (
 func BenchmarkHarvestImmediate(b *testing.B) {
 	const batch = 4096
 	f := newFake()
-	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return NewClock(1, hz, 32) })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
@@ -145,7 +145,7 @@ func benchImmediateAlone(b *testing.B, src interface {
 	const batch = 4096
 	f := src.bench()
 	f.ts = make([]KernelTimestamp, batch)
-	h := New(src, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(src, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return NewClock(1, hz, 32) })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)
@@ -177,7 +177,7 @@ func benchImmediateAlone(b *testing.B, src interface {
 func BenchmarkHarvestRegularReadAlone(b *testing.B) {
 	const batch = 4096
 	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
-	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return NewClock(1, hz, 32) })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	b.ReportAllocs()
@@ -214,7 +214,7 @@ func BenchmarkHarvestRegularReadAlone(b *testing.B) {
 func TestHarvestImmediateNoAllocs(t *testing.T) {
 	const batch = 1024
 	f := &benchSource{fakeSource: *newFake(), ts: make([]KernelTimestamp, batch)}
-	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	h := New(f, func(ls []stream.Launch) []stream.Launch { return ls[:0] }, func(uint64) *Clock { return NewClock(1, hz, 32) })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)

@@ -25,5 +25,5 @@ func NewClock(id uint32, hz uint64, kernelBits uint32) *Clock {
 	if kernelBits < 64 {
 		mask = 1<<kernelBits - 1
 	}
-	return &Clock{id: id, hz: hz, kernelMask: mask}
+	return &Clock{id: id, hz: hz, kernelMask: mask, nsPerTick: 1e9 / float64(hz), ticksPerNs: float64(hz) / 1e9}
 }

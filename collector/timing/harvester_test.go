@@ -134,7 +134,7 @@ func newHarnessOf(f *fakeSource, src Source) *harness {
 	x.h = New(src, func(ls []stream.Launch) []stream.Launch {
 		x.recs = append(x.recs, ls...)
 		return ls[:0]
-	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	}, func(uint64) *Clock { return NewClock(1, hz, 32) })
 	x.h.now = func() uint64 { return x.now }
 	return x
 }

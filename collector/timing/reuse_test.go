@@ -57,7 +57,7 @@ func TestReuseNoAliasing(t *testing.T) {
 			return batches[n-2][:0] // an older batch comes back: storage goes round
 		}
 		return nil
-	}, func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+	}, func(uint64) *Clock { return NewClock(1, hz, 32) })
 	now := uint64(0)
 	h.now = func() uint64 { return now }
 	step := func(slots ...Slot) {
@@ -150,7 +150,7 @@ func harvestLoop(mode string, n int) func() {
 		mode = "immediate"
 	}
 	h := New(src, func(ls []stream.Launch) []stream.Launch { return ls[:0] },
-		func(uint64) *Clock { return &Clock{id: 1, hz: hz, kernelMask: 0xffffffff} })
+		func(uint64) *Clock { return NewClock(1, hz, 32) })
 	now := uint64(1e9)
 	h.now = func() uint64 { return now }
 	imm := uint8(SlotFlagImmediate | SlotFlagOurs)

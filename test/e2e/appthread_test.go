@@ -19,14 +19,15 @@ import (
 // launch. The rate, 5,000 launches/s per thread: a launch that leaves
 // fewer than 512 free events asks the goroutine for more, so at 10^4
 // launches/s the goroutine may be kept off a CPU for 50 ms before a
-// launching thread runs out. Where test packages run side by side on 2
-// vCPUs (the CI's `go test ./...`), a launching thread still made one to
-// four batches (32 to 128 events, regular lists, 9,000 created in all)
-// in three of session 16's eight full e2e runs, at 20,000/s and at
+// launching thread runs out. When test packages ran side by side on 2
+// vCPUs (`go test ./...`), a launching thread still made one to four
+// batches (32 to 128 events, regular lists, 9,000 created in all) in
+// three of session 16's eight full e2e runs, at 20,000/s and at
 // 5,000/s, and none in dozens of runs alone or beside two busy loops:
-// the bound is 8 batches, which still fails any return to launching
-// threads creating what the goroutine should (thousands per run before
-// session 12).
+// other packages' tests starved zestall's goroutine. scripts/test.sh
+// therefore runs this package after the others, and the bound stays at
+// 8 batches, which still fails any return to launching threads creating
+// what the goroutine should (thousands per run before session 12).
 func TestNoEventCreateOnLaunchingThreads(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread, rate = 2, 10_000, "5000"
