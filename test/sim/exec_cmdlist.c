@@ -170,7 +170,7 @@ static bool cmdbuf_name_pool(sim_cmdbuf_t *b, sim_event_pool_t *p) {
 }
 
 static inline bool cmdbuf_name_event(sim_cmdbuf_t *b, const sim_event_t *ev) {
-    return ev == NULL || cmdbuf_name_pool(b, ev->pool);
+    return ev == NULL || ev->pool == b->last_pool || cmdbuf_name_pool(b, ev->pool);
 }
 
 /* Counts b on the pool of every event c (not persisted) names. */
