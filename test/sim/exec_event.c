@@ -739,9 +739,10 @@ static bool posts_grow(sim_engine_t *eng, uint32_t tail) {
  * timestamp parts (a COMPOSITE root's launch), a metrics notification
  * event, or an engine blocked on events (then the write, followed by the
  * caller's progress_after_signal, releases it at once, as before). The
- * caller holds a reference to ev for the call (the command's, or the
- * application's handle of a command not persisted); the post takes none
- * (event_unref). submitted: the host clock read at the command's
+ * caller keeps ev alive for the call (a queued command's reference, a
+ * recorded command's buffer counted on ev's pool, or the application's
+ * handle of a command not persisted); the post takes nothing (event_free
+ * applies it). submitted: the host clock read at the command's
  * submission (raises the clock floor when applied). */
 void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts,
                          uint64_t submitted) {
