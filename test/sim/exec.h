@@ -40,11 +40,15 @@
  * writers; readers never wait for it. g_post_lock serialises the threads
  * that apply posted signals (exec_event.c); an appending thread takes it
  * only when its engine's ring of posted signals is full, and the thread
- * that drops an event's last reference takes it to apply the posts that
- * may name the event (event_unref; maybe under an engine lock). While
- * g_post_lock is held no mutex is taken (only events' write sections,
- * and malloc's own leaf lock at an event's first re-signal, exec_event.c
- * ev_resignal_locked) and no reference is dropped.
+ * that frees an event takes it to apply the posts that may name the
+ * event (event_free: the event's last reference dropped, or a command
+ * buffer's release freeing the events it kept; maybe under an engine
+ * lock). While g_post_lock is held no mutex is taken (only events' write
+ * sections, and malloc's own leaf lock at an event's first re-signal,
+ * exec_event.c ev_resignal_locked) and no reference is dropped. An event
+ * pool's lock is a leaf too (maybe taken under an engine lock): held
+ * only to read or change its used[] slots and kept events, never while
+ * freeing an event.
  * run_lock is taken by sample generation and pruning, never waited for
  * by a launch. Queue and fence state use their own leaf locks or atomics.
  * An event's streamer_lock is held only while calling
@@ -88,9 +92,22 @@ typedef struct sim_event_pool {
     ze_event_pool_flags_t flags;
     uint32_t count;
     sim_device_t *dev;          /* first device given (host-signal timestamps) */
-    atomic_uint refs;           /* the application + one per live event */
-    pthread_mutex_t lock;       /* protects used[] */
+    atomic_uint refs;           /* the application + one per event not freed + one per command buffer naming it */
+    pthread_mutex_t lock;       /* protects used[], kept_slot, waiting, draining (a leaf: exec.h "Locking") */
     uint8_t *used;
+    /* The pool's events that recorded commands may still name
+     * (exec_event.c "a recorded command's events"): a command buffer
+     * whose commands name an event of the pool counts itself once in
+     * cmd_refs[cur_slot] (the slot it read, kept in its set of pools)
+     * until it is released. An event whose last reference is dropped
+     * while either slot counts a command buffer is not freed but kept:
+     * first on `waiting`, then, once the other slot has drained and
+     * cur_slot has flipped to it, on `draining` until slot kept_slot
+     * drains too. No command buffer that named it exists then. */
+    atomic_uint cmd_refs[2];
+    atomic_uint cur_slot;
+    uint32_t kept_slot;
+    struct sim_event *waiting, *draining;
 } sim_event_pool_t;
 
 /* Timestamps of the command that signalled an event: one part per
@@ -143,7 +160,7 @@ struct sim_event {
     bool mapped;                /* pool has ..._KERNEL_MAPPED_TIMESTAMP (spec 1.6) */
     atomic_bool has_streamer;   /* a metrics notification event */
     uint64_t id;                /* global, for ground truth */
-    atomic_uint refs;           /* the application + commands holding it + streamer (posts hold none) */
+    atomic_uint refs;           /* the application + queued immediate commands + streamer (recorded commands and posts hold none) */
     /* Signals posted for this event and not written yet (exec_event.c,
      * "posted signals"): raised by the submitting thread, lowered by the
      * applier. An observer applies the posted signals only when its event
@@ -186,6 +203,9 @@ struct sim_event {
      * written at create, freed with the event): host memory as Intel's
      * event costs it (README.md "Cost", "An event's host memory"). */
     void *completion;
+    /* Its pool's waiting or draining list, once its last reference is
+     * dropped while recorded commands may name it (pool->lock). */
+    struct sim_event *kept_next;
 };
 _Static_assert(offsetof(struct sim_event, seq) == 64, "sim_event: the memory part starts 64 bytes in");
 
@@ -232,9 +252,19 @@ typedef struct kparams {
     uint32_t offset[3];
 } kparams_t;
 
+/* What a command holds (sim_cmd_t.owns), so that cmd_release knows what
+ * to drop (exec_cmdlist.c "a recorded command's events"). */
+typedef enum cmd_owns {
+    CMD_BORROWED = 0, /* an append's argument, not persisted: waits_tmp is the caller's array; holds nothing */
+    CMD_RECORDED,     /* in a regular list's command buffer: its arrays and ISA references; no
+                       * reference to any event (the command buffer counts itself on the events' pools) */
+    CMD_QUEUED,       /* an immediate list's command queued on an engine: its arrays, ISA references
+                       * and one reference per event it names */
+} cmd_owns_t;
+
 typedef struct sim_cmd {
     uint8_t type;
-    bool owns;                  /* holds references / heap arrays (persisted) */
+    uint8_t owns;               /* cmd_owns_t */
     uint32_t nwait;
     sim_event_t *signal;
     union {
@@ -274,7 +304,7 @@ typedef struct sim_cmd {
         } reset;
         struct {
             uint32_t n;
-            bool waits_are_evs; /* persisted with its wait list = evs: w.heap is evs, one reference each */
+            bool waits_are_evs; /* persisted with its wait list = evs: w.heap is evs (CMD_QUEUED: one reference each) */
             sim_event_t **evs;
             uint8_t *dst;
             size_t *offs;
@@ -289,15 +319,30 @@ typedef struct sim_cmd {
 } sim_cmd_t;
 
 static inline sim_event_t *cmd_wait(const sim_cmd_t *c, uint32_t i) {
-    if (!c->owns) return (sim_event_t *)c->waits_tmp[i];
+    if (c->owns == CMD_BORROWED) return (sim_event_t *)c->waits_tmp[i];
     return c->nwait <= INLINE_WAITS ? c->w.inl[i] : c->w.heap[i];
 }
 
-/* Recorded commands of a regular list; shared with executing batches. */
+/* An event pool a command buffer's commands name, and the slot of the
+ * pool's cmd_refs it counts itself in. */
+typedef struct cmdbuf_pool {
+    sim_event_pool_t *pool;
+    uint32_t slot;
+} cmdbuf_pool_t;
+
+/* Recorded commands of a regular list; shared with executing batches.
+ * The pools its commands' events belong to (exec_cmdlist.c "a recorded
+ * command's events") are an open-addressed set of pools_cap entries (a
+ * power of two; pool NULL = empty), written only by the thread appending
+ * to the list, and read at the release; last_pool is the pool named
+ * last, which most appends name again. */
 typedef struct sim_cmdbuf {
     atomic_uint refs;
     uint32_t n, cap;
     sim_cmd_t *cmds;
+    sim_event_pool_t *last_pool;
+    uint32_t npools, pools_cap;
+    cmdbuf_pool_t *pools;
 } sim_cmdbuf_t;
 
 typedef struct sim_fence sim_fence_t;
@@ -561,6 +606,12 @@ SIM_HIDDEN void posts_apply(void);
 SIM_HIDDEN uint64_t clock_floor(void);
 SIM_HIDDEN void clock_floor_raise(uint64_t now);
 SIM_HIDDEN void event_unref(sim_event_t *ev);
+/* A command buffer names pool p (its first command naming an event of
+ * p): counts itself in p's cmd_refs and holds p; returns the slot. */
+SIM_HIDDEN uint32_t pool_cmd_ref(sim_event_pool_t *p);
+/* The command buffer that counted itself in p's slot is released: frees
+ * the kept events no command buffer may name any more. */
+SIM_HIDDEN void pool_cmd_unref(sim_event_pool_t *p, uint32_t slot);
 SIM_HIDDEN void write_kernel_timestamp(const ev_parts_t *p, ze_kernel_timestamp_result_t *out);
 
 /* exec_queue.c */

@@ -11,22 +11,24 @@ atomic_uint_fast64_t g_cmdlist_id;
 /* Command construction, persistence, release                          */
 /* ================================================================== */
 
-/* Copies the caller-owned parts of c into storage owned by the command
- * and takes references, so that it can outlive the API call. c->owns
- * must be false. Returns false when out of memory (c unchanged). */
-static bool cmd_persist(sim_cmd_t *c) {
+/* Copies the caller-owned parts of c into storage owned by the command,
+ * so that it can outlive the API call, and takes the references it needs:
+ * its ISAs', and, for a command queued on an engine (how = CMD_QUEUED),
+ * one per event it names; a recorded command (CMD_RECORDED) takes none
+ * for its events, its command buffer counts itself on their pools
+ * (record, cmdbuf_name_events). c->owns must be CMD_BORROWED. Returns
+ * false when out of memory (c unchanged). */
+static bool cmd_persist(sim_cmd_t *c, cmd_owns_t how) {
     sim_event_t **heap = NULL;
     kparams_t *ks = NULL;
     sim_event_t **evs = NULL;
     size_t *offs = NULL;
+    bool refs = how == CMD_QUEUED;
     /* A timestamp query that waits for the very events it copies (as the
      * specification's example, and a profiler's batch, do) keeps one
-     * array and one reference per event for both: the references are the
-     * simulator's own bookkeeping, which Intel's driver does not have (its
-     * append reads each event's address for the copy and for the wait, and
-     * its reset touches no event), so it should not cost a profiler two
-     * more passes over the events' memory at the append and two at the
-     * list's reset. */
+     * array for both (and, queued, one reference per event): Intel's
+     * append reads each event's address for the copy and for the wait,
+     * and keeps no copy of its own of the list. */
     bool share = c->type == C_QUERY_TS && c->nwait > INLINE_WAITS && c->nwait == c->u.qts.n &&
                  memcmp(c->waits_tmp, c->u.qts.evs, c->nwait * sizeof(*heap)) == 0;
     if (c->nwait > INLINE_WAITS && !share && (heap = malloc(c->nwait * sizeof(*heap))) == NULL) return false;
@@ -47,18 +49,18 @@ static bool cmd_persist(sim_cmd_t *c) {
     }
     const sim_event_t *const *tmp = c->waits_tmp;
     if (share) {
-        c->w.heap = evs; /* referenced once, below */
+        c->w.heap = evs; /* referenced once (queued), below */
     } else {
         for (uint32_t i = 0; i < c->nwait; i++) {
             sim_event_t *ev = (sim_event_t *)tmp[i];
-            event_ref(ev);
+            if (refs) event_ref(ev);
             if (heap) heap[i] = ev;
             else c->w.inl[i] = ev;
         }
         if (heap) c->w.heap = heap;
     }
     c->waits_tmp = NULL;
-    if (c->signal) event_ref(c->signal);
+    if (c->signal && refs) event_ref(c->signal);
     switch ((cmd_type_t)c->type) {
     case C_KERNEL:
     case C_KERNEL_INDIRECT:
@@ -69,18 +71,18 @@ static bool cmd_persist(sim_cmd_t *c) {
         for (uint32_t i = 0; i < c->u.multi.max; i++) sim_isa_ref(ks[i].isa);
         break;
     case C_RESET:
-        event_ref(c->u.reset.ev);
+        if (refs) event_ref(c->u.reset.ev);
         break;
     case C_QUERY_TS:
         c->u.qts.evs = evs;
         c->u.qts.offs = offs;
         c->u.qts.waits_are_evs = share;
-        for (uint32_t i = 0; i < c->u.qts.n; i++) event_ref(evs[i]);
+        for (uint32_t i = 0; i < c->u.qts.n && refs; i++) event_ref(evs[i]);
         break;
     default:
         break;
     }
-    c->owns = true;
+    c->owns = (uint8_t)how;
     return true;
 oom:
     free(heap);
@@ -90,12 +92,15 @@ oom:
     return false;
 }
 
+/* Drops what cmd_persist took: a queued command's event references too,
+ * a recorded command's arrays and ISA references only. */
 void cmd_release(sim_cmd_t *c) {
-    if (!c->owns) return;
+    if (c->owns == CMD_BORROWED) return;
+    bool refs = c->owns == CMD_QUEUED;
     bool shared = c->type == C_QUERY_TS && c->u.qts.waits_are_evs; /* released with the query's events */
-    for (uint32_t i = 0; i < c->nwait && !shared; i++) event_unref(cmd_wait(c, i));
+    for (uint32_t i = 0; i < c->nwait && !shared && refs; i++) event_unref(cmd_wait(c, i));
     if (c->nwait > INLINE_WAITS && !shared) free(c->w.heap);
-    event_unref(c->signal);
+    if (refs) event_unref(c->signal);
     switch ((cmd_type_t)c->type) {
     case C_KERNEL:
     case C_KERNEL_INDIRECT:
@@ -106,23 +111,87 @@ void cmd_release(sim_cmd_t *c) {
         free(c->u.multi.ks);
         break;
     case C_RESET:
-        event_unref(c->u.reset.ev);
+        if (refs) event_unref(c->u.reset.ev);
         break;
     case C_QUERY_TS:
-        for (uint32_t i = 0; i < c->u.qts.n; i++) event_unref(c->u.qts.evs[i]);
+        for (uint32_t i = 0; i < c->u.qts.n && refs; i++) event_unref(c->u.qts.evs[i]);
         free(c->u.qts.evs);
         free(c->u.qts.offs);
         break;
     default:
         break;
     }
-    c->owns = false;
+    c->owns = CMD_BORROWED;
 }
 
+/* ---- a recorded command's events ----------------------------------
+ * A recorded command holds no reference to the events it names, as on
+ * Intel's driver (exec_event.c "a recorded command's events"): its
+ * command buffer counts itself once on each event pool its commands name
+ * (pool_cmd_ref: an atomic add on the pool, and a reference to it, the
+ * first time; a look-up in the buffer's own set after), and once per pool
+ * at its release (pool_cmd_unref), which frees the pools' events
+ * destroyed meanwhile that no buffer may name any more. The set is the
+ * buffer's own, written by the one thread appending to the list: no lock,
+ * and no atomic per append on a line other threads write. */
+
+static inline uint32_t pool_hash(const sim_event_pool_t *p, uint32_t mask) {
+    return (uint32_t)(((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+}
+
+/* The set's entry for p: p's, or the empty one where it goes. */
+static cmdbuf_pool_t *cmdbuf_pool_slot(cmdbuf_pool_t *set, uint32_t cap, const sim_event_pool_t *p) {
+    uint32_t mask = cap - 1;
+    for (uint32_t i = pool_hash(p, mask);; i = (i + 1) & mask)
+        if (set[i].pool == p || set[i].pool == NULL) return &set[i];
+}
+
+/* Counts the command buffer b on p, once. Returns false when out of memory. */
+static bool cmdbuf_name_pool(sim_cmdbuf_t *b, sim_event_pool_t *p) {
+    if (p == b->last_pool) return true;
+    if (b->pools_cap == 0 || 2 * (b->npools + 1) > b->pools_cap) {
+        uint32_t cap = b->pools_cap ? 2 * b->pools_cap : 8;
+        cmdbuf_pool_t *set = calloc(cap, sizeof(*set));
+        if (set == NULL) return false;
+        for (uint32_t i = 0; i < b->pools_cap; i++)
+            if (b->pools[i].pool) *cmdbuf_pool_slot(set, cap, b->pools[i].pool) = b->pools[i];
+        free(b->pools);
+        b->pools = set;
+        b->pools_cap = cap;
+    }
+    cmdbuf_pool_t *e = cmdbuf_pool_slot(b->pools, b->pools_cap, p);
+    if (e->pool == NULL) {
+        e->slot = pool_cmd_ref(p);
+        e->pool = p;
+        b->npools++;
+    }
+    b->last_pool = p;
+    return true;
+}
+
+static inline bool cmdbuf_name_event(sim_cmdbuf_t *b, const sim_event_t *ev) {
+    return ev == NULL || ev->pool == b->last_pool || cmdbuf_name_pool(b, ev->pool);
+}
+
+/* Counts b on the pool of every event c (not persisted) names. */
+static bool cmdbuf_name_events(sim_cmdbuf_t *b, const sim_cmd_t *c) {
+    bool ok = cmdbuf_name_event(b, c->signal);
+    for (uint32_t i = 0; ok && i < c->nwait; i++) ok = cmdbuf_name_event(b, c->waits_tmp[i]);
+    if (ok && c->type == C_RESET) ok = cmdbuf_name_event(b, c->u.reset.ev);
+    if (ok && c->type == C_QUERY_TS && c->u.qts.evs != (sim_event_t *const *)c->waits_tmp)
+        for (uint32_t i = 0; ok && i < c->u.qts.n; i++) ok = cmdbuf_name_event(b, c->u.qts.evs[i]);
+    return ok;
+}
+
+/* The last reference: the commands (and every execution of them) are
+ * done; then the pools they named are released. */
 void cmdbuf_unref(sim_cmdbuf_t *b) {
     if (b == NULL || atomic_fetch_sub(&b->refs, 1) != 1) return;
     for (uint32_t i = 0; i < b->n; i++) cmd_release(&b->cmds[i]);
     free(b->cmds);
+    for (uint32_t i = 0; i < b->pools_cap; i++)
+        if (b->pools[i].pool) pool_cmd_unref(b->pools[i].pool, b->pools[i].slot);
+    free(b->pools);
     free(b);
 }
 
@@ -205,7 +274,7 @@ static ze_result_t submit_immediate(sim_cmdlist_t *l, sim_cmd_t *c) {
             return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
         }
         e->own = *c;
-        if (!cmd_persist(&e->own)) {
+        if (!cmd_persist(&e->own, CMD_QUEUED)) {
             e->next = eng->free_entries;
             eng->free_entries = e;
             pthread_mutex_unlock(&eng->lock);
@@ -248,9 +317,12 @@ static ze_result_t record(sim_cmdlist_t *l, sim_cmd_t *c) {
         b->cmds = n;
         b->cap = cap;
     }
+    /* Pools named stay counted if the command cannot be recorded: they
+     * are released with the buffer. */
+    if (!cmdbuf_name_events(b, c)) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     sim_cmd_t *dst = &b->cmds[b->n];
     *dst = *c;
-    if (!cmd_persist(dst)) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!cmd_persist(dst, CMD_RECORDED)) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     b->n++;
     return ZE_RESULT_SUCCESS;
 }
@@ -263,7 +335,7 @@ static ze_result_t submit(sim_cmdlist_t *l, sim_cmd_t *c) {
 static ze_result_t cmd_init(sim_cmd_t *c, cmd_type_t type, ze_event_handle_t hSignal, uint32_t numWait,
                             ze_event_handle_t *phWait) {
     c->type = (uint8_t)type;
-    c->owns = false;
+    c->owns = CMD_BORROWED;
     c->signal = NULL;
     c->nwait = 0;
     c->waits_tmp = NULL;

@@ -312,8 +312,9 @@ static void entry_free_locked(sim_engine_t *eng, sim_entry_t *e) {
 
 /* eng->lock held: schedules queued commands in FIFO order until the head
  * waits for an event without a known signal time. Returns true if
- * anything was scheduled. (Dropping the last reference of a list or
- * event here is fine: freeing them takes no engine lock.) */
+ * anything was scheduled. (Dropping the last reference of a list, a
+ * command buffer or an event here is fine: freeing them, and the events
+ * a command buffer's pools kept, takes no engine lock.) */
 bool engine_progress_locked(sim_engine_t *eng, uint64_t now) {
     bool did = false;
     while (eng->head) {

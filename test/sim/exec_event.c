@@ -30,16 +30,17 @@ static inline void posts_apply_for(sim_event_t *ev) {
     if (atomic_load_explicit(&ev->posts_out, memory_order_acquire) != 0) posts_apply();
 }
 
-/* Dropping the last reference applies the posted signals first: a post
- * names its event without holding a reference (below, "posted signals"),
- * so every post of a command that signalled ev -- made while the command,
- * and so its reference to ev, existed -- is written before ev is freed.
- * The posts are seen: each was published (post_tail) before its command
- * dropped its reference, and the reference count orders those drops
- * before this one. g_post_lock is never held here (appliers take no
- * reference). */
-void event_unref(sim_event_t *ev) {
-    if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
+/* Freeing an event applies the posted signals first: a post names its
+ * event without holding a reference (below, "posted signals"), so every
+ * post of a command that signalled ev -- made while the command existed,
+ * and with it what kept ev alive (a queued command's reference, or a
+ * recorded command's command buffer counted on ev's pool) -- is written
+ * before ev is freed. The posts are seen: each was published (post_tail)
+ * before its command was released, and the reference count (or the
+ * pool's count of command buffers, "a recorded command's events" below)
+ * orders that release before this free. g_post_lock is never held here
+ * (appliers take no reference), nor the pool's lock. */
+static void event_free(sim_event_t *ev) {
     posts_apply_for(ev);
     free(atomic_load_explicit(&ev->pend, RLX));
     free(ev->completion);
@@ -47,6 +48,113 @@ void event_unref(sim_event_t *ev) {
     sim_event_pool_t *p = ev->pool;
     free(ev);
     pool_unref(p);
+}
+
+/* ---- a recorded command's events -----------------------------------
+ * On Intel's driver an append to a regular list encodes the event's GPU
+ * address into the command buffer; nothing counts references to the
+ * event object, and the list's reset or destruction touches no event
+ * (test/sim/README.md "A regular list's signals: what Intel's driver
+ * does, what changed (session 13)"). A recorded command here holds no
+ * reference to its events either (cmd_owns_t CMD_RECORDED): its command
+ * buffer counts itself once on each pool its commands' events belong to
+ * (exec_cmdlist.c cmdbuf_name_pool: an atomic add on the pool the first
+ * time the buffer names it, a subtract per pool at the buffer's release),
+ * and an event whose last reference is dropped (zeEventDestroy, usually)
+ * while some command buffer counted on its pool may name it is kept, not
+ * freed, until every such buffer has been released. So destroying an
+ * event that recorded commands still name stays safe (README "Command
+ * queues and command lists"), and a kept event's pending posts are
+ * applied when it is freed (event_free), as before.
+ *
+ * Which buffers may name a kept event: only those counted on its pool
+ * before it was destroyed (an append naming a destroyed event is the
+ * application's error, refused by SIM_OBJ). So the pool counts in two
+ * slots, and a buffer counts itself in the slot current when it first
+ * names the pool (cur_slot). A kept event waits (`waiting`) until the
+ * slot not current is empty; then cur_slot flips to that slot -- new
+ * buffers count there from now on -- and the waiting events drain
+ * (`draining`) with the slot that was current (kept_slot), which only
+ * buffers counted before the flip hold: once it is empty too, every
+ * buffer counted before those events were destroyed is gone, and they
+ * are freed. Buffers counted after the flip do not hold them back, so
+ * a kept event is freed once the buffers that existed at its destruction
+ * are released, even if the application always has some recorded list
+ * naming the pool (a queue's last batch, a list being re-recorded). A
+ * buffer that read cur_slot just before a flip and counts itself in the
+ * old slot after it only delays the drain (it names no destroyed event).
+ * An event whose pool no buffer counts on is freed at once, as before:
+ * the check reads both slots (acquire, pairing with the buffers'
+ * releases), without the pool's lock. */
+
+/* p->lock held: moves the kept events along (above); returns the ones
+ * that may be freed now, linked through kept_next. */
+static sim_event_t *pool_kept_progress_locked(sim_event_pool_t *p) {
+    sim_event_t *freed = NULL;
+    for (;;) {
+        if (p->draining && atomic_load_explicit(&p->cmd_refs[p->kept_slot], memory_order_acquire) == 0) {
+            sim_event_t *last = p->draining;
+            while (last->kept_next) last = last->kept_next;
+            last->kept_next = freed;
+            freed = p->draining;
+            p->draining = NULL;
+        }
+        uint32_t cur = atomic_load_explicit(&p->cur_slot, RLX);
+        if (p->draining == NULL && p->waiting &&
+            atomic_load_explicit(&p->cmd_refs[1 - cur], memory_order_acquire) == 0) {
+            p->kept_slot = cur;
+            atomic_store_explicit(&p->cur_slot, 1 - cur, RLX);
+            p->draining = p->waiting;
+            p->waiting = NULL;
+            continue;
+        }
+        return freed;
+    }
+}
+
+static void events_free_list(sim_event_t *ev) {
+    while (ev) {
+        sim_event_t *next = ev->kept_next;
+        event_free(ev);
+        ev = next;
+    }
+}
+
+uint32_t pool_cmd_ref(sim_event_pool_t *p) {
+    atomic_fetch_add_explicit(&p->refs, 1, RLX);
+    uint32_t slot = atomic_load_explicit(&p->cur_slot, RLX);
+    atomic_fetch_add_explicit(&p->cmd_refs[slot], 1, RLX);
+    return slot;
+}
+
+void pool_cmd_unref(sim_event_pool_t *p, uint32_t slot) {
+    /* Release: the buffer's commands (and their posts) come before the
+     * free of the events they name. */
+    if (atomic_fetch_sub_explicit(&p->cmd_refs[slot], 1, memory_order_acq_rel) == 1) {
+        pthread_mutex_lock(&p->lock);
+        sim_event_t *freed = pool_kept_progress_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        events_free_list(freed);
+    }
+    pool_unref(p);
+}
+
+/* Dropping the last reference frees the event (event_free), or keeps it
+ * while recorded commands may name it ("a recorded command's events"). */
+void event_unref(sim_event_t *ev) {
+    if (ev == NULL || atomic_fetch_sub(&ev->refs, 1) != 1) return;
+    sim_event_pool_t *p = ev->pool;
+    if (atomic_load_explicit(&p->cmd_refs[0], memory_order_acquire) != 0 ||
+        atomic_load_explicit(&p->cmd_refs[1], memory_order_acquire) != 0) {
+        pthread_mutex_lock(&p->lock);
+        ev->kept_next = p->waiting;
+        p->waiting = ev;
+        sim_event_t *freed = pool_kept_progress_locked(p);
+        pthread_mutex_unlock(&p->lock);
+        events_free_list(freed);
+        return;
+    }
+    event_free(ev);
 }
 
 /* ---- event state: writers exclusive through seq, lock-free readers -- */
@@ -428,10 +536,11 @@ static bool ev_state_signalled_now(ev_state_t *st, bool parts) {
  * A post takes no reference to its event: on Intel's driver the command
  * buffer's post-sync write names the event's memory, and neither the
  * submission nor the device's write touches the event object's count.
- * What keeps the event alive is what Intel's driver has too: the
- * command's own reference, taken at append (cmd_persist) and dropped at
- * the list's reset or destroy (a regular list) or after the command ran
- * (a queued immediate one); event_unref applies the posted signals
+ * What keeps the event alive is its command: a recorded command's
+ * command buffer, counted on the event's pool from the append until the
+ * list's reset or destroy and the end of its executions ("a recorded
+ * command's events" above), or a queued immediate command's reference to
+ * the event, dropped after it ran; event_free applies the posted signals
  * before it frees an event, so no post outlives its event. A reference
  * per post cost the submitting thread two atomics per command on the
  * event's line, which the observer reads and resets (test/sim/README.md
@@ -630,9 +739,10 @@ static bool posts_grow(sim_engine_t *eng, uint32_t tail) {
  * timestamp parts (a COMPOSITE root's launch), a metrics notification
  * event, or an engine blocked on events (then the write, followed by the
  * caller's progress_after_signal, releases it at once, as before). The
- * caller holds a reference to ev for the call (the command's, or the
- * application's handle of a command not persisted); the post takes none
- * (event_unref). submitted: the host clock read at the command's
+ * caller keeps ev alive for the call (a queued command's reference, a
+ * recorded command's buffer counted on ev's pool, or the application's
+ * handle of a command not persisted); the post takes nothing (event_free
+ * applies it). submitted: the host clock read at the command's
  * submission (raises the clock floor when applied). */
 void event_signal_device(sim_engine_t *eng, sim_event_t *ev, uint64_t t, const ev_parts_t *parts,
                          uint64_t submitted) {
@@ -747,6 +857,8 @@ static uint64_t event_host_time(sim_event_t *ev, uint64_t now) {
 /* Event pools and events                                              */
 /* ================================================================== */
 
+/* The last reference: no event of the pool is left (kept ones hold one
+ * each) and no command buffer counts on it. */
 static void pool_unref(sim_event_pool_t *p) {
     if (p == NULL || atomic_fetch_sub(&p->refs, 1) != 1) return;
     pthread_mutex_destroy(&p->lock);
@@ -784,6 +896,9 @@ static ze_result_t ZE_APICALL sim_zeEventPoolCreate(ze_context_handle_t hContext
     p->dev = dev;
     p->used = used;
     atomic_init(&p->refs, 1);
+    atomic_init(&p->cmd_refs[0], 0);
+    atomic_init(&p->cmd_refs[1], 0);
+    atomic_init(&p->cur_slot, 0);
     pthread_mutex_init(&p->lock, NULL);
     *phEventPool = (ze_event_pool_handle_t)p;
     return ZE_RESULT_SUCCESS;
@@ -792,8 +907,10 @@ static ze_result_t ZE_APICALL sim_zeEventPoolCreate(ze_context_handle_t hContext
 static ze_result_t ZE_APICALL sim_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool) {
     sim_event_pool_t *p = SIM_OBJ(sim_event_pool_t, hEventPool, SIM_K_EVENTPOOL);
     if (p == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    /* Events still alive keep the pool's memory (Intel's driver does not
-     * check either; the application must destroy them first). */
+    /* Events still alive (or kept for recorded commands that may name
+     * them) and command buffers naming the pool keep its memory (Intel's
+     * driver does not check either; the application must destroy them
+     * first). */
     sim_obj_kill(&p->obj);
     pool_unref(p);
     return ZE_RESULT_SUCCESS;
@@ -876,8 +993,9 @@ static ze_result_t ZE_APICALL sim_zeEventDestroy(ze_event_handle_t hEvent) {
     pthread_mutex_lock(&ev->pool->lock);
     ev->pool->used[ev->index] = 0;
     pthread_mutex_unlock(&ev->pool->lock);
-    /* Commands still referencing it keep the memory alive; the last
-     * reference applies the posted signals that name it (event_unref). */
+    /* Queued commands still referencing it, and recorded ones that may
+     * name it, keep the memory alive; the event's free applies the posted
+     * signals that name it (event_unref, event_free). */
     event_unref(ev);
     return ZE_RESULT_SUCCESS;
 }

@@ -75,6 +75,11 @@ static ze_result_t ZE_APICALL sim_zeCommandQueueExecuteCommandLists(ze_command_q
     atomic_init(&b->refs, 2); /* the engine (until the batch end) + the queue */
     atomic_init(&b->end_t, T_NEVER);
     b->nbufs = numCommandLists;
+    /* The batch holds each list's command buffer until it is done (and
+     * the queue's last batch until the next): the buffer's commands, and
+     * its counts on their events' pools, which keep events the commands
+     * name if the application destroys them meanwhile (exec_event.c "a
+     * recorded command's events"). */
     for (uint32_t i = 0; i < numCommandLists; i++) {
         sim_cmdlist_t *l = (sim_cmdlist_t *)phCommandLists[i];
         b->bufs[i] = l->buf;
@@ -88,7 +93,7 @@ static ze_result_t ZE_APICALL sim_zeCommandQueueExecuteCommandLists(ze_command_q
     sim_cmd_t bend;
     memset(&bend, 0, sizeof(bend));
     bend.type = C_BATCH_END;
-    bend.owns = true;
+    bend.owns = CMD_RECORDED; /* holds nothing: no wait list, no event */
     bend.u.bend.batch = b;
 
     sim_engine_t *eng = q->eng;
@@ -120,7 +125,7 @@ static ze_result_t ZE_APICALL sim_zeCommandQueueExecuteCommandLists(ze_command_q
                 e->cmd = c;
             } else {
                 e->own = bend;
-                e->own.owns = false; /* nothing to release: the batch is unref'd at execution */
+                e->own.owns = CMD_BORROWED; /* nothing to release: the batch is unref'd at execution */
                 e->cmd = &e->own;
             }
             e->list = l;
