@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 )
 
@@ -92,6 +93,8 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 	kind := s.Attribution
 	switch kind {
 	case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH, pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+	case pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES:
+		kind = pb.StallAttribution_STALL_ATTRIBUTION_SHARED // the same sharing, its ids as ranges
 	default:
 		kind = pb.StallAttribution_STALL_ATTRIBUTION_KERNEL // unknown kinds name no launch
 	}
@@ -125,8 +128,10 @@ func (m *runModel) addStalls(s *pb.StallRows) {
 		case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
 			a.ids.add(s.LaunchId)
 		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
-			for _, id := range s.CandidateLaunchIds {
-				a.ids.add(id)
+			for id := range pbstream.CandidateLaunches(s) {
+				if a.ids.add(id); a.ids.more {
+					break // a range may name tens of thousands
+				}
 			}
 		}
 		if len(a.counts) < c {

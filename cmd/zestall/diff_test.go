@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zestall/zestall/proto/pbstream"
@@ -70,5 +73,70 @@ func TestDiff(t *testing.T) {
 	}
 	if codes["compute_poly"] != "changed/source line" || codes["stream_triad"] != "old only/" || codes["stream_triad_v2"] != "new only/" {
 		t.Errorf("matching: %v", codes)
+	}
+}
+
+// TestSharedRangesSameViews: a SHARED row's launches given as ranges of
+// ids (STALL_ATTRIBUTION_SHARED_RANGES, schema revision 11) read the same
+// as the list: every view of two real captures, rewritten with each
+// SHARED row's list as ranges, equals the view of the original, and
+// merging them offsets the ranges as the lists.
+func TestSharedRangesSameViews(t *testing.T) {
+	t.Setenv(helperEnv, "/nonexistent/zestall-iga")
+	ranged := map[string]string{}
+	for _, src := range []string{multi, serialized} {
+		shared := 0
+		r := rewriteCapture(t, src, "ranged.zst", func(r *pb.Record) {
+			s := r.GetStallRows()
+			if s == nil || s.Attribution != pb.StallAttribution_STALL_ATTRIBUTION_SHARED {
+				return
+			}
+			shared++
+			var rg []uint64
+			for i, id := range s.CandidateLaunchIds {
+				if i > 0 && id == rg[len(rg)-1]+1 {
+					rg[len(rg)-1] = id
+					continue
+				}
+				rg = append(rg, id, id)
+			}
+			s.Attribution, s.CandidateLaunchIds, s.CandidateLaunchIdRanges = pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES, nil, rg
+		})
+		if shared == 0 {
+			t.Fatalf("%s has no SHARED row to rewrite", src)
+		}
+		ranged[src] = r
+		for _, args := range [][]string{
+			{"report"},
+			{"report", "--json"},
+			{"report", "--launches", "--limit", "5"},
+			{"report", "--launches", "--json", "--kernel", "compute_poly"},
+			{"annotate", "--no-disasm"},
+		} {
+			// The first line echoes the command (its file's name).
+			_, want, _ := strings.Cut(cliResult(t, append(slices.Clone(args), src)), "\n")
+			_, got, _ := strings.Cut(cliResult(t, append(slices.Clone(args), r)), "\n")
+			got = strings.ReplaceAll(got, "$TMP/ranged.zst", src)
+			if got != want {
+				t.Errorf("%s %v: ranges read differently from the list:\n%s", src, args, diffLines(want, got))
+			}
+		}
+	}
+	// Merged, the second input's ranges move by the first's launch ids as
+	// its lists do.
+	dir := t.TempDir()
+	var so, se bytes.Buffer
+	lists, ranges := filepath.Join(dir, "lists.zst"), filepath.Join(dir, "ranges.zst")
+	for _, m := range [][]string{{multi, serialized, lists}, {ranged[multi], ranged[serialized], ranges}} {
+		if code := run([]string{"merge", m[0], m[1], "-o", m[2]}, &so, &se); code != 0 {
+			t.Fatalf("merge: exit %d: %s", code, se.String())
+		}
+	}
+	for _, args := range [][]string{{"report", "--launches", "--limit", "8"}, {"report", "--launches", "--json", "--kernel", "compute_poly"}} {
+		_, want, _ := strings.Cut(cliResult(t, append(slices.Clone(args), lists)), "\n")
+		_, got, _ := strings.Cut(cliResult(t, append(slices.Clone(args), ranges)), "\n")
+		if got != strings.ReplaceAll(want, "lists.zst", "ranges.zst") {
+			t.Errorf("merged %v: ranges read differently from the lists:\n%s", args, diffLines(want, got))
+		}
 	}
 }

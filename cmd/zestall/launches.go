@@ -113,6 +113,29 @@ func (s *launchSelection) addRows(r *pb.StallRows, kind pb.StallAttribution) {
 				shared = append(shared, li)
 			}
 		}
+		// STALL_ATTRIBUTION_SHARED_RANGES (addStalls passes it as SHARED):
+		// a range may name tens of thousands of launches, of which a
+		// selection keeps a few; look up the smaller side.
+		rg := r.CandidateLaunchIdRanges
+		for i := 0; i+1 < len(rg); i += 2 {
+			lo, hi := rg[i], rg[i+1]
+			if hi-lo < uint64(len(s.byID)) {
+				for id := lo; ; id++ {
+					if li := s.byID[id]; li != nil {
+						shared = append(shared, li)
+					}
+					if id >= hi {
+						break
+					}
+				}
+				continue
+			}
+			for id, li := range s.byID {
+				if id >= lo && id <= hi {
+					shared = append(shared, li)
+				}
+			}
+		}
 	}
 	if own == nil && shared == nil {
 		return

@@ -177,6 +177,9 @@ func scanInput(path string, stderr io.Writer) (*mergeInput, error) {
 			for _, c := range s.CandidateLaunchIds {
 				ids.launch = max(ids.launch, c)
 			}
+			for _, c := range s.CandidateLaunchIdRanges {
+				ids.launch = max(ids.launch, c)
+			}
 			dev(s.DeviceId)
 		case *pb.Record_Unattributed:
 			dev(k.Unattributed.DeviceId)
@@ -256,6 +259,9 @@ func remapRecord(rec *pb.Record, o idOffsets) bool {
 		add(&s.LaunchId, o.launch)
 		for i := range s.CandidateLaunchIds {
 			add(&s.CandidateLaunchIds[i], o.launch)
+		}
+		for i := range s.CandidateLaunchIdRanges {
+			add(&s.CandidateLaunchIdRanges[i], o.launch)
 		}
 		dev(&s.DeviceId)
 	case *pb.Record_Unattributed:

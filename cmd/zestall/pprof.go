@@ -185,7 +185,7 @@ func attributionLabel(k pb.StallAttribution) string {
 	switch k {
 	case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
 		return "launch"
-	case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+	case pb.StallAttribution_STALL_ATTRIBUTION_SHARED, pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES:
 		return "shared"
 	}
 	return "kernel"

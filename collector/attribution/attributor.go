@@ -189,8 +189,13 @@ type atKernel struct {
 	seq    uint64
 
 	// Timed launches held: a chain through a.launches, oldest first
-	// (-1: none).
+	// (-1: none). unordered: some launch in the chain starts before the
+	// one chained before it; otherwise the chain is in start order, and a
+	// walk for the launches starting by some time stops at the first that
+	// starts later (launches back to back at a high rate: the chain holds
+	// a latency's worth after any window, tens of thousands).
 	first, last int32
+	unordered   bool
 	// Timed launches not held (over MaxLaunchesHeld) lie within
 	// [notHeldFrom, notHeldUntil] when notHeld: windows meeting that
 	// span stay at kernel level.
@@ -933,6 +938,8 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 			case ids == nil: // untimed launch could overlap
 			case len(ids) == 1:
 				att = pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH
+			case len(ids) >= minRangedCandidates && 2*idRuns(ids) < len(ids):
+				att = pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES
 			case len(ids) > 1:
 				att = pb.StallAttribution_STALL_ATTRIBUTION_SHARED
 			}
@@ -998,6 +1005,8 @@ func (a *Attributor) decide(out []*pb.Record, w *atWindow, forced bool) []*pb.Re
 		}
 		if att == pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH {
 			s.LaunchId = ids[0]
+		} else if att == pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES {
+			s.CandidateLaunchIdRanges = idRanges(ids)
 		} else {
 			s.CandidateLaunchIds = slices.Clone(ids)
 		}
@@ -1109,11 +1118,51 @@ func (a *Attributor) hasTimedIn(k *atKernel, lo, end uint64) bool {
 	}
 	ls := &a.launches
 	for i := k.first; i >= 0; i = ls.next[i] {
-		if ls.start[i] <= end && ls.end[i] > lo {
+		if ls.start[i] > end {
+			if !k.unordered {
+				break // the rest start later still
+			}
+			continue
+		}
+		if ls.end[i] > lo {
 			return true
 		}
 	}
 	return false
+}
+
+// minRangedCandidates is the fewest launches a SHARED row names as ranges
+// of ids (STALL_ATTRIBUTION_SHARED_RANGES) rather than one by one: launches
+// back to back at a high rate overlap a read window, widened by the
+// delivery latency, by the tens of thousands, mostly with consecutive ids;
+// a handful of overlapping launches stays a list.
+const minRangedCandidates = 16
+
+// idRuns is how many runs of consecutive ids the ascending ids hold.
+func idRuns(ids []uint64) int {
+	n := 1
+	for i := 1; i < len(ids); i++ {
+		if ids[i] != ids[i-1]+1 {
+			n++
+		}
+	}
+	return n
+}
+
+// idRanges is the ascending ids as pairs (first, last) of their runs of
+// consecutive ids (StallRows.candidate_launch_id_ranges).
+func idRanges(ids []uint64) []uint64 {
+	var out []uint64
+	first := ids[0]
+	for i := 1; i <= len(ids); i++ {
+		if i == len(ids) || ids[i] != ids[i-1]+1 {
+			out = append(out, first, ids[i-1])
+			if i < len(ids) {
+				first = ids[i]
+			}
+		}
+	}
+	return out
 }
 
 // candidates appends to dst the ids, ascending, of k's timed launches that
@@ -1136,13 +1185,26 @@ func (a *Attributor) candidates(k *atKernel, dst []uint64, lo, end uint64) (ids 
 	// horizon: about a latency plus a read's worth of k's launches, most
 	// of which overlap the windows still to decide.
 	ls := &a.launches
+	n0, ascending := len(dst), true
 	for i := k.first; i >= 0; i = ls.next[i] {
-		if ls.start[i] <= end && ls.end[i] > lo {
-			dst = append(dst, ls.id[i])
+		if ls.start[i] > end {
+			if !k.unordered {
+				break // the rest start later still
+			}
+			continue
+		}
+		if ls.end[i] > lo {
+			id := ls.id[i]
+			if len(dst) > n0 && id <= dst[len(dst)-1] {
+				ascending = false
+			}
+			dst = append(dst, id)
 		}
 	}
-	slices.Sort(dst)
-	dst = slices.Compact(dst) // a launch reported twice
+	if !ascending { // else sorted and distinct already (one thread's launches, in order)
+		slices.Sort(dst)
+		dst = slices.Compact(dst) // a launch reported twice
+	}
 	if dst == nil {
 		dst = []uint64{}
 	}
@@ -1168,7 +1230,10 @@ func (a *Attributor) horizon() uint64 {
 // window can meet, once enough has changed since the last prune (amortized
 // O(1) per call of the other methods).
 func (a *Attributor) maybePrune() {
-	if a.churn < max(256, a.held) {
+	// A quarter of what is held: a candidates walk (decide) passes over
+	// the launches a prune would free, and at a high launch rate the
+	// chains hold tens of thousands.
+	if a.churn < max(256, a.held/4) {
 		return
 	}
 	a.prune()

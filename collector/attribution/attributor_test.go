@@ -71,6 +71,24 @@ func flatten(t testing.TB, recs []*pb.Record) []string {
 					t.Fatalf("bad candidates: %v", s)
 				}
 				prefix = fmt.Sprintf("S k%d %v", s.KernelId, s.CandidateLaunchIds)
+			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES:
+				r := s.CandidateLaunchIdRanges
+				if len(s.CandidateLaunchIds) != 0 || len(r) < 2 || len(r)%2 != 0 {
+					t.Fatalf("bad candidate ranges: %v", s)
+				}
+				n := uint64(0)
+				for i := 0; i < len(r); i += 2 {
+					n += r[i+1] - r[i] + 1
+				}
+				if 2*len(r) > 2*int(n) || n < 16 {
+					t.Fatalf("ranges %v for %d launches: a list would do", r, n)
+				}
+				for i := 0; i < len(r); i += 2 {
+					if r[i] > r[i+1] || i > 0 && r[i] <= r[i-1]+1 {
+						t.Fatalf("candidate ranges not ascending, disjoint and apart: %v", r)
+					}
+				}
+				prefix = fmt.Sprintf("R k%d %v", s.KernelId, r)
 			default:
 				prefix = fmt.Sprintf("K k%d", s.KernelId)
 				if s.WindowStartHostNs != 0 || s.WindowEndHostNs != 0 || s.LaunchId != 0 {
@@ -152,6 +170,53 @@ func TestAttributor(t *testing.T) {
 			return resolve(a)
 		}, want: []string{
 			"S k1 [10 11] w90-200 +0x10 [1 2]",
+		}},
+		{name: "launches back to back named as one range", run: func(a *attribution.Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			for i := uint64(0); i < 20; i++ {
+				a.LaunchTimed(10+i, 1, 100+5*i, 104+5*i)
+			}
+			a.AddWindow(90, 300, []attribution.Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			"R k1 [10 29] w90-300 +0x10 [1 2]",
+		}},
+		{name: "two runs of launches named as two ranges", run: func(a *attribution.Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			for i := uint64(0); i < 10; i++ {
+				a.LaunchTimed(10+i, 1, 100+5*i, 104+5*i)
+				a.LaunchTimed(30+i, 1, 200+5*i, 204+5*i)
+			}
+			a.AddWindow(90, 300, []attribution.Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			"R k1 [10 19 30 39] w90-300 +0x10 [1 2]",
+		}},
+		{name: "fifteen launches stay a list", run: func(a *attribution.Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			for i := uint64(0); i < 15; i++ {
+				a.LaunchTimed(10+i, 1, 100+5*i, 104+5*i)
+			}
+			a.AddWindow(90, 300, []attribution.Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			"S k1 [10 11 12 13 14 15 16 17 18 19 20 21 22 23 24] w90-300 +0x10 [1 2]",
+		}},
+		{name: "launches interleaved with another kernel's stay a list", run: func(a *attribution.Attributor) []*pb.Record {
+			a.KernelCreated(1, baseA, 0x100, 10)
+			a.KernelCreated(2, baseB, 0x100, 10)
+			for i := uint64(0); i < 10; i++ {
+				a.LaunchTimed(10+2*i, 1, 100+10*i, 104+10*i)
+				a.LaunchTimed(11+2*i, 2, 105+10*i, 109+10*i)
+			}
+			for i := uint64(0); i < 10; i++ {
+				a.LaunchTimed(30+i, 1, 200+5*i, 204+5*i)
+			}
+			a.AddWindow(90, 300, []attribution.Sample{smp(baseA+0x10, 1, 2)})
+			return resolve(a)
+		}, want: []string{
+			// 20 launches in 11 runs: ranges would take 22 numbers.
+			"S k1 [10 12 14 16 18 20 22 24 26 28 30 31 32 33 34 35 36 37 38 39] w90-300 +0x10 [1 2]",
 		}},
 		{name: "sequential launches in separate windows", run: func(a *attribution.Attributor) []*pb.Record {
 			a.KernelCreated(1, baseA, 0x100, 10)

@@ -76,13 +76,16 @@
 //     window of K at kernel level until K is destroyed.
 //   - Otherwise the candidates are K's timed launches overlapping W:
 //     exactly one gives STALL_ATTRIBUTION_LAUNCH, several give
-//     STALL_ATTRIBUTION_SHARED with their ids ascending, none gives
-//     STALL_ATTRIBUTION_KERNEL (launches unknown to the attributor, e.g.
-//     samples arriving later than the slack allows).
+//     STALL_ATTRIBUTION_SHARED with their ids ascending (or, when at least
+//     16 whose ids are mostly consecutive, as launches back to back at a
+//     high rate are, STALL_ATTRIBUTION_SHARED_RANGES with their runs of
+//     ids as ranges), none gives STALL_ATTRIBUTION_KERNEL (launches unknown
+//     to the attributor, e.g. samples arriving later than the slack
+//     allows).
 //
 // # Output
 //
-// LAUNCH and SHARED rows: one StallRows per (kernel, window), with the
+// LAUNCH and SHARED (and SHARED_RANGES) rows: one StallRows per (kernel, window), with the
 // window's times. KERNEL rows: summed per (kernel, offset) over the windows
 // decided since the last kernel flush and emitted as one StallRows per
 // kernel with window 0/0 (every AttributorOptions.KernelFlushNs of window time, when

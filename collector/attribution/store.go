@@ -79,21 +79,29 @@ func (s *launchStore) add(k *atKernel, id, start, end uint64) {
 	s.id[i], s.start[i], s.end[i], s.next[i] = id, start, end, -1
 	if k.last >= 0 {
 		s.next[k.last] = i
+		if start < s.start[k.last] {
+			k.unordered = true
+		}
 	} else {
 		k.first = i
+		k.unordered = false
 	}
 	k.last = i
 	s.n++
 }
 
 // prune frees k's launches ending at or before lo and returns how many
-// are left.
+// are left; it finds again whether those are in start order.
 func (s *launchStore) prune(k *atKernel, lo uint64) int {
 	left := 0
 	prev := int32(-1)
+	k.unordered = false
 	for i := k.first; i >= 0; {
 		nx := s.next[i]
 		if s.end[i] > lo {
+			if prev >= 0 && s.start[i] < s.start[prev] {
+				k.unordered = true
+			}
 			left++
 			prev = i
 			i = nx
@@ -120,7 +128,7 @@ func (s *launchStore) freeChain(k *atKernel) {
 		s.release(i)
 		i = nx
 	}
-	k.first, k.last = -1, -1
+	k.first, k.last, k.unordered = -1, -1, false
 }
 
 func (s *launchStore) release(i int32) {

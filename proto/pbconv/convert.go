@@ -711,6 +711,7 @@ func CopyStallRowsToWire(dst *zw.StallRows, m *pb.StallRows) {
 	dst.OffsetDeltas = m.OffsetDeltas
 	dst.Counters = m.Counters
 	dst.PossiblyForeign = m.PossiblyForeign
+	dst.CandidateLaunchIdRanges = m.CandidateLaunchIdRanges
 	dst.UnknownFields = m.ProtoReflect().GetUnknown()
 }
 
@@ -738,6 +739,7 @@ func CopyStallRowsFromWire(dst *pb.StallRows, m *zw.StallRows) {
 	dst.OffsetDeltas = m.OffsetDeltas
 	dst.Counters = m.Counters
 	dst.PossiblyForeign = m.PossiblyForeign
+	dst.CandidateLaunchIdRanges = m.CandidateLaunchIdRanges
 	dst.ProtoReflect().SetUnknown(m.UnknownFields)
 }
 

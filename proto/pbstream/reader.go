@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 
@@ -613,6 +614,9 @@ func (r *Reader) resolve(rec *pb.Record) error {
 		pbconv.CopyLaunchFromWire(k.Launch, &r.launch)
 	case *pb.Record_StallRows:
 		s := k.StallRows
+		if err := checkRanges(s.CandidateLaunchIdRanges); err != nil {
+			return err
+		}
 		return checkColumns("StallRows", s.ColumnCount, len(s.OffsetDeltas), len(s.Counters))
 	case *pb.Record_Unattributed:
 		u := k.Unattributed
@@ -626,4 +630,60 @@ func checkColumns(what string, cols uint32, rows, counters int) error {
 		return fmt.Errorf("%s with %d rows and %d columns has %d counters", what, rows, cols, counters)
 	}
 	return nil
+}
+
+// checkRanges checks StallRows.candidate_launch_id_ranges: pairs (first,
+// last) with first <= last, ascending and disjoint.
+func checkRanges(r []uint64) error {
+	if len(r)%2 != 0 {
+		return fmt.Errorf("StallRows with %d candidate_launch_id_ranges values: not pairs", len(r))
+	}
+	for i := 0; i < len(r); i += 2 {
+		if r[i] > r[i+1] {
+			return fmt.Errorf("StallRows candidate range %d: first %d after last %d", i/2, r[i], r[i+1])
+		}
+		if i > 0 && r[i] <= r[i-1] {
+			return fmt.Errorf("StallRows candidate range %d starts at %d, not after the previous range's last %d", i/2, r[i], r[i-1])
+		}
+	}
+	return nil
+}
+
+// CandidateLaunches calls yield with the id of every launch that shares
+// the samples of s (STALL_ATTRIBUTION_SHARED: candidate_launch_ids;
+// STALL_ATTRIBUTION_SHARED_RANGES: every id of candidate_launch_id_ranges),
+// ascending, until yield returns false. A record the Reader returned has
+// well-formed ranges; others are read as far as they are pairs.
+func CandidateLaunches(s *pb.StallRows) iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		for _, id := range s.GetCandidateLaunchIds() {
+			if !yield(id) {
+				return
+			}
+		}
+		r := s.GetCandidateLaunchIdRanges()
+		for i := 0; i+1 < len(r); i += 2 {
+			for id := r[i]; ; id++ {
+				if !yield(id) {
+					return
+				}
+				if id >= r[i+1] {
+					break
+				}
+			}
+		}
+	}
+}
+
+// CandidateCount is how many launches share the samples of s (the length
+// of CandidateLaunches).
+func CandidateCount(s *pb.StallRows) uint64 {
+	n := uint64(len(s.GetCandidateLaunchIds()))
+	r := s.GetCandidateLaunchIdRanges()
+	for i := 0; i+1 < len(r); i += 2 {
+		if r[i+1] >= r[i] {
+			n += r[i+1] - r[i] + 1
+		}
+	}
+	return n
 }

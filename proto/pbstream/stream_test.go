@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -471,6 +472,79 @@ func TestStallShapeChecked(t *testing.T) {
 	var fe *stream.FormatError
 	if len(recs) != 1 || !errors.Is(err, stream.ErrCorrupt) || !errors.As(err, &fe) || fe.Record != 1 {
 		t.Fatalf("got %d records, err %v; want 1 and stream.ErrCorrupt at record 1", len(recs), err)
+	}
+}
+
+func TestCandidateRangesChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ranges []uint64
+	}{
+		{"odd count", []uint64{1, 5, 9}},
+		{"first after last", []uint64{5, 4}},
+		{"overlapping", []uint64{1, 5, 5, 9}},
+		{"descending", []uint64{10, 12, 1, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &pb.Record{Kind: &pb.Record_StallRows{StallRows: &pb.StallRows{
+				Attribution: pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES, CandidateLaunchIdRanges: tc.ranges,
+				ColumnCount: 1, OffsetDeltas: []uint64{0}, Counters: []uint64{1}}}}
+			file := encode(t, []*pb.Record{header(), rec}, 0, nil)
+			recs, err := ReadAll(bytes.NewReader(file))
+			var fe *stream.FormatError
+			if len(recs) != 1 || !errors.Is(err, stream.ErrCorrupt) || !errors.As(err, &fe) || fe.Record != 1 {
+				t.Fatalf("got %d records, err %v; want 1 and stream.ErrCorrupt at record 1", len(recs), err)
+			}
+		})
+	}
+}
+
+func TestCandidateRangesRoundTrip(t *testing.T) {
+	want := []uint64{1, 5, 7, 9, 1 << 40, 1<<40 + 3}
+	rec := &pb.Record{Kind: &pb.Record_StallRows{StallRows: &pb.StallRows{
+		Attribution: pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES, CandidateLaunchIdRanges: want,
+		ColumnCount: 1, OffsetDeltas: []uint64{0}, Counters: []uint64{1}}}}
+	recs, err := ReadAll(bytes.NewReader(encode(t, []*pb.Record{header(), rec}, 0, nil)))
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("got %d records, err %v", len(recs), err)
+	}
+	s := recs[1].GetStallRows()
+	if s.GetAttribution() != pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES || !equalU64(s.GetCandidateLaunchIdRanges(), want) {
+		t.Fatalf("read back %v", s)
+	}
+	if n := CandidateCount(s); n != 5+3+4 {
+		t.Fatalf("CandidateCount = %d, want 12", n)
+	}
+}
+
+func TestCandidateLaunches(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *pb.StallRows
+		want []uint64
+	}{
+		{"none", &pb.StallRows{}, nil},
+		{"list", &pb.StallRows{CandidateLaunchIds: []uint64{3, 7, 9}}, []uint64{3, 7, 9}},
+		{"one range", &pb.StallRows{CandidateLaunchIdRanges: []uint64{10, 14}}, []uint64{10, 11, 12, 13, 14}},
+		{"ranges", &pb.StallRows{CandidateLaunchIdRanges: []uint64{1, 2, 5, 5, 8, 9}}, []uint64{1, 2, 5, 8, 9}},
+		{"at the top", &pb.StallRows{CandidateLaunchIdRanges: []uint64{math.MaxUint64 - 1, math.MaxUint64}}, []uint64{math.MaxUint64 - 1, math.MaxUint64}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := slices.Collect(CandidateLaunches(tc.s)); !equalU64(got, tc.want) {
+				t.Errorf("CandidateLaunches = %v, want %v", got, tc.want)
+			}
+			if n := CandidateCount(tc.s); n != uint64(len(tc.want)) {
+				t.Errorf("CandidateCount = %d, want %d", n, len(tc.want))
+			}
+			var first []uint64 // stopping early
+			for id := range CandidateLaunches(tc.s) {
+				first = append(first, id)
+				break
+			}
+			if len(tc.want) > 0 && (len(first) != 1 || first[0] != tc.want[0]) {
+				t.Errorf("first candidate %v, want %d", first, tc.want[0])
+			}
+		})
 	}
 }
 

@@ -13,7 +13,7 @@ const Magic = "ZESTALL"
 // SchemaRevision is the revision of zestall.proto that the writers of
 // this module (the layer, zestall merge) write in Header.format_version
 // ("Compatibility and versioning" in the .proto).
-const SchemaRevision = 10
+const SchemaRevision = 11
 
 // Version is the framing version this package writes. Version 2 came with
 // schema revision 8: its LaunchRun records are a kind a reader must not

@@ -544,6 +544,13 @@ const (
 	StallAttribution_STALL_ATTRIBUTION_LAUNCH StallAttribution = 1
 	// Shared by the launches in candidate_launch_ids, which overlap.
 	StallAttribution_STALL_ATTRIBUTION_SHARED StallAttribution = 2
+	// Shared by the launches in the ranges of candidate_launch_id_ranges,
+	// which overlap: STALL_ATTRIBUTION_SHARED with the ids given as ranges.
+	// zestall writes it when the ranges take less room than the list and
+	// name at least 16 launches. A reader older than revision 11 sees an
+	// enum value it does not know rather than a list that would look
+	// complete. Added in revision 11.
+	StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES StallAttribution = 3
 )
 
 // Enum value maps for StallAttribution.
@@ -552,11 +559,13 @@ var (
 		0: "STALL_ATTRIBUTION_KERNEL",
 		1: "STALL_ATTRIBUTION_LAUNCH",
 		2: "STALL_ATTRIBUTION_SHARED",
+		3: "STALL_ATTRIBUTION_SHARED_RANGES",
 	}
 	StallAttribution_value = map[string]int32{
-		"STALL_ATTRIBUTION_KERNEL": 0,
-		"STALL_ATTRIBUTION_LAUNCH": 1,
-		"STALL_ATTRIBUTION_SHARED": 2,
+		"STALL_ATTRIBUTION_KERNEL":        0,
+		"STALL_ATTRIBUTION_LAUNCH":        1,
+		"STALL_ATTRIBUTION_SHARED":        2,
+		"STALL_ATTRIBUTION_SHARED_RANGES": 3,
 	}
 )
 
@@ -1191,7 +1200,7 @@ func (*Record_LaunchRun) isRecord_Kind() {}
 type Header struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 10.
+	// "Compatibility and versioning" above). This revision is 11.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -2867,6 +2876,7 @@ type StallRows struct {
 	// With STALL_ATTRIBUTION_SHARED: the ids of all launches of the kernel
 	// that overlap the read window. The samples belong to these launches
 	// together; how they split between them is unknown. Ascending.
+	// (STALL_ATTRIBUTION_SHARED_RANGES gives them as ranges instead.)
 	CandidateLaunchIds []uint64 `protobuf:"varint,6,rep,packed,name=candidate_launch_ids,json=candidateLaunchIds,proto3" json:"candidate_launch_ids,omitempty"`
 	// Host ns of the read before and of the read that delivered these
 	// samples: the read window. 0 for STALL_ATTRIBUTION_KERNEL rows that
@@ -2888,8 +2898,17 @@ type StallRows struct {
 	// rows are possibly (partly) foreign. For KERNEL rows aggregated over
 	// several windows: true when any of them was. Added in revision 5.
 	PossiblyForeign bool `protobuf:"varint,12,opt,name=possibly_foreign,json=possiblyForeign,proto3" json:"possibly_foreign,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// With STALL_ATTRIBUTION_SHARED_RANGES: the ids of all launches of the
+	// kernel that overlap the read window, as ranges: pairs (first, last),
+	// both ids included, ascending and disjoint, so that every id from first
+	// to last is one of them. The samples belong to these launches together,
+	// as with STALL_ATTRIBUTION_SHARED. Launches launched back to back at a
+	// high rate overlap a read window (widened by the driver's delivery
+	// latency) by the thousand, mostly with consecutive ids: one range, where
+	// candidate_launch_ids would list each. Added in revision 11.
+	CandidateLaunchIdRanges []uint64 `protobuf:"varint,13,rep,packed,name=candidate_launch_id_ranges,json=candidateLaunchIdRanges,proto3" json:"candidate_launch_id_ranges,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *StallRows) Reset() {
@@ -3004,6 +3023,13 @@ func (x *StallRows) GetPossiblyForeign() bool {
 		return x.PossiblyForeign
 	}
 	return false
+}
+
+func (x *StallRows) GetCandidateLaunchIdRanges() []uint64 {
+	if x != nil {
+		return x.CandidateLaunchIdRanges
+	}
+	return nil
 }
 
 // Unattributed holds EU stall samples whose address lies in no known
@@ -4372,7 +4398,7 @@ const file_zestall_proto_rawDesc = "" +
 	"\trepeat_of\x18\x05 \x03(\rR\brepeatOf\x12'\n" +
 	"\x0fexecution_index\x18\x06 \x03(\rR\x0eexecutionIndex\x12 \n" +
 	"\fsycl_task_id\x18\a \x03(\x04R\n" +
-	"syclTaskId\"\x85\x04\n" +
+	"syclTaskId\"\xc2\x04\n" +
 	"\tStallRows\x12\x1b\n" +
 	"\tkernel_id\x18\x01 \x01(\x04R\bkernelId\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\rR\bdeviceId\x12-\n" +
@@ -4386,7 +4412,8 @@ const file_zestall_proto_rawDesc = "" +
 	"\roffset_deltas\x18\n" +
 	" \x03(\x04R\foffsetDeltas\x12\x1a\n" +
 	"\bcounters\x18\v \x03(\x04R\bcounters\x12)\n" +
-	"\x10possibly_foreign\x18\f \x01(\bR\x0fpossiblyForeignB\x13\n" +
+	"\x10possibly_foreign\x18\f \x01(\bR\x0fpossiblyForeign\x12;\n" +
+	"\x1acandidate_launch_id_ranges\x18\r \x03(\x04R\x17candidateLaunchIdRangesB\x13\n" +
 	"\x11_sub_device_index\"\x87\x03\n" +
 	"\fUnattributed\x12\x1b\n" +
 	"\tdevice_id\x18\x01 \x01(\rR\bdeviceId\x12-\n" +
@@ -4537,11 +4564,12 @@ const file_zestall_proto_rawDesc = "" +
 	"\x1fNO_TIMESTAMP_REASON_UNSUPPORTED\x10\x06\x12$\n" +
 	" NO_TIMESTAMP_REASON_QUERY_FAILED\x10\a\x12#\n" +
 	"\x1fNO_TIMESTAMP_REASON_OVERWRITTEN\x10\b\x12.\n" +
-	"*NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED\x10\x10*l\n" +
+	"*NO_TIMESTAMP_REASON_APPENDED_WHILE_STOPPED\x10\x10*\x91\x01\n" +
 	"\x10StallAttribution\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_KERNEL\x10\x00\x12\x1c\n" +
 	"\x18STALL_ATTRIBUTION_LAUNCH\x10\x01\x12\x1c\n" +
-	"\x18STALL_ATTRIBUTION_SHARED\x10\x02*\x81\x01\n" +
+	"\x18STALL_ATTRIBUTION_SHARED\x10\x02\x12#\n" +
+	"\x1fSTALL_ATTRIBUTION_SHARED_RANGES\x10\x03*\x81\x01\n" +
 	"\x11UnattributedCause\x12\x1e\n" +
 	"\x1aUNATTRIBUTED_CAUSE_UNKNOWN\x10\x00\x12&\n" +
 	"\"UNATTRIBUTED_CAUSE_DRIVER_INTERNAL\x10\x01\x12$\n" +

@@ -211,9 +211,10 @@ func (x NoTimestampReason) String() string {
 type StallAttribution int32
 
 const (
-	StallAttribution_STALL_ATTRIBUTION_KERNEL StallAttribution = 0
-	StallAttribution_STALL_ATTRIBUTION_LAUNCH StallAttribution = 1
-	StallAttribution_STALL_ATTRIBUTION_SHARED StallAttribution = 2
+	StallAttribution_STALL_ATTRIBUTION_KERNEL        StallAttribution = 0
+	StallAttribution_STALL_ATTRIBUTION_LAUNCH        StallAttribution = 1
+	StallAttribution_STALL_ATTRIBUTION_SHARED        StallAttribution = 2
+	StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES StallAttribution = 3
 )
 
 // String is the value's name in zestall.proto, or its number.
@@ -225,6 +226,8 @@ func (x StallAttribution) String() string {
 		return "STALL_ATTRIBUTION_LAUNCH"
 	case 2:
 		return "STALL_ATTRIBUTION_SHARED"
+	case 3:
+		return "STALL_ATTRIBUTION_SHARED_RANGES"
 	}
 	return strconv.Itoa(int(x))
 }
@@ -744,7 +747,7 @@ func (x *Record) AppendWire(b []byte) []byte {
 // Header mirrors message zestall.v1.Header of zestall.proto.
 type Header struct {
 	// Schema revision of this file the writer was built with (see
-	// "Compatibility and versioning" above). This revision is 10.
+	// "Compatibility and versioning" above). This revision is 11.
 	FormatVersion uint32 `protobuf:"varint,1,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Version of the zestall build that wrote the file, e.g. "0.3.1" or a
 	// "git describe" string. Free text.
@@ -2729,6 +2732,7 @@ type StallRows struct {
 	// With STALL_ATTRIBUTION_SHARED: the ids of all launches of the kernel
 	// that overlap the read window. The samples belong to these launches
 	// together; how they split between them is unknown. Ascending.
+	// (STALL_ATTRIBUTION_SHARED_RANGES gives them as ranges instead.)
 	CandidateLaunchIds []uint64 `protobuf:"varint,6,rep,packed,name=candidate_launch_ids,json=candidateLaunchIds,proto3" json:"candidate_launch_ids,omitempty"`
 	// Host ns of the read before and of the read that delivered these
 	// samples: the read window. 0 for STALL_ATTRIBUTION_KERNEL rows that
@@ -2750,6 +2754,15 @@ type StallRows struct {
 	// rows are possibly (partly) foreign. For KERNEL rows aggregated over
 	// several windows: true when any of them was. Added in revision 5.
 	PossiblyForeign bool `protobuf:"varint,12,opt,name=possibly_foreign,json=possiblyForeign,proto3" json:"possibly_foreign,omitempty"`
+	// With STALL_ATTRIBUTION_SHARED_RANGES: the ids of all launches of the
+	// kernel that overlap the read window, as ranges: pairs (first, last),
+	// both ids included, ascending and disjoint, so that every id from first
+	// to last is one of them. The samples belong to these launches together,
+	// as with STALL_ATTRIBUTION_SHARED. Launches launched back to back at a
+	// high rate overlap a read window (widened by the driver's delivery
+	// latency) by the thousand, mostly with consecutive ids: one range, where
+	// candidate_launch_ids would list each. Added in revision 11.
+	CandidateLaunchIdRanges []uint64 `protobuf:"varint,13,rep,packed,name=candidate_launch_id_ranges,json=candidateLaunchIdRanges,proto3" json:"candidate_launch_id_ranges,omitempty"`
 	// UnknownFields are the encoded fields a newer revision of the
 	// schema added, written after the known fields (as protobuf keeps
 	// and writes them): nil in records the profiler makes.
@@ -2840,6 +2853,13 @@ func (x *StallRows) GetPossiblyForeign() bool {
 	return false
 }
 
+func (x *StallRows) GetCandidateLaunchIdRanges() []uint64 {
+	if x != nil {
+		return x.CandidateLaunchIdRanges
+	}
+	return nil
+}
+
 // AppendWire appends the protobuf encoding of x to b: the bytes
 // proto.Marshal makes of its zestallpb twin. Generated code, without
 // reflection: the writer's first records need no encoding plan.
@@ -2906,6 +2926,14 @@ func (x *StallRows) AppendWire(b []byte) []byte {
 	if x.PossiblyForeign {
 		b = appendTag(b, 12, wireVarint)
 		b = appendBool(b, x.PossiblyForeign)
+	}
+	if len(x.CandidateLaunchIdRanges) > 0 {
+		b = appendTag(b, 13, wireBytes)
+		s := len(b)
+		for _, v := range x.CandidateLaunchIdRanges {
+			b = appendVarint(b, uint64(v))
+		}
+		b = closeLength(b, s)
 	}
 	return append(b, x.UnknownFields...)
 }

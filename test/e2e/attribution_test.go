@@ -10,6 +10,7 @@ import (
 
 	"github.com/zestall/zestall/collector/config"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/test/groundtruth"
 )
@@ -248,12 +249,13 @@ func measureAttribution(t *testing.T, recs []*pb.Record, truth *groundtruth.Trut
 			for i := range offs {
 				got[lo{g, offs[i]}] += sums[i]
 			}
-		default:
+		default: // SHARED, or SHARED_RANGES (its candidates as ranges of ids)
 			m.shared += sum
-			if len(s.CandidateLaunchIds) < 2 {
-				t.Errorf("SHARED row with candidates %v", s.CandidateLaunchIds)
+			cl := slices.Collect(pbstream.CandidateLaunches(s))
+			if len(cl) < 2 {
+				t.Errorf("%s row with candidates %v %v", s.Attribution, s.CandidateLaunchIds, s.CandidateLaunchIdRanges)
 			}
-			for _, id := range s.CandidateLaunchIds {
+			for _, id := range cl {
 				names = append(names, toTruth[id])
 			}
 			// Launches that did not overlap are shared only when no read
@@ -422,7 +424,7 @@ func TestAttributionCap(t *testing.T) {
 			for i, off := range offs {
 				got[lo{g, off}] += sums[i]
 			}
-		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED, pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES:
 			sharedRows++
 		default:
 			kernelRows++

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/test/groundtruth"
 )
@@ -587,9 +588,9 @@ func measureSeparatedOf(t *testing.T, recs []*pb.Record, truth *groundtruth.Trut
 					continue
 				}
 				got[lo{g, off}] += sum
-			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+			case pb.StallAttribution_STALL_ATTRIBUTION_SHARED, pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES:
 				kept := keep == nil
-				for _, c := range s.CandidateLaunchIds {
+				for c := range pbstream.CandidateLaunches(s) {
 					kept = kept || keep[toTruth[c]]
 				}
 				if kept {

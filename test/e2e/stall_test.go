@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/zestall/zestall/proto/pbstream"
 	pb "github.com/zestall/zestall/proto/zestallpb"
 	"github.com/zestall/zestall/test/groundtruth"
 )
@@ -363,14 +365,15 @@ func checkSerialized(t *testing.T, recs []*pb.Record) {
 		switch s.Attribution {
 		case pb.StallAttribution_STALL_ATTRIBUTION_LAUNCH:
 			rows++
-		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED:
+		case pb.StallAttribution_STALL_ATTRIBUTION_SHARED, pb.StallAttribution_STALL_ATTRIBUTION_SHARED_RANGES:
 			shared++
-			first := launches[s.CandidateLaunchIds[0]]
-			for _, id := range s.CandidateLaunchIds {
+			cl := slices.Collect(pbstream.CandidateLaunches(s))
+			first := launches[cl[0]]
+			for _, id := range cl {
 				l := launches[id]
 				if l == nil || first == nil || l.Flags&uint32(pb.LaunchFlag_LAUNCH_FLAG_IMMEDIATE) != 0 ||
 					l.CommandListId != first.CommandListId || l.ExecutionIndex != first.ExecutionIndex {
-					t.Errorf("serialized: samples shared by launches %v, not all of one regular-list execution", s.CandidateLaunchIds)
+					t.Errorf("serialized: samples shared by launches %v, not all of one regular-list execution", cl)
 					break
 				}
 			}
