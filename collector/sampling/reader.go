@@ -491,7 +491,9 @@ func (st *Reader) Completed(at uint64) {
 // never blocks an application thread.
 //
 // A completion (a launch's times arrived, or the application returned
-// from a wait for the device) wakes it twice: at once, and latency later —
+// from a wait for the device) wakes it twice: at once (or, when a read
+// began less than a quarter of latency before, at that quarter's end),
+// and latency later —
 // the first read that can hold every sample of the launches completed by
 // then (see collector/attribution). When the device stays idle for longer than
 // that, the second read's window closes between those launches and the
@@ -535,8 +537,24 @@ func (st *Reader) Run() {
 	edgeT := time.NewTimer(time.Hour)
 	edgeT.Stop()
 	defer edgeT.Stop()
+	// A completion's immediate read is held back to minWakeGap after the
+	// read before it (read at the end of the gap instead): at a high launch
+	// rate completions come every harvester pass, and a read and its
+	// window per pass cost a wake-up and a decision over every launch
+	// within the window's latency-widened span, tens of thousands, for no
+	// better attribution (launches closer than the latency share their
+	// windows' samples anyway; issue 14, BENCHMARKS.md session 17).
+	minWakeGap := latency / 4
+	gapT := time.NewTimer(time.Hour)
+	gapT.Stop()
+	defer gapT.Stop()
+	gapPending := false
 	for {
 		begin := time.Now()
+		if gapPending {
+			gapT.Stop()
+			gapPending = false
+		}
 		if st.stopAt != 0 && stopAfter.IsZero() && st.settledBefore(st.stopAt) {
 			stopAfter = begin.Add(latency)
 			edgeT.Reset(latency)
@@ -581,6 +599,7 @@ func (st *Reader) Run() {
 				settle.Reset(time.Until(due[0].at))
 			}
 		}
+	wait:
 		select {
 		case <-st.stop:
 			final = true
@@ -603,6 +622,13 @@ func (st *Reader) Run() {
 				due = addSettle(due, at, interval)
 				settle.Stop()
 				settle.Reset(time.Until(due[0].at))
+			}
+			if since := time.Since(begin); since < minWakeGap {
+				if !gapPending {
+					gapT.Reset(minWakeGap - since)
+					gapPending = true
+				}
+				goto wait
 			}
 		case a := <-st.syncReq:
 			acks = append(acks, a)
@@ -640,6 +666,8 @@ func (st *Reader) Run() {
 		case <-t.C:
 		case <-settle.C:
 		case <-edgeT.C:
+		case <-gapT.C:
+			gapPending = false
 		}
 	}
 }
