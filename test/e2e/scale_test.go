@@ -541,6 +541,15 @@ func TestRingSlotsSetting(t *testing.T) {
 // harvester's thread, which then drains the rings more slowly and leaves
 // more events in flight: BENCHMARKS.md, "Issue 14, session 16"). The
 // sampling bound moves to 6 MiB over its most measured, 50 MiB.
+//
+// Session 17 (the simulator's recorded commands hold no event
+// references, shared stall rows as ranges, fewer streamer reads): 52, 54,
+// 57 and 59 MiB with regular lists (3 runs alone and one in fresh-ci),
+// 33-37 timing only, 42-43 with sampling. The whole process's peak with
+// regular lists spreads over 9 MiB between runs of the same build
+// (66-75 MiB, 10^6 to 4·10^6 launches, BENCHMARKS.md "Issue 14, session
+// 17"), with no growth with run length: that bound moves to 6 MiB over
+// its most measured, 65 MiB.
 func TestMemoryFullRate(t *testing.T) {
 	tr := buildTree(t)
 	const threads, perThread = 4, 250_000
@@ -553,7 +562,7 @@ func TestMemoryFullRate(t *testing.T) {
 	}{
 		{"timing only", "imm", map[string]string{"ZESTALL_SAMPLING": "0"}, 45 << 10},
 		{"with sampling", "imm", nil, 50 << 10},
-		{"regular lists with sampling", "regular", nil, 59 << 10},
+		{"regular lists with sampling", "regular", nil, 65 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, ok := alone[c.mode]; !ok {
