@@ -548,13 +548,9 @@ func (st *Reader) Run() {
 	gapT := time.NewTimer(time.Hour)
 	gapT.Stop()
 	defer gapT.Stop()
-	gapPending := false
 	for {
 		begin := time.Now()
-		if gapPending {
-			gapT.Stop()
-			gapPending = false
-		}
+		gapT.Stop() // this read is the one it was armed for
 		if st.stopAt != 0 && stopAfter.IsZero() && st.settledBefore(st.stopAt) {
 			stopAfter = begin.Add(latency)
 			edgeT.Reset(latency)
@@ -624,10 +620,7 @@ func (st *Reader) Run() {
 				settle.Reset(time.Until(due[0].at))
 			}
 			if since := time.Since(begin); since < minWakeGap {
-				if !gapPending {
-					gapT.Reset(minWakeGap - since)
-					gapPending = true
-				}
+				gapT.Reset(minWakeGap - since) // always to begin + minWakeGap
 				goto wait
 			}
 		case a := <-st.syncReq:
@@ -667,7 +660,6 @@ func (st *Reader) Run() {
 		case <-settle.C:
 		case <-edgeT.C:
 		case <-gapT.C:
-			gapPending = false
 		}
 	}
 }
